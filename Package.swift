@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// ScanPick Station: camera scanning and a durable action queue for warehouse pick stations.
+//
+// Floors, bottom up (a target only imports targets on its own floor or below):
+//   C shims                 CZBar, CPNG, CTurboJPEG
+//   foundations             ArgumentParsing
+//   imaging and scanning    Imaging → Scanning
+//   batch decoding          BatchDecoding
+//   the command line        scanpick
+import PackageDescription
+
+let package = Package(
+    name: "ScanPick",
+    products: [
+        .executable(name: "scanpick", targets: ["scanpick"])
+    ],
+    targets: [
+        // C libraries from Debian, wrapped once each.
+        .systemLibrary(
+            name: "CZBar", path: "Sources/CShims/CZBar", pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(
+            name: "CPNG", path: "Sources/CShims/CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", path: "Sources/CShims/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+
+        // A declarative command-line parser that generates its own help.
+        .target(name: "ArgumentParsing"),
+
+        // 8-bit grey images from PNG, JPEG and PNM files.
+        .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
+        // Barcodes from grey images: the ZBar reader, symbologies, GTIN rules.
+        .target(name: "Scanning", dependencies: ["Imaging", "CZBar"]),
+        // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
+        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning"]),
+
+        .executableTarget(
+            name: "scanpick",
+            dependencies: ["ArgumentParsing", "Imaging", "Scanning", "BatchDecoding"]),
+
+        // Helpers shared by the test targets (temp folders, the built binary, sample images).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
+        .testTarget(
+            name: "BatchDecodingTests",
+            dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
+        .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,104 @@
+import Foundation
+import Scanning
+
+/// Compares decoding reports with a ``Manifest`` and tallies, per expected symbology, how many
+/// images were read correctly, missed (nothing reported), misread (something, but nothing right),
+/// and how many no-code images had a false positive.
+///
+/// Readings are compared after aligning output conventions, the corpus's rules: UPC-A, UPC-E and
+/// EAN-13 as their 13-digit GTIN; an EAN-2/EAN-5 add-on appended to its main code
+/// without a space (a decoder must join them itself: two separate symbols are not one reading); Codabar without
+/// its start/stop letters; GS1 brackets and group separators dropped.
+///
+///     var scorer = ExpectationScorer(manifest: manifest)
+///     scorer.record(report)
+///     print(scorer.scorecard().table)
+public struct ExpectationScorer: Sendable {
+    private var expected: [String: Manifest.Entry] = [:]
+    private var tallies: [String: Scorecard.Row] = [:]
+    private var mismatches: [Scorecard.Mismatch] = []
+    private var unlisted = 0
+    private var scored = Set<String>()
+
+    public init(manifest: Manifest) {
+        for entry in manifest.entries { expected[entry.path] = entry }
+    }
+
+    /// Scores one report; a file the manifest does not list is counted as unlisted.
+    public mutating func record(_ report: ImageReport) {
+        let path = URL(fileURLWithPath: report.file).standardizedFileURL.path
+        guard let entry = expected[path] else {
+            unlisted += 1
+            return
+        }
+        scored.insert(path)
+        let key = entry.expectsNoCode ? Scorecard.noCodeLabel : entry.symbology
+        var row = tallies[key] ?? Scorecard.Row(symbology: key)
+        row.images += 1
+        let readings = Self.readings(of: report.barcodes)
+        let verdict: Scorecard.Verdict
+        if entry.expectsNoCode {
+            verdict = readings.isEmpty ? .correct : .falsePositive
+        } else if readings.isEmpty {
+            verdict = .missed
+        } else {
+            let want = Self.canonical(entry.data, symbology: entry.symbology)
+            verdict = readings.contains { $0.canonical == want } ? .correct : .misread
+        }
+        row.count(verdict)
+        tallies[key] = row
+        if verdict != .correct {
+            mismatches.append(
+                Scorecard.Mismatch(
+                    file: report.file, verdict: verdict, expected: entry.data, expectedSymbology: entry.symbology,
+                    found: readings.map(\.shown), error: report.error?.description))
+        }
+    }
+
+    /// The tallies so far; manifest entries never decoded are listed as `notDecoded`.
+    public func scorecard() -> Scorecard {
+        // Symbologies alphabetically, the no-code row last.
+        func sortKey(_ row: Scorecard.Row) -> (Int, String) {
+            (row.symbology == Scorecard.noCodeLabel ? 1 : 0, row.symbology)
+        }
+        let rows = tallies.values.sorted { sortKey($0) < sortKey($1) }
+        let notDecoded = expected.values.filter { !scored.contains($0.path) }.map(\.file).sorted()
+        return Scorecard(rows: rows, mismatches: mismatches, unlisted: unlisted, notDecoded: notDecoded)
+    }
+
+    /// What a report's codes say, as shown to people and as compared.
+    static func readings(of barcodes: [Barcode]) -> [(shown: String, canonical: String)] {
+        barcodes.map { barcode in
+            let text = barcode.text ?? Data(barcode.payload).base64EncodedString()
+            return (
+                "\(barcode.symbology.displayName):\(text)", canonical(text, symbology: barcode.symbology.displayName)
+            )
+        }
+    }
+
+    /// `text` in the comparison form for `symbology` (a ZBar or manifest symbology name).
+    static func canonical(_ text: String, symbology: String) -> String {
+        var text = text.replacingOccurrences(of: "\u{1D}", with: "")
+        switch symbology {
+        case "EAN-13", "UPC-A", "UPC-E":
+            return GTIN.normalised(text) ?? text
+        case _ where symbology.hasSuffix("+addon"):
+            // Main code (8, 12 or 13 digits) and a 2- or 5-digit add-on, maybe space-separated.
+            let digits = text.filter { $0 != " " }
+            for addOnLength in [5, 2] where [8, 12, 13].contains(digits.count - addOnLength) {
+                let main = String(digits.dropLast(addOnLength))
+                return (GTIN.normalised(main) ?? main) + digits.suffix(addOnLength)
+            }
+            return digits
+        case "Codabar":
+            let stops: Set<Character> = ["A", "B", "C", "D", "a", "b", "c", "d"]
+            if let first = text.first, stops.contains(first) { text.removeFirst() }
+            if let last = text.last, stops.contains(last) { text.removeLast() }
+            return text
+        case _ where symbology.hasPrefix("DataBar"):
+            return text.filter { $0 != "(" && $0 != ")" }
+        default:
+            return text
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Writes one JSON object with its keys in the order they are added, as `scanpick decode --json`
+/// promises (`file`, `symbols`, `ms`, `error`). Foundation's encoder does not keep key order.
+struct JSONObjectWriter {
+    private var text = "{"
+    private var isFirst = true
+
+    mutating func add(_ key: String, string value: String) {
+        addKey(key)
+        Self.appendQuoted(value, to: &text)
+    }
+
+    mutating func add(_ key: String, number value: Int) {
+        addKey(key)
+        text += String(value)
+    }
+
+    mutating func add(_ key: String, milliseconds value: Double) {
+        addKey(key)
+        text += String(format: "%.3f", value)
+    }
+
+    /// Adds an already-encoded JSON value (an array or object made by another writer).
+    mutating func add(_ key: String, raw json: String) {
+        addKey(key)
+        text += json
+    }
+
+    func finished() -> String { text + "}" }
+
+    private mutating func addKey(_ key: String) {
+        if !isFirst { text += "," }
+        isFirst = false
+        Self.appendQuoted(key, to: &text)
+        text += ":"
+    }
+
+    /// Appends `value` as a JSON string literal: quotes, backslashes and control characters escaped.
+    static func appendQuoted(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                text += String(format: "\\u%04x", scalar.value)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}

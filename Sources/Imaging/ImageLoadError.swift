@@ -1,0 +1,46 @@
+import Foundation
+
+/// Why an image file could not become a ``GreyImage``. Each case carries what a person needs to fix
+/// it; `description` is the sentence shown next to the file name.
+public enum ImageLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notFound
+    case permissionDenied
+    case isDirectory
+    case symlinkLoop
+    case unreadable(reason: String)
+    case empty
+    case fileTooLarge(bytes: Int, limit: Int)
+    case unknownFormat
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    case malformed(format: ImageFormat, reason: String)
+    case truncated(format: ImageFormat)
+
+    public var description: String {
+        switch self {
+        case .notFound: "no such file or directory"
+        case .permissionDenied: "permission denied (check the file's owner and mode)"
+        case .isDirectory: "is a directory"
+        case .symlinkLoop: "symbolic link loop (a link that points back at itself)"
+        case .unreadable(let reason): "cannot read: \(reason)"
+        case .empty: "empty file (0 bytes)"
+        case .fileTooLarge(let bytes, let limit):
+            "file is \(bytes) bytes, over the \(limit)-byte limit for an image"
+        case .unknownFormat: "not a PNG, JPEG, PGM or PPM image (unrecognised file signature)"
+        case .tooManyPixels(let width, let height, let limit):
+            "image is \(width)×\(height) pixels, over the limit of \(limit) pixels (--max-pixels)"
+        case .malformed(let format, let reason): "corrupt \(format) image: \(reason)"
+        case .truncated(let format): "truncated \(format) image (the file ends before the image does)"
+        }
+    }
+
+    /// The error for a failed system call's `errno`.
+    public init(errno code: Int32) {
+        switch code {
+        case ENOENT, ENOTDIR: self = .notFound
+        case EACCES, EPERM: self = .permissionDenied
+        case EISDIR: self = .isDirectory
+        case ELOOP: self = .symlinkLoop
+        default: self = .unreadable(reason: String(cString: strerror(code)))
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CZBar
+import Imaging
+
+/// Finds barcodes in grey images with ZBar's image scanner.
+///
+/// A reader owns one ZBar scanner and is not thread-safe: give each thread its own (they are cheap).
+///
+///     let reader = BarcodeReader(options: ReaderOptions())
+///     for code in reader.read(image) { print(code.symbology, code.text ?? "<binary>") }
+public final class BarcodeReader {
+    public let options: ReaderOptions
+    private let scanner: OpaquePointer
+
+    public init(options: ReaderOptions = ReaderOptions()) {
+        self.options = options
+        scanner = zbar_image_scanner_create()
+        // Start from nothing so the enabled set is exactly ours, not ZBar's defaults plus ours.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for symbology in Self.zbarSymbologies(for: options.symbologies) {
+            zbar_image_scanner_set_config(scanner, symbology.zbarType, ZBAR_CFG_ENABLE, 1)
+        }
+    }
+
+    deinit {
+        zbar_image_scanner_destroy(scanner)
+    }
+
+    /// The codes in `image`, in the order ZBar found them.
+    public func read(_ image: GreyImage) -> [Barcode] {
+        guard image.width > 0, image.height > 0 else { return [] }
+        guard let zbarImage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zbarImage) }
+        zbar_image_set_format(zbarImage, scanpick_zbar_fourcc_y800)
+        zbar_image_set_size(zbarImage, UInt32(image.width), UInt32(image.height))
+
+        return image.pixels.withUnsafeBufferPointer { pixels in
+            // ZBar only reads the pixels, and only during zbar_scan_image; no cleanup handler.
+            zbar_image_set_data(zbarImage, pixels.baseAddress, UInt(pixels.count), nil)
+            guard zbar_scan_image(scanner, zbarImage) > 0 else { return [] }
+            var found: [Barcode] = []
+            var symbol = zbar_image_first_symbol(zbarImage)
+            while let current = symbol {
+                if let barcode = Self.barcode(from: current), let reported = report(barcode) {
+                    found.append(reported)
+                }
+                symbol = zbar_symbol_next(current)
+            }
+            return found
+        }
+    }
+
+    /// The ZBar decoders to turn on for `wanted`: UPC-A is read by the EAN-13 decoder and renamed
+    /// afterwards, which finds more codes than ZBar's own UPC-A mode.
+    static func zbarSymbologies(for wanted: Set<Symbology>) -> Set<Symbology> {
+        var enabled = wanted
+        if enabled.remove(.upca) != nil { enabled.insert(.ean13) }
+        return enabled
+    }
+
+    /// Renames an EAN-13 with a leading zero to UPC-A when UPC-A is wanted; drops what is not wanted.
+    private func report(_ barcode: Barcode) -> Barcode? {
+        var barcode = barcode
+        if barcode.symbology == .ean13 && options.symbologies.contains(.upca) && barcode.payload.first == 48 {
+            barcode.symbology = .upca
+            barcode.payload.removeFirst()
+        }
+        return options.symbologies.contains(barcode.symbology) ? barcode : nil
+    }
+
+    private static func barcode(from symbol: OpaquePointer) -> Barcode? {
+        guard let symbology = Symbology(zbarType: zbar_symbol_get_type(symbol)) else { return nil }
+        let length = Int(zbar_symbol_get_data_length(symbol))
+        var payload: [UInt8] = []
+        if length > 0, let data = zbar_symbol_get_data(symbol) {
+            payload = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+        }
+        let points = (0..<zbar_symbol_get_loc_size(symbol)).map { index in
+            Barcode.Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index)))
+        }
+        let orientation: Barcode.Orientation =
+            switch zbar_symbol_get_orientation(symbol) {
+            case ZBAR_ORIENT_UP: .up
+            case ZBAR_ORIENT_RIGHT: .right
+            case ZBAR_ORIENT_DOWN: .down
+            case ZBAR_ORIENT_LEFT: .left
+            default: .unknown
+            }
+        return Barcode(
+            symbology: symbology, payload: payload, quality: Int(zbar_symbol_get_quality(symbol)),
+            points: points, orientation: orientation)
+    }
+}

@@ -1,0 +1,52 @@
+/// GS1 Global Trade Item Numbers: the rules that make one product's UPC-A, UPC-E and EAN-13
+/// readings the same item (`036000291452` = `0036000291452`).
+///
+///     GTIN.normalised("036000291452") == "0036000291452"
+public enum GTIN {
+    /// The 13-digit form of an EAN-13, UPC-A (12 digits) or UPC-E (8 digits) code, or nil when
+    /// `code` is none of those.
+    public static func normalised(_ code: String) -> String? {
+        guard code.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        switch code.count {
+        case 13: return code
+        case 12: return "0" + code
+        case 8: return upcEToUPCA(code).map { "0" + $0 }
+        default: return nil
+        }
+    }
+
+    /// Whether two readings name the same item: equal GTIN-13 forms, or equal text otherwise.
+    public static func sameItem(_ first: String, _ second: String) -> Bool {
+        if first == second { return true }
+        guard let a = normalised(first), let b = normalised(second) else { return false }
+        return a == b
+    }
+
+    /// Expands an 8-digit UPC-E (number system, six digits, check digit) to its 12-digit UPC-A.
+    public static func upcEToUPCA(_ upce: String) -> String? {
+        let digits = Array(upce.utf8).map { Int($0) - 48 }
+        guard digits.count == 8, digits.allSatisfy({ (0...9).contains($0) }), digits[0] <= 1 else { return nil }
+        let d = Array(digits[1...6])
+        let body: [Int]
+        switch d[5] {
+        case 0, 1, 2: body = [d[0], d[1], d[5], 0, 0, 0, 0, d[2], d[3], d[4]]
+        case 3: body = [d[0], d[1], d[2], 0, 0, 0, 0, 0, d[3], d[4]]
+        case 4: body = [d[0], d[1], d[2], d[3], 0, 0, 0, 0, 0, d[4]]
+        default: body = [d[0], d[1], d[2], d[3], d[4], 0, 0, 0, 0, d[5]]
+        }
+        return ([digits[0]] + body + [digits[7]]).map(String.init).joined()
+    }
+
+    /// Whether the last digit of a GTIN-8/12/13/14 is the right check digit.
+    public static func hasValidCheckDigit(_ code: String) -> Bool {
+        let digits = Array(code.utf8).map { Int($0) - 48 }
+        guard [8, 12, 13, 14].contains(digits.count), digits.allSatisfy({ (0...9).contains($0) }) else {
+            return false
+        }
+        var sum = 0
+        for (offset, digit) in digits.dropLast().reversed().enumerated() {
+            sum += digit * (offset % 2 == 0 ? 3 : 1)
+        }
+        return (10 - sum % 10) % 10 == digits[digits.count - 1]
+    }
+}
