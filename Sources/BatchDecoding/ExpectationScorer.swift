@@ -2,7 +2,8 @@ import Foundation
 import Scanning
 
 /// Compares decoding reports with a ``Manifest`` and tallies, per expected symbology, how many
-/// images were read correctly, missed (nothing reported), misread (something, but nothing right),
+/// images were read correctly, missed (nothing reported), misread (something, but not what was
+/// expected; an image listed on several rows must show all of their codes),
 /// and how many no-code images had a false positive.
 ///
 /// Readings are compared after aligning output conventions, the corpus's rules: UPC-A, UPC-E and
@@ -14,20 +15,21 @@ import Scanning
 ///     scorer.record(report)
 ///     print(scorer.scorecard().table)
 public struct ExpectationScorer: Sendable {
-    private var expected: [String: Manifest.Entry] = [:]
+    /// Manifest rows by image path; an image with several rows must show every one of its codes.
+    private var expected: [String: [Manifest.Entry]] = [:]
     private var tallies: [String: Scorecard.Row] = [:]
     private var mismatches: [Scorecard.Mismatch] = []
     private var unlisted = 0
     private var scored = Set<String>()
 
     public init(manifest: Manifest) {
-        for entry in manifest.entries { expected[entry.path] = entry }
+        for entry in manifest.entries { expected[entry.path, default: []].append(entry) }
     }
 
     /// Scores one report; a file the manifest does not list is counted as unlisted.
     public mutating func record(_ report: ImageReport) {
         let path = URL(fileURLWithPath: report.file).standardizedFileURL.path
-        guard let entry = expected[path] else {
+        guard let entries = expected[path], let entry = entries.first else {
             unlisted += 1
             return
         }
@@ -42,15 +44,17 @@ public struct ExpectationScorer: Sendable {
         } else if readings.isEmpty {
             verdict = .missed
         } else {
-            let want = Self.canonical(entry.data, symbology: entry.symbology)
-            verdict = readings.contains { $0.canonical == want } ? .correct : .misread
+            let found = Set(readings.map(\.canonical))
+            let allFound = entries.allSatisfy { found.contains(Self.canonical($0.data, symbology: $0.symbology)) }
+            verdict = allFound ? .correct : .misread
         }
         row.count(verdict)
         tallies[key] = row
         if verdict != .correct {
             mismatches.append(
                 Scorecard.Mismatch(
-                    file: report.file, verdict: verdict, expected: entry.data, expectedSymbology: entry.symbology,
+                    file: report.file, verdict: verdict, expected: entries.map(\.data).joined(separator: " + "),
+                    expectedSymbology: entries.map(\.symbology).joined(separator: " + "),
                     found: readings.map(\.shown), error: report.error?.description))
         }
     }
@@ -62,7 +66,7 @@ public struct ExpectationScorer: Sendable {
             (row.symbology == Scorecard.noCodeLabel ? 1 : 0, row.symbology)
         }
         let rows = tallies.values.sorted { sortKey($0) < sortKey($1) }
-        let notDecoded = expected.values.filter { !scored.contains($0.path) }.map(\.file).sorted()
+        let notDecoded = expected.filter { !scored.contains($0.key) }.compactMap(\.value.first?.file).sorted()
         return Scorecard(rows: rows, mismatches: mismatches, unlisted: unlisted, notDecoded: notDecoded)
     }
 

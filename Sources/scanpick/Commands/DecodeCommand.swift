@@ -66,7 +66,8 @@ enum DecodeCommand: Command {
         var paths = arguments.positionals
         if paths.isEmpty {
             guard let manifest else { throw UsageError("missing PATH (an image file or a directory)") }
-            paths = manifest.entries.map(\.path)
+            var seen = Set<String>()  // an image with several codes has several rows
+            paths = manifest.entries.map(\.path).filter { seen.insert($0).inserted }
         }
 
         let inputs = DecodeInput.collect(paths)
