@@ -13,7 +13,7 @@ import Synchronization
 public struct BatchDecoder: Sendable {
     public var options: ReaderOptions
     public var limits: ImageLoader.Limits
-    /// Worker threads (default: one per core); each owns its own ZBar scanner.
+    /// Worker threads (default: one per core).
     public var jobs: Int
 
     public init(options: ReaderOptions = ReaderOptions(), limits: ImageLoader.Limits = .init(), jobs: Int? = nil) {
@@ -34,9 +34,8 @@ public struct BatchDecoder: Sendable {
             withoutActuallyEscaping(progress ?? { _ in }) { progress in
                 let sink = UncheckedSink(emit: emit, progress: progress)
                 DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                    let reader = BarcodeReader(options: options)
                     while let index = state.withLock({ $0.claimNext() }) {
-                        let report = Self.decode(inputs[index], loader: loader, reader: reader)
+                        let report = Self.decode(inputs[index], loader: loader, options: options)
                         state.withLock { results in
                             results.store(report, at: index)
                             while let ready = results.popReady() { sink.emit(ready) }
@@ -48,15 +47,18 @@ public struct BatchDecoder: Sendable {
         }
     }
 
-    /// Loads and scans one input (errors become part of the report).
-    static func decode(_ input: DecodeInput, loader: ImageLoader, reader: BarcodeReader) -> ImageReport {
+    /// Loads and scans one input (errors become part of the report). Each image gets a fresh ZBar
+    /// scanner: a scanner carries state from one image into the next (the first scan line's
+    /// threshold), and an image's result must not depend on which images a worker read before it,
+    /// nor on `--jobs`. Measured on the corpus, the fresh scanner costs nothing visible.
+    static func decode(_ input: DecodeInput, loader: ImageLoader, options: ReaderOptions) -> ImageReport {
         let start = ContinuousClock.now
         if let problem = input.problem {
             return ImageReport(file: input.path, barcodes: [], milliseconds: 0, error: problem)
         }
         do {
             let image = try loader.load(path: input.path)
-            let barcodes = reader.read(image)
+            let barcodes = BarcodeReader(options: options).read(image)
             return ImageReport(file: input.path, barcodes: barcodes, milliseconds: start.milliseconds)
         } catch {
             return ImageReport(file: input.path, barcodes: [], milliseconds: start.milliseconds, error: error)

@@ -9,7 +9,8 @@ import Scanning
 /// Readings are compared after aligning output conventions, the corpus's rules: UPC-A, UPC-E and
 /// EAN-13 as their 13-digit GTIN; an EAN-2/EAN-5 add-on appended to its main code
 /// without a space (a decoder must join them itself: two separate symbols are not one reading); Codabar without
-/// its start/stop letters; GS1 brackets and group separators dropped.
+/// its start/stop letters; GS1 brackets and group separators dropped; CRLF line breaks as LF
+/// (zbarimg's XML output cannot carry a CR).
 ///
 ///     var scorer = ExpectationScorer(manifest: manifest)
 ///     scorer.record(report)
@@ -82,18 +83,10 @@ public struct ExpectationScorer: Sendable {
 
     /// `text` in the comparison form for `symbology` (a ZBar or manifest symbology name).
     static func canonical(_ text: String, symbology: String) -> String {
-        var text = text.replacingOccurrences(of: "\u{1D}", with: "")
+        var text = text.replacingOccurrences(of: "\u{1D}", with: "").replacingOccurrences(of: "\r\n", with: "\n")
         switch symbology {
-        case "EAN-13", "UPC-A", "UPC-E":
-            return GTIN.normalised(text) ?? text
-        case _ where symbology.hasSuffix("+addon"):
-            // Main code (8, 12 or 13 digits) and a 2- or 5-digit add-on, maybe space-separated.
-            let digits = text.filter { $0 != " " }
-            for addOnLength in [5, 2] where [8, 12, 13].contains(digits.count - addOnLength) {
-                let main = String(digits.dropLast(addOnLength))
-                return (GTIN.normalised(main) ?? main) + digits.suffix(addOnLength)
-            }
-            return digits
+        case _ where mainCodeLengths[symbology.replacingOccurrences(of: "+addon", with: "")] != nil:
+            return canonicalEANUPC(text, symbology: symbology.replacingOccurrences(of: "+addon", with: ""))
         case "Codabar":
             let stops: Set<Character> = ["A", "B", "C", "D", "a", "b", "c", "d"]
             if let first = text.first, stops.contains(first) { text.removeFirst() }
@@ -104,5 +97,27 @@ public struct ExpectationScorer: Sendable {
         default:
             return text
         }
+    }
+
+    /// Digits of each EAN/UPC main code, as decoders print it or as its 13-digit GTIN.
+    private static let mainCodeLengths: [String: Set<Int>] = [
+        "EAN-13": [13], "UPC-A": [12, 13], "UPC-E": [8, 13], "EAN-8": [8],
+    ]
+
+    /// An EAN/UPC reading as GTIN-13 (EAN-8 stays 8 digits) followed by its add-on, if any; a space
+    /// between main code and add-on is dropped.
+    private static func canonicalEANUPC(_ text: String, symbology: String) -> String {
+        let digits = text.filter { $0 != " " }
+        let lengths = mainCodeLengths[symbology] ?? []
+        var main = digits
+        var addOn = ""
+        if !lengths.contains(digits.count),
+            let addOnLength = [5, 2].first(where: { lengths.contains(digits.count - $0) })
+        {
+            main = String(digits.dropLast(addOnLength))
+            addOn = String(digits.suffix(addOnLength))
+        }
+        let gtin = symbology == "EAN-8" ? main : GTIN.normalised(main) ?? main
+        return gtin + addOn
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `scanpick decode` as a user runs it: the built binary, real files, exit codes and output streams.
+@Suite struct DecodeCommandTests {
+    @Test func printsZbarimgLinesAndExitsZeroWhenEveryImageHasACode() throws {
+        let result = try ProcessRunner.scanpick([
+            "decode", "SampleImages/clean/ean13.png", "SampleImages/clean/upca.ppm",
+        ])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "EAN-13:5901234123457\nUPC-A:036000291452\n")
+        #expect(result.standardError.contains("scanned 2 barcode symbols from 2 images"))
+    }
+
+    @Test func exitsFourWhenAnImageHasNoCode() throws {
+        let result = try ProcessRunner.scanpick(["decode", "-q", "SampleImages/none", "SampleImages/clean/ean8.png"])
+        #expect(result.status == 4)
+        #expect(result.standardOutput == "EAN-8:96385074\n")
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test func exitsOneAfterDecodingEverythingElseWhenAFileIsUnreadable() throws {
+        let folder = try TemporaryDirectory()
+        let bad = try folder.write("bad.png", text: "not a png")
+        let result = try ProcessRunner.scanpick([
+            "decode", bad, "SampleImages/clean/ean8.png", folder.file("missing.jpg"),
+        ])
+        #expect(result.status == 1)
+        #expect(result.standardOutput == "EAN-8:96385074\n")
+        #expect(result.standardError.contains("\(bad): not a PNG, JPEG, PGM or PPM image"))
+        #expect(result.standardError.contains("missing.jpg: no such file or directory"))
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        for arguments in [
+            ["decode"], ["decode", "--jobs", "0", "x.png"], ["decode", "-S", "ean99", "x.png"], ["frobnicate"],
+        ] {
+            let result = try ProcessRunner.scanpick(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(!result.standardError.isEmpty)
+            #expect(result.standardOutput.isEmpty)
+        }
+    }
+
+    @Test func jsonGivesOneObjectPerImageInInputOrder() throws {
+        let folder = try TemporaryDirectory()
+        try folder.write("zero.png", bytes: [])
+        let result = try ProcessRunner.scanpick([
+            "decode", "--json", "-j", "3", "SampleImages", folder.file("zero.png"),
+        ])
+        #expect(result.status == 1)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let objects = try lines.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let sorted = try ProcessRunner.scanpick(["decode", "--json", "-j", "1", "SampleImages"])
+        #expect(objects.count == sorted.standardOutput.split(separator: "\n").count + 1)
+        #expect(
+            objects.dropLast().map { $0["file"] as? String }
+                == sorted.standardOutput.split(separator: "\n").map {
+                    (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["file"] as? String
+                })
+        #expect(objects.first?["file"] as? String == "SampleImages/clean/code128-palette.png")
+        #expect(objects.last?["error"] as? String == "empty file (0 bytes)")
+        #expect((objects.last?["symbols"] as? [Any])?.isEmpty == true)
+        for object in objects.dropLast() {
+            #expect(object["ms"] is Double)
+            for symbol in object["symbols"] as? [[String: Any]] ?? [] {
+                #expect(Set(symbol.keys) == ["symbology", "data", "quality", "points", "orientation"])
+            }
+        }
+    }
+
+    @Test func chosenSymbologiesLimitWhatIsReported() throws {
+        let upcAsEAN = try ProcessRunner.scanpick(["decode", "-q", "-S", "ean13", "SampleImages/clean/upca.png"])
+        #expect(upcAsEAN.standardOutput == "EAN-13:0036000291452\n")
+        let onlyQR = try ProcessRunner.scanpick([
+            "decode", "-q", "--symbologies=qrcode", "SampleImages/multi/bench-three-codes.png",
+        ])
+        #expect(onlyQR.standardOutput == "QR-Code:LOC:A1-03-2\n")
+    }
+
+    @Test func expectPrintsATableAndExitsZeroOnlyWhenEverythingMatches() throws {
+        let good = try ProcessRunner.scanpick(["decode", "-q", "--expect", "SampleImages/manifest.csv"])
+        #expect(good.status == 0, "\(good.standardOutput)")
+        #expect(good.standardOutput.contains("symbology"))
+        #expect(good.standardOutput.contains("total"))
+
+        let folder = try TemporaryDirectory()
+        let manifest = try folder.write(
+            "m.csv",
+            text: "file,symbology,data\nean13.png,EAN-13,5901234123457\nean8.png,EAN-8,00000000\nnone.png,,\n")
+        try folder.write("ean13.png", bytes: try Repository.sampleBytes("clean/ean13.png"))
+        try folder.write("ean8.png", bytes: try Repository.sampleBytes("clean/ean8.png"))
+        try folder.write("none.png", bytes: try Repository.sampleBytes("clean/upce.png"))
+        let bad = try ProcessRunner.scanpick(["decode", "-q", "--expect", manifest, folder.path])
+        #expect(bad.status == 3)
+        #expect(bad.standardOutput.contains("ean8.png: misread, expected EAN-8 00000000, found EAN-8:96385074"))
+        #expect(bad.standardOutput.contains("none.png: false positive, found UPC-E:01234565"))
+        let total = bad.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(total.split(separator: " ").map(String.init) == ["total", "3", "1", "0", "1", "1"])
+    }
+
+    @Test func scoreJudgesSavedResultsByTheSameRules() throws {
+        let folder = try TemporaryDirectory()
+        let decoded = try ProcessRunner.scanpick(["decode", "-q", "--json", "SampleImages"])
+        let results = try folder.write("results.jsonl", text: decoded.standardOutput)
+        let scored = try ProcessRunner.scanpick(["score", "--json", "--expect", "SampleImages/manifest.csv", results])
+        #expect(scored.status == 0)
+        let totals = try #require(
+            try JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Int])
+        #expect(totals["images"] == totals["correct"])
+        #expect(totals["misread"] == 0)
+    }
+
+    @Test func helpDocumentsOptionsAndExitCodes() throws {
+        let help = try ProcessRunner.scanpick(["decode", "--help"])
+        #expect(help.status == 0)
+        for text in [
+            "--json", "--jobs N", "--expect MANIFEST", "--symbologies LIST", "--max-pixels N", "Exit codes:",
+            "4  some image had no code",
+        ] {
+            #expect(help.standardOutput.contains(text), "\(text)")
+        }
+        let top = try ProcessRunner.scanpick(["--help"])
+        #expect(top.standardOutput.contains("decode"))
+    }
+}

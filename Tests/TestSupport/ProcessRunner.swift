@@ -1,0 +1,48 @@
+import Foundation
+
+/// Runs a program to completion and captures what it printed, for tests of the `scanpick` binary.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+    public var outputBytes: [UInt8]
+}
+
+public enum ProcessRunner {
+    /// The `scanpick` executable built beside the test bundle (`.build/<config>/scanpick`).
+    public static var scanpick: String {
+        let testBinary =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return ((testBinary as NSString).deletingLastPathComponent as NSString).appendingPathComponent("scanpick")
+    }
+
+    /// Runs `scanpick` with `arguments` in `directory` (default: the repository root).
+    public static func scanpick(_ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
+        try run(scanpick, arguments, in: directory ?? Repository.root)
+    }
+
+    public static func run(_ executable: String, _ arguments: [String], in directory: String) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = Pipe()
+        // Standard error goes to a file, so neither stream can fill up and stall the process.
+        let errorPath = NSTemporaryDirectory() + "/scanpick-stderr-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        let errorFile = FileHandle(forWritingAtPath: errorPath)
+        process.standardOutput = output
+        process.standardError = errorFile
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try? errorFile?.close()
+        let errorData = FileManager.default.contents(atPath: errorPath) ?? Data()
+        return ProcessResult(
+            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self), outputBytes: [UInt8](outputData))
+    }
+}
