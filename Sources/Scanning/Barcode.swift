@@ -14,7 +14,8 @@ public struct Barcode: Sendable, Equatable {
     public var payload: [UInt8]
     /// ZBar's quality score: for linear codes, the number of scan lines that read it.
     public var quality: Int
-    /// The outline of the code in image coordinates.
+    /// The outline of the code in image coordinates: the convex hull of the points where ZBar saw it,
+    /// clockwise on screen from the leftmost point (about four corners for a clean code).
     public var points: [Point]
     public var orientation: Orientation
 
@@ -47,5 +48,32 @@ public struct Barcode: Sendable, Equatable {
             self.x = x
             self.y = y
         }
+    }
+}
+
+extension Barcode.Point {
+    /// The convex hull of `points` (Andrew's monotone chain), without collinear points.
+    static func convexHull(_ points: [Barcode.Point]) -> [Barcode.Point] {
+        let sorted = Set(points.map { [$0.x, $0.y] }).map { Barcode.Point(x: $0[0], y: $0[1]) }
+            .sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+        guard sorted.count > 2 else { return sorted }
+        func cross(_ o: Barcode.Point, _ a: Barcode.Point, _ b: Barcode.Point) -> Int {
+            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+        }
+        var lower: [Barcode.Point] = []
+        for point in sorted {
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], point) <= 0 {
+                lower.removeLast()
+            }
+            lower.append(point)
+        }
+        var upper: [Barcode.Point] = []
+        for point in sorted.reversed() {
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], point) <= 0 {
+                upper.removeLast()
+            }
+            upper.append(point)
+        }
+        return Array(lower.dropLast() + upper.dropLast())
     }
 }

@@ -76,7 +76,7 @@ public final class BarcodeReader {
                 Array(UnsafeBufferPointer(start: $0, count: length))
             }
         }
-        let points = (0..<zbar_symbol_get_loc_size(symbol)).map { index in
+        let located = (0..<zbar_symbol_get_loc_size(symbol)).map { index in
             Barcode.Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index)))
         }
         let orientation: Barcode.Orientation =
@@ -89,6 +89,6 @@ public final class BarcodeReader {
             }
         return Barcode(
             symbology: symbology, payload: payload, quality: Int(zbar_symbol_get_quality(symbol)),
-            points: points, orientation: orientation)
+            points: Barcode.Point.convexHull(located), orientation: orientation)
     }
 }

@@ -114,6 +114,17 @@ import Testing
         #expect(totals["misread"] == 0)
     }
 
+    @Test func drawsProgressOnlyWhenStandardErrorIsATerminal() throws {
+        // `script` gives the command a pseudo-terminal, as a person at a shell has.
+        let command = "\(ProcessRunner.scanpick) decode -q SampleImages SampleImages"
+        let onTerminal = try ProcessRunner.run(
+            "/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], in: Repository.root)
+        #expect(onTerminal.standardOutput.contains("decoding 96/96 images"))
+        let piped = try ProcessRunner.scanpick(["decode", "-q", "SampleImages", "SampleImages"])
+        #expect(!piped.standardError.contains("decoding"))
+        #expect(piped.standardOutput.split(separator: "\n").count == 102)  // 51 codes, twice
+    }
+
     @Test func helpDocumentsOptionsAndExitCodes() throws {
         let help = try ProcessRunner.scanpick(["decode", "--help"])
         #expect(help.status == 0)

@@ -62,6 +62,16 @@ import Testing
         #expect(codes.first?.text == text)
     }
 
+    @Test func outlinesAreConvexHulls() {
+        let grid = (0...4).flatMap { x in (0...2).map { y in Barcode.Point(x: x * 10, y: y * 5) } }
+        #expect(
+            Barcode.Point.convexHull(grid) == [
+                .init(x: 0, y: 0), .init(x: 40, y: 0), .init(x: 40, y: 10), .init(x: 0, y: 10),
+            ])
+        let codes = BarcodeReader().read(rendered("590123412345"))
+        #expect((3...6).contains(codes.first?.points.count ?? 0))
+    }
+
     @Test func keepsBinaryPayloadsAsBytes() {
         let code = Barcode(symbology: .qrcode, payload: [0xFF, 0x00, 0x41])
         #expect(code.text == nil)
