@@ -49,8 +49,16 @@ public struct Scorecard: Sendable {
     public var notDecoded: [String]
 
     /// All rows added up.
-    public var total: Row {
-        rows.reduce(into: Row(symbology: "total")) { sum, row in
+    public var total: Row { sum(rows, label: "total") }
+
+    /// The rows of images that should show a code, added up.
+    public var withCode: Row { sum(rows.filter { $0.symbology != Self.noCodeLabel }, label: "with a code") }
+
+    /// The images where no code may be found (zeros when the manifest lists none).
+    public var withoutCode: Row { sum(rows.filter { $0.symbology == Self.noCodeLabel }, label: Self.noCodeLabel) }
+
+    private func sum(_ rows: [Row], label: String) -> Row {
+        rows.reduce(into: Row(symbology: label)) { sum, row in
             sum.images += row.images
             sum.correct += row.correct
             sum.missed += row.missed

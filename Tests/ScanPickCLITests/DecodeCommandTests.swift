@@ -112,6 +112,9 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Int])
         #expect(totals["images"] == totals["correct"])
         #expect(totals["misread"] == 0)
+        #expect(totals["noCodeImages"] == 3)
+        #expect(totals["codeImages"] == totals["codeCorrect"])
+        #expect((totals["codeImages"] ?? 0) + 3 == totals["images"])
     }
 
     @Test func drawsProgressOnlyWhenStandardErrorIsATerminal() throws {

@@ -16,7 +16,11 @@ enum ScoreCommand: Command {
         options: [
             .value("expect", valueName: "MANIFEST", help: "The CSV manifest (file,symbology,data). Required."),
             .flag("table-only", help: "Print only the table, not the mismatching images."),
-            .flag("json", help: "Print the totals as JSON: images, correct, missed, misread, falsePositives."),
+            .flag(
+                "json",
+                help:
+                    "Print the totals as JSON: images, correct, missed, misread, falsePositives, and codeImages, codeCorrect, noCodeImages (images with and without a code)."
+            ),
         ],
         arguments: [ArgumentSpec(name: "RESULTS", help: "A file of JSON lines, or - for standard input.")])
 
@@ -34,10 +38,12 @@ enum ScoreCommand: Command {
         }
         let card = scorer.scorecard()
         if arguments.has("json") {
-            let total = card.total
+            let (total, withCode) = (card.total, card.withCode)
             StandardStream.output.write(
                 "{\"images\":\(total.images),\"correct\":\(total.correct),\"missed\":\(total.missed),"
-                    + "\"misread\":\(total.misread),\"falsePositives\":\(total.falsePositives)}\n")
+                    + "\"misread\":\(total.misread),\"falsePositives\":\(total.falsePositives),"
+                    + "\"codeImages\":\(withCode.images),\"codeCorrect\":\(withCode.correct),"
+                    + "\"noCodeImages\":\(card.withoutCode.images)}\n")
         } else {
             let lines = (arguments.has("table-only") ? [] : card.mismatchLines) + [card.table]
             StandardStream.output.write(lines.joined(separator: "\n") + "\n")
