@@ -23,28 +23,53 @@ let package = Package(
             name: "CPNG", path: "Sources/CShims/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
+            name: "CSQLite", path: "Sources/CShims/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CShims/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
             name: "CTurboJPEG", path: "Sources/CShims/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
 
         // A declarative command-line parser that generates its own help.
         .target(name: "ArgumentParsing"),
+        // SHA-256 (OpenSSL) for token hashes and request fingerprints.
+        .target(name: "Digest", dependencies: ["CCrypto"]),
+        // Strict reading of JSON configuration files (unknown keys are errors).
+        .target(name: "ConfigFile"),
+        // Codable types shared by the API server and the station: the HTTP contract, GTIN rules.
+        .target(name: "Wire"),
+        // SQLite: one connection, cached statements, transactions, versioned migrations.
+        .target(name: "Storage", dependencies: ["CSQLite"]),
+        // HTTP/1.1 serving on libmicrohttpd.
+        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD"]),
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
         // Barcodes from grey images: the ZBar reader, symbologies, GTIN rules.
         .target(name: "Scanning", dependencies: ["Imaging", "CZBar"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
-        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning"]),
+        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
+
+        // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
+        .target(name: "Server", dependencies: ["Wire", "Storage", "HTTPServing", "Digest", "ConfigFile"]),
 
         .executableTarget(
             name: "scanpick",
-            dependencies: ["ArgumentParsing", "Imaging", "Scanning", "BatchDecoding"]),
+            dependencies: [
+                "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest", "ConfigFile",
+            ]),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire"]),
         .testTarget(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Scanning
+import Wire
 
 extension ImageReport {
     /// The report as one line of `scanpick decode --json`:

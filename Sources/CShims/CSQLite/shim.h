@@ -1,0 +1,12 @@
+#ifndef SCANPICK_CSQLITE_SHIM_H
+#define SCANPICK_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// `SQLITE_TRANSIENT` is a cast macro Swift cannot import: bound values are copied by SQLite.
+static inline int scanpick_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+}
+static inline int scanpick_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+}
+#endif

@@ -1,0 +1,87 @@
+import Foundation
+import HTTPServing
+import Wire
+
+/// A refusal the API answers with: HTTP status, a stable code and a sentence for people. Thrown by
+/// handlers; a 4xx rolls back whatever the request had started.
+struct APIError: Error, Equatable {
+    var status: Int
+    var code: String
+    var message: String
+    /// For a 405: the methods the path accepts (sent as `Allow`).
+    var allowedMethods: [String] = []
+
+    static func badRequest(_ message: String) -> APIError { APIError(status: 400, code: "bad_request", message: message) }
+    static let unauthorized = APIError(
+        status: 401, code: "unauthorized", message: "send 'Authorization: Bearer TOKEN' with a token of your organisation")
+    static func notFound(_ what: String) -> APIError { APIError(status: 404, code: "not_found", message: "\(what) does not exist") }
+    static func methodNotAllowed(_ allowed: [String]) -> APIError {
+        APIError(
+            status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or ")) here",
+            allowedMethods: allowed)
+    }
+    static let inProgress = APIError(
+        status: 409, code: "request_in_progress",
+        message: "a request with this idempotency key is still being processed; retry shortly")
+    static func unprocessable(_ code: String, _ message: String) -> APIError {
+        APIError(status: 422, code: code, message: message)
+    }
+    static let keyReused = APIError(
+        status: 422, code: "idempotency_key_reused",
+        message: "this idempotency key was already used for a different request")
+    static let internalError = APIError(
+        status: 500, code: "internal_error", message: "the server could not complete the request; it is safe to retry")
+
+    var response: HTTPResponse {
+        let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
+        return .json(status, JSONCoding.encode(APIErrorBody(error: code, message: message)), headers: allow)
+    }
+}
+
+/// JSON in and out of the API: strict decoding that turns every problem into a 400 naming the field,
+/// and stable encoding (sorted keys) so equal values give equal bytes.
+enum JSONCoding {
+    static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(APIError) -> T {
+        guard String(validating: body, as: UTF8.self) != nil else {
+            throw .badRequest("the request body is not valid UTF-8")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch let error as DecodingError {
+            throw .badRequest(describe(error))
+        } catch {
+            throw .badRequest("the request body is not valid JSON")
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? [UInt8](encoder.encode(value))) ?? Array(#"{"error":"internal_error"}"#.utf8)
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, _ key: CodingKey? = nil) -> String {
+            let keys = context.codingPath + (key.map { [$0] } ?? [])
+            return keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(
+                in: CharacterSet(charactersIn: "."))
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing field '\(path(context, key))'"
+        case .typeMismatch(let type, let context): return "field '\(path(context))' must be \(describe(type))"
+        case .valueNotFound(let type, let context): return "field '\(path(context))' must be \(describe(type)), not null"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the request body is not valid JSON" : "field '\(path(context))' is invalid"
+        @unknown default: return "the request body does not match the expected shape"
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type: "a whole number"
+        case is [Any].Type: "a list"
+        default: "of another type"
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Storage
+import Wire
+
+/// The API's operations on the database for one organisation. Every method runs inside the caller's
+/// transaction and throws an ``APIError`` for a refusal, so a refused request changes nothing.
+struct PickingStore {
+    let db: Database
+    let org: String
+    /// The time recorded on rows this request writes (ISO 8601).
+    let now: String
+
+    // MARK: Orders and batches
+
+    /// Upserts orders and their lines by id (an ERP feed); returns how many orders were written.
+    func upsert(_ orders: [Order]) throws -> Int {
+        for order in orders {
+            try Self.requireIdentifier(order.id, "orders[].id")
+            for line in order.lines {
+                try Self.requireIdentifier(line.id, "orders[].lines[].id")
+                guard line.qty >= 0 else { throw APIError.badRequest("line \(line.id) of order \(order.id): qty must be 0 or more") }
+            }
+            try db.run(
+                """
+                INSERT INTO orders (org, id, carrier, zone, ship_by, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (org, id) DO UPDATE SET carrier = excluded.carrier, zone = excluded.zone,
+                    ship_by = excluded.ship_by, updated_at = excluded.updated_at
+                """, [org, order.id, order.carrier, order.zone, order.shipBy, now])
+            for line in order.lines {
+                try db.run(
+                    """
+                    INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (org, order_id, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
+                        barcode = excluded.barcode, qty = excluded.qty
+                    """, [org, order.id, line.id, line.sku, line.location, line.barcode, line.qty])
+            }
+        }
+        return orders.count
+    }
+
+    /// Makes a batch of every matching order line not already in an open batch, in location order.
+    func createBatch(_ filters: BatchFilters) throws -> Batch {
+        let orderIds: String? = try filters.orderIds.map { ids in
+            String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        }
+        let lines = try db.rows(
+            """
+            SELECT l.order_id, l.id FROM order_lines l JOIN orders o ON o.org = l.org AND o.id = l.order_id
+            WHERE l.org = ? AND l.qty > 0
+              AND (?2 IS NULL OR o.carrier = ?2) AND (?3 IS NULL OR o.zone = ?3) AND (?4 IS NULL OR o.ship_by <= ?4)
+              AND (?5 IS NULL OR o.id IN (SELECT value FROM json_each(?5)))
+              AND NOT EXISTS (
+                SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
+                WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open')
+            ORDER BY l.location, l.order_id, l.id
+            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds])
+        guard !lines.isEmpty else {
+            throw APIError.unprocessable("nothing_to_batch", "no order line matches these filters outside an open batch")
+        }
+        let batchId = "batch-" + Self.newIdentifier()
+        try db.run("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
+        for (position, line) in lines.enumerated() {
+            try db.run(
+                "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position) VALUES (?, ?, ?, ?, ?, ?)",
+                [org, "task-" + Self.newIdentifier(), batchId, try line.string("order_id"), try line.string("id"), position])
+        }
+        return try batch(batchId)
+    }
+
+    func batch(_ id: String) throws -> Batch {
+        guard try db.row("SELECT 1 AS found FROM batches WHERE org = ? AND id = ?", [org, id]) != nil else {
+            throw APIError.notFound("batch \(id)")
+        }
+        let rows = try db.rows(Self.taskQuery + " WHERE t.org = ? AND t.batch_id = ? ORDER BY t.position", [org, id])
+        return Batch(id: id, tasks: try rows.map(Self.pickTask))
+    }
+
+    // MARK: Picking
+
+    func pickTask(_ id: String) throws -> PickTask {
+        guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
+            throw APIError.notFound("pick task \(id)")
+        }
+        return try Self.pickTask(row)
+    }
+
+    /// One scanned unit: the barcode must be the task's (GTIN forms alike) and the task not complete.
+    func submitScan(_ request: SubmitScanRequest, key: String) throws -> PickTask {
+        let task = try pickTask(request.pickTaskId)
+        guard GTIN.sameItem(request.barcode, task.barcode) else {
+            throw APIError.unprocessable(
+                "barcode_mismatch", "scanned \(request.barcode) but task \(task.id) at \(task.location) expects \(task.barcode)")
+        }
+        guard !task.isComplete else {
+            throw APIError.unprocessable("over_pick", "task \(task.id) already has all \(task.qtyRequired) units picked")
+        }
+        return try setPicked(task, to: task.qtyPicked + 1, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
+    }
+
+    /// A tap that picks `qty` more units.
+    func pick(_ request: PickRequest, key: String) throws -> PickTask {
+        guard request.qty >= 1 else { throw APIError.badRequest("qty must be 1 or more") }
+        let task = try pickTask(request.pickTaskId)
+        guard task.qtyPicked + request.qty <= task.qtyRequired else {
+            throw APIError.unprocessable(
+                "over_pick",
+                "picking \(request.qty) more of \(task.id) would make \(task.qtyPicked + request.qty), over the \(task.qtyRequired) required")
+        }
+        return try setPicked(task, to: task.qtyPicked + request.qty, kind: "pick", worker: request.workerId, at: request.at, key: key)
+    }
+
+    /// A tap that sets the picked count; never below the units already in a box.
+    func setQty(_ request: SetQtyRequest, key: String) throws -> PickTask {
+        guard request.to >= 0 else { throw APIError.badRequest("to must be 0 or more") }
+        let task = try pickTask(request.pickTaskId)
+        guard request.to >= task.qtyLocked else {
+            throw APIError.unprocessable(
+                "locked_by_shipment", "\(task.qtyLocked) units of \(task.location) are already in a box (task \(task.id))")
+        }
+        guard request.to <= task.qtyRequired else {
+            throw APIError.unprocessable("over_pick", "\(request.to) is over the \(task.qtyRequired) required for task \(task.id)")
+        }
+        return try setPicked(task, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key)
+    }
+
+    private func setPicked(_ task: PickTask, to qty: Int, kind: String, worker: String, at: String, key: String) throws
+        -> PickTask
+    {
+        try db.run("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
+        try db.run(
+            """
+            INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [org, kind, task.id, qty - task.qtyPicked, qty, worker, at, key, now])
+        var updated = task
+        updated.qtyPicked = qty
+        return updated
+    }
+
+    // MARK: Shipments (the pack–pick interlock)
+
+    /// A label exists: these units are now in a box and locked at picked.
+    func createShipment(_ request: CreateShipmentRequest) throws -> ShipmentStatus {
+        guard try db.row("SELECT 1 AS found FROM orders WHERE org = ? AND id = ?", [org, request.orderId]) != nil else {
+            throw APIError.notFound("order \(request.orderId)")
+        }
+        guard !request.units.isEmpty else { throw APIError.badRequest("units must list at least one pick task") }
+        guard Set(request.units.map(\.pickTaskId)).count == request.units.count else {
+            throw APIError.badRequest("each pick task may appear once in units")
+        }
+        let id = "shipment-" + Self.newIdentifier()
+        try db.run(
+            "INSERT INTO shipments (org, id, order_id, status, created_at) VALUES (?, ?, ?, 'active', ?)",
+            [org, id, request.orderId, now])
+        for unit in request.units {
+            guard unit.qty >= 1 else { throw APIError.badRequest("units[].qty must be 1 or more") }
+            let task = try pickTask(unit.pickTaskId)
+            guard task.orderId == request.orderId else {
+                throw APIError.unprocessable("task_not_in_order", "task \(task.id) belongs to order \(task.orderId), not \(request.orderId)")
+            }
+            let free = task.qtyPicked - task.qtyLocked
+            guard unit.qty <= free else {
+                throw APIError.unprocessable(
+                    "not_picked", "only \(free) picked units of task \(task.id) (\(task.location)) are not in a box yet, \(unit.qty) asked")
+            }
+            try db.run(
+                "INSERT INTO shipment_units (org, shipment_id, pick_task_id, qty) VALUES (?, ?, ?, ?)",
+                [org, id, unit.pickTaskId, unit.qty])
+        }
+        return ShipmentStatus(id: id, status: "active")
+    }
+
+    /// Voids a label: its units are released at once (the lock is computed, nothing to clean up).
+    func voidShipment(_ id: String) throws -> ShipmentStatus {
+        guard try db.row("SELECT 1 AS found FROM shipments WHERE org = ? AND id = ?", [org, id]) != nil else {
+            throw APIError.notFound("shipment \(id)")
+        }
+        try db.run("UPDATE shipments SET status = 'voided', voided_at = ? WHERE org = ? AND id = ? AND status = 'active'", [now, org, id])
+        return ShipmentStatus(id: id, status: "voided")
+    }
+
+    // MARK: Helpers
+
+    /// A pick task with its required quantity from the order line and its locked units computed live
+    /// from active shipments.
+    static let taskQuery = """
+        SELECT t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode, l.qty AS qty_required,
+               t.qty_picked,
+               COALESCE((SELECT SUM(u.qty) FROM shipment_units u
+                         JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id
+                         WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
+        FROM pick_tasks t JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+        """
+
+    static func pickTask(_ row: Row) throws -> PickTask {
+        PickTask(
+            id: try row.string("id"), batchId: try row.string("batch_id"), orderId: try row.string("order_id"),
+            lineId: try row.string("line_id"), sku: try row.string("sku"), location: try row.string("location"),
+            barcode: try row.string("barcode"), qtyRequired: try row.int("qty_required"),
+            qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
+    }
+
+    static func newIdentifier() -> String {
+        String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16))
+    }
+
+    static func requireIdentifier(_ value: String, _ field: String) throws {
+        guard !value.isEmpty, value.count <= 200 else { throw APIError.badRequest("\(field) must be 1–200 characters") }
+    }
+}

@@ -1,0 +1,67 @@
+import ConfigFile
+import Foundation
+import HTTPServing
+
+/// What `scanpick serve` needs, from `config/server.json` and command-line overrides:
+///
+///     {"listen": "127.0.0.1:8080", "database": "var/server.sqlite",
+///      "organisations": {"acme": {"tokenSha256": ["<64 hex>", ...]}},
+///      "idempotencyRetentionDays": 7}
+///
+/// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
+/// `database` is relative to the config file's folder.
+public struct ServerConfiguration: Sendable, Equatable {
+    public var listen: ListenAddress
+    public var databasePath: String
+    /// Organisation name → the SHA-256 hex of each bearer token that acts for it.
+    public var organisations: [String: [String]]
+    /// How long a stored idempotency key replays its first answer (default 7 days).
+    public var idempotencyRetentionDays: Int
+
+    public init(
+        listen: ListenAddress, databasePath: String, organisations: [String: [String]],
+        idempotencyRetentionDays: Int = 7
+    ) {
+        self.listen = listen
+        self.databasePath = databasePath
+        self.organisations = organisations
+        self.idempotencyRetentionDays = idempotencyRetentionDays
+    }
+
+    /// Reads and checks the configuration file at `path`.
+    public static func load(path: String) throws(ConfigError) -> ServerConfiguration {
+        var reader = try ConfigReader(contentsOf: path)
+        let listenText = try reader.string("listen", default: "127.0.0.1:8080")
+        let listen: ListenAddress
+        do {
+            listen = try ListenAddress(parsing: listenText)
+        } catch {
+            throw reader.error("listen", "is not HOST:PORT (\(error.reason))")
+        }
+        let database = try reader.string("database", default: "var/server.sqlite")
+        let retention = try reader.integer("idempotencyRetentionDays", default: 7, in: 1...3650)
+        guard var organisationsReader = try reader.object("organisations") else {
+            throw reader.error("organisations", "is required: a map from organisation name to {\"tokenSha256\": [...]}")
+        }
+        var organisations: [String: [String]] = [:]
+        for name in organisationsReader.keys {
+            guard var organisation = try organisationsReader.object(name) else { continue }
+            let hashes = try organisation.strings("tokenSha256") ?? []
+            for hash in hashes where !Self.isSHA256Hex(hash) {
+                throw organisation.error("tokenSha256", "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org \(name)`)")
+            }
+            try organisation.finish()
+            organisations[name] = hashes
+        }
+        try organisationsReader.finish()
+        try reader.finish()
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let databasePath = database.hasPrefix("/") ? database : base.appendingPathComponent(database).standardizedFileURL.path
+        return ServerConfiguration(
+            listen: listen, databasePath: databasePath, organisations: organisations, idempotencyRetentionDays: retention)
+    }
+
+    static func isSHA256Hex(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}

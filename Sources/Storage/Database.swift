@@ -1,0 +1,156 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with prepared-statement caching. Not thread-safe: share it through a
+/// ``DatabaseQueue``, which serialises access.
+///
+///     let db = try Database(path: "var/station.sqlite")
+///     try db.run("INSERT INTO t (a) VALUES (?)", [42])
+///     let rows = try db.rows("SELECT a FROM t WHERE a > ?", [1])
+public final class Database {
+    public let path: String
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (creating if needed) the database at `path` in WAL mode with `synchronous=FULL`: when a
+    /// transaction's commit returns, the change survives a crash or power cut.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(DatabaseError) {
+        self.path = path
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        handle = opened
+        guard status == SQLITE_OK else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(opened)
+            handle = nil
+            throw .sqlite(code: status, message: "\(path): \(message)", sql: nil)
+        }
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no arguments and return no rows.
+    public func execute(_ sql: String) throws(DatabaseError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? errorMessage
+            sqlite3_free(message)
+            throw .sqlite(code: status, message: text, sql: sql)
+        }
+    }
+
+    /// Runs a statement with `arguments` bound to its `?` parameters; returns the rows changed.
+    @discardableResult
+    public func run(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> Int {
+        let statement = try prepared(sql, arguments)
+        defer { sqlite3_reset(statement) }
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status, sql) }
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// The rows a query returns.
+    public func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> [Row] {
+        let statement = try prepared(sql, arguments)
+        defer { sqlite3_reset(statement) }
+        let count = sqlite3_column_count(statement)
+        let columns = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+        var rows: [Row] = []
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw failure(status, sql) }
+            rows.append(Row(columns: columns, values: (0..<count).map { column(statement, $0) }))
+        }
+        return rows
+    }
+
+    /// The first row a query returns, or nil.
+    public func row(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> Row? {
+        try rows(sql, arguments).first
+    }
+
+    /// How a transaction takes its locks.
+    public enum TransactionKind: String, Sendable {
+        /// Takes the write lock at once: no other writer can slip in between read and write.
+        case immediate = "IMMEDIATE"
+        case deferred = "DEFERRED"
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try execute("BEGIN \(kind.rawValue)")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The schema version stored in the file (`PRAGMA user_version`).
+    public var userVersion: Int {
+        get throws(DatabaseError) { try row("PRAGMA user_version")?.int("user_version") ?? 0 }
+    }
+
+    private var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    private func failure(_ status: Int32, _ sql: String) -> DatabaseError {
+        .sqlite(code: sqlite3_extended_errcode(handle), message: errorMessage, sql: sql)
+    }
+
+    private func prepared(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError)
+        -> OpaquePointer
+    {
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            var made: OpaquePointer?
+            let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)
+            guard status == SQLITE_OK, let made else { throw failure(status, sql) }
+            statements[sql] = made
+            statement = made
+        }
+        sqlite3_clear_bindings(statement)
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch argument.databaseValue {
+            case .null: status = sqlite3_bind_null(statement, index)
+            case .integer(let value): status = sqlite3_bind_int64(statement, index, value)
+            case .real(let value): status = sqlite3_bind_double(statement, index, value)
+            case .text(let value): status = scanpick_sqlite3_bind_text(statement, index, value, -1)
+            case .blob(let value):
+                status = value.withUnsafeBytes {
+                    scanpick_sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count))
+                }
+            }
+            guard status == SQLITE_OK else { throw failure(status, sql) }
+        }
+        return statement
+    }
+
+    private func column(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            return .text(sqlite3_column_text(statement, index).map { String(cString: $0) } ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
+        }
+    }
+}

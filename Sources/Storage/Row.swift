@@ -1,0 +1,54 @@
+/// One result row, read by column name. Accessors throw rather than crash when a column is missing
+/// or holds another type: the database is outside data.
+///
+///     let qty = try row.int("qty_picked")
+public struct Row: Sendable {
+    public let columns: [String]
+    public let values: [DatabaseValue]
+
+    public subscript(_ column: String) -> DatabaseValue? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+
+    public func int(_ column: String) throws(DatabaseError) -> Int {
+        guard case .integer(let value) = try value(column) else { throw .columnType(column: column, expected: "integer") }
+        return Int(value)
+    }
+
+    public func optionalInt(_ column: String) throws(DatabaseError) -> Int? {
+        if case .null = try value(column) { return nil }
+        return try int(column)
+    }
+
+    public func string(_ column: String) throws(DatabaseError) -> String {
+        guard case .text(let value) = try value(column) else { throw .columnType(column: column, expected: "text") }
+        return value
+    }
+
+    public func optionalString(_ column: String) throws(DatabaseError) -> String? {
+        if case .null = try value(column) { return nil }
+        return try string(column)
+    }
+
+    public func double(_ column: String) throws(DatabaseError) -> Double {
+        switch try value(column) {
+        case .real(let value): return value
+        case .integer(let value): return Double(value)
+        default: throw .columnType(column: column, expected: "real")
+        }
+    }
+
+    public func bytes(_ column: String) throws(DatabaseError) -> [UInt8] {
+        switch try value(column) {
+        case .blob(let value): return value
+        case .text(let value): return Array(value.utf8)
+        case .null: return []
+        default: throw .columnType(column: column, expected: "blob")
+        }
+    }
+
+    private func value(_ column: String) throws(DatabaseError) -> DatabaseValue {
+        guard let value = self[column] else { throw .noSuchColumn(column) }
+        return value
+    }
+}

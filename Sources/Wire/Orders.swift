@@ -1,0 +1,67 @@
+/// An order as an ERP feeds it: `POST /api/orders` upserts these by id.
+public struct Order: Codable, Sendable, Equatable {
+    public var id: String
+    public var carrier: String
+    public var zone: String
+    /// The ship-by date, `YYYY-MM-DD` (compared as text, so keep one format).
+    public var shipBy: String
+    public var lines: [OrderLine]
+
+    public init(id: String, carrier: String, zone: String, shipBy: String, lines: [OrderLine]) {
+        self.id = id
+        self.carrier = carrier
+        self.zone = zone
+        self.shipBy = shipBy
+        self.lines = lines
+    }
+}
+
+/// One product line of an order.
+public struct OrderLine: Codable, Sendable, Equatable {
+    public var id: String
+    public var sku: String
+    public var location: String
+    public var barcode: String
+    public var qty: Int
+
+    public init(id: String, sku: String, location: String, barcode: String, qty: Int) {
+        self.id = id
+        self.sku = sku
+        self.location = location
+        self.barcode = barcode
+        self.qty = qty
+    }
+}
+
+/// `POST /api/orders` body.
+public struct UpsertOrdersRequest: Codable, Sendable, Equatable {
+    public var orders: [Order]
+    public init(orders: [Order]) { self.orders = orders }
+}
+
+/// `POST /api/orders` answer.
+public struct UpsertOrdersResponse: Codable, Sendable, Equatable {
+    public var upserted: Int
+    public init(upserted: Int) { self.upserted = upserted }
+}
+
+/// `POST /api/batches` body: which order lines the new batch takes.
+public struct CreateBatchRequest: Codable, Sendable, Equatable {
+    public var filters: BatchFilters
+    public init(filters: BatchFilters) { self.filters = filters }
+}
+
+/// Filters for a new batch; all given ones must match, none given matches every order.
+public struct BatchFilters: Codable, Sendable, Equatable {
+    public var carrier: String?
+    public var zone: String?
+    public var shipByOnOrBefore: String?
+    public var orderIds: [String]?
+
+    public init(carrier: String? = nil, zone: String? = nil, shipByOnOrBefore: String? = nil, orderIds: [String]? = nil) {
+        self.carrier = carrier
+        self.zone = zone
+        self.shipByOnOrBefore = shipByOnOrBefore
+        self.orderIds = orderIds
+    }
+}

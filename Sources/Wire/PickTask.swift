@@ -1,0 +1,53 @@
+/// One line of a batch to pick, as the ScanPick API sends it: what to pick, where, how many, how
+/// many are picked, and how many of those are locked in an active shipment (a label exists).
+public struct PickTask: Codable, Sendable, Equatable {
+    public var id: String
+    public var batchId: String
+    public var orderId: String
+    public var lineId: String
+    public var sku: String
+    public var location: String
+    /// The barcode expected when this item is scanned.
+    public var barcode: String
+    public var qtyRequired: Int
+    public var qtyPicked: Int
+    /// Units in active shipments: `qtyPicked` can never go below this.
+    public var qtyLocked: Int
+
+    public init(
+        id: String, batchId: String, orderId: String, lineId: String, sku: String, location: String, barcode: String,
+        qtyRequired: Int, qtyPicked: Int, qtyLocked: Int
+    ) {
+        self.id = id
+        self.batchId = batchId
+        self.orderId = orderId
+        self.lineId = lineId
+        self.sku = sku
+        self.location = location
+        self.barcode = barcode
+        self.qtyRequired = qtyRequired
+        self.qtyPicked = qtyPicked
+        self.qtyLocked = qtyLocked
+    }
+
+    /// Whether every required unit is picked.
+    public var isComplete: Bool { qtyPicked >= qtyRequired }
+}
+
+/// A batch and its pick tasks in pick (location) order: `GET /api/batches/{id}`, `POST /api/batches`.
+public struct Batch: Codable, Sendable, Equatable {
+    public var id: String
+    public var tasks: [PickTask]
+
+    public init(id: String, tasks: [PickTask]) {
+        self.id = id
+        self.tasks = tasks
+    }
+}
+
+/// The answer to a pick, quantity change or scan: the task as it now stands.
+public struct PickTaskResponse: Codable, Sendable, Equatable {
+    public var pickTask: PickTask
+
+    public init(pickTask: PickTask) { self.pickTask = pickTask }
+}

@@ -1,0 +1,56 @@
+/// `POST /api/picking/submit-scan`: one scanned unit (the seed's contract).
+public struct SubmitScanRequest: Codable, Sendable, Equatable {
+    public var pickTaskId: String
+    public var barcode: String
+    /// When the frame was captured (ISO 8601).
+    public var scannedAt: String
+    /// Made when the scan happened; may instead come as the `Idempotency-Key` header.
+    public var idempotencyKey: String?
+    public var workerId: String
+
+    public init(pickTaskId: String, barcode: String, scannedAt: String, idempotencyKey: String?, workerId: String) {
+        self.pickTaskId = pickTaskId
+        self.barcode = barcode
+        self.scannedAt = scannedAt
+        self.idempotencyKey = idempotencyKey
+        self.workerId = workerId
+    }
+}
+
+/// `POST /api/picking/pick`: a tap that picks `qty` more units ("pick A1 ×2").
+public struct PickRequest: Codable, Sendable, Equatable {
+    public var pickTaskId: String
+    public var qty: Int
+    public var idempotencyKey: String?
+    public var workerId: String
+    /// When the tap happened (ISO 8601).
+    public var at: String
+
+    public init(pickTaskId: String, qty: Int, idempotencyKey: String?, workerId: String, at: String) {
+        self.pickTaskId = pickTaskId
+        self.qty = qty
+        self.idempotencyKey = idempotencyKey
+        self.workerId = workerId
+        self.at = at
+    }
+}
+
+/// `POST /api/picking/set-qty`: a tap that sets the picked count ("qty C2 1→3"). `from` is what the
+/// picker saw; the server sets `to` (the picker's count is absolute) and keeps `from` for audit.
+public struct SetQtyRequest: Codable, Sendable, Equatable {
+    public var pickTaskId: String
+    public var from: Int
+    public var to: Int
+    public var idempotencyKey: String?
+    public var workerId: String
+    public var at: String
+
+    public init(pickTaskId: String, from: Int, to: Int, idempotencyKey: String?, workerId: String, at: String) {
+        self.pickTaskId = pickTaskId
+        self.from = from
+        self.to = to
+        self.idempotencyKey = idempotencyKey
+        self.workerId = workerId
+        self.at = at
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParsing
+import ConfigFile
+import Dispatch
+import Foundation
+import HTTPServing
+import Server
+import Wire
+
+/// `scanpick serve`: the reference ScanPick API over HTTP, until SIGINT or SIGTERM.
+enum ServeCommand: Command {
+    static let spec = CommandSpec(
+        name: "serve",
+        abstract: "Run the ScanPick API server (HTTP/1.1, SQLite).",
+        discussion: """
+            Reads the server configuration (see config/server.json and the README), opens the database
+            (WAL, synchronous=FULL: a 2xx for a change means it is committed), and serves until SIGINT or
+            SIGTERM, then finishes the requests in flight and exits 0. Logs one JSON line per request to
+            standard error (method, path, status, ms, organisation; never a token); the first line says
+            where it listens: {"event":"listening","address":"127.0.0.1:8080"}.
+            """,
+        options: [
+            .value("config", short: "c", valueName: "FILE", help: "Server configuration (default: config/server.json)."),
+            .value("listen", valueName: "HOST:PORT", help: "Address to listen on, overriding the file (port 0: any free port)."),
+            .value("database", valueName: "PATH", help: "SQLite database file, overriding the file."),
+        ])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        var configuration = try ServerConfiguration.load(path: arguments.value("config") ?? "config/server.json")
+        if let listen = arguments.value("listen") {
+            do {
+                configuration.listen = try ListenAddress(parsing: listen)
+            } catch {
+                throw UsageError("--listen: \(error)")
+            }
+        }
+        if let database = arguments.value("database") { configuration.databasePath = database }
+
+        let api = try ScanPickAPI(configuration: configuration, log: { StandardStream.error.write($0 + "\n") })
+        try api.pruneIdempotencyKeys()
+        let server = try HTTPServer(listen: configuration.listen, handler: { api.handle($0) })
+        StandardStream.error.write(event("listening", ["address": server.address.description, "database": configuration.databasePath]))
+
+        let pruning = DispatchSource.makeTimerSource(queue: .global())
+        pruning.schedule(deadline: .now() + 3600, repeating: 3600)
+        pruning.setEventHandler { _ = try? api.pruneIdempotencyKeys() }
+        pruning.resume()
+
+        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        pruning.cancel()
+        StandardStream.error.write(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
+        server.stop()
+        StandardStream.error.write(event("stopped", [:]))
+        return 0
+    }
+
+    private static func event(_ name: String, _ fields: [String: String]) -> String {
+        var line = JSONObjectWriter()
+        line.add("event", string: name)
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
+        return line.finished() + "\n"
+    }
+}
