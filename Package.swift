@@ -61,11 +61,12 @@ let package = Package(
         .executableTarget(
             name: "scanpick",
             dependencies: [
-                "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest", "ConfigFile",
+                "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
+                "ConfigFile",
             ]),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Digest"], path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
@@ -74,6 +75,11 @@ let package = Package(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", "Wire", "Storage", "HTTPServing", "Digest", "TestSupport", "scanpick"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,7 +28,8 @@ public struct ConfigReader {
         do {
             parsed = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ConfigError(file: file, key: nil, problem: "not valid JSON (\((error as NSError).localizedDescription))")
+            throw ConfigError(
+                file: file, key: nil, problem: "not valid JSON (\((error as NSError).localizedDescription))")
         }
         guard let object = parsed as? [String: Any] else {
             throw ConfigError(file: file, key: nil, problem: "the top level must be a JSON object")
@@ -111,7 +112,8 @@ public struct ConfigReader {
     /// Throws for the first key that was never read.
     public func finish() throws(ConfigError) {
         if let unknown = object.keys.sorted().first(where: { !read.contains($0) }) {
-            throw error(unknown, "is not a known setting (check its spelling; see the README's configuration reference)")
+            throw error(
+                unknown, "is not a known setting (check its spelling; see the README's configuration reference)")
         }
     }
 

@@ -17,10 +17,14 @@ public final class HTTPServer: Sendable {
     public let address: ListenAddress
     private let daemon: Daemon
 
-    public init(listen: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: UInt32 = 512, handler: @escaping Handler)
+    public init(
+        listen: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: UInt32 = 512, handler: @escaping Handler
+    )
         throws(HTTPServerError)
     {
-        guard let socketAddress = listen.socketAddress() else { throw .cannotListen(listen, reason: "not an IP address") }
+        guard let socketAddress = listen.socketAddress() else {
+            throw .cannotListen(listen, reason: "not an IP address")
+        }
         let box = HandlerBox(handler: handler, maxBodyBytes: maxBodyBytes)
         let context = Unmanaged.passRetained(box).toOpaque()
         let started = socketAddress.withUnsafeBytes { raw in

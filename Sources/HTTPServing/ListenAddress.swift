@@ -13,7 +13,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `HOST:PORT`; the error says what is wrong with the text.
     public init(parsing text: String) throws(ListenAddressError) {
-        guard let colon = text.lastIndex(of: ":") else { throw ListenAddressError(text: text, reason: "expected HOST:PORT") }
+        guard let colon = text.lastIndex(of: ":") else {
+            throw ListenAddressError(text: text, reason: "expected HOST:PORT")
+        }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard let port = UInt16(text[text.index(after: colon)...]) else {

@@ -11,10 +11,15 @@ struct APIError: Error, Equatable {
     /// For a 405: the methods the path accepts (sent as `Allow`).
     var allowedMethods: [String] = []
 
-    static func badRequest(_ message: String) -> APIError { APIError(status: 400, code: "bad_request", message: message) }
+    static func badRequest(_ message: String) -> APIError {
+        APIError(status: 400, code: "bad_request", message: message)
+    }
     static let unauthorized = APIError(
-        status: 401, code: "unauthorized", message: "send 'Authorization: Bearer TOKEN' with a token of your organisation")
-    static func notFound(_ what: String) -> APIError { APIError(status: 404, code: "not_found", message: "\(what) does not exist") }
+        status: 401, code: "unauthorized",
+        message: "send 'Authorization: Bearer TOKEN' with a token of your organisation")
+    static func notFound(_ what: String) -> APIError {
+        APIError(status: 404, code: "not_found", message: "\(what) does not exist")
+    }
     static func methodNotAllowed(_ allowed: [String]) -> APIError {
         APIError(
             status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or ")) here",
@@ -69,9 +74,11 @@ enum JSONCoding {
         switch error {
         case .keyNotFound(let key, let context): return "missing field '\(path(context, key))'"
         case .typeMismatch(let type, let context): return "field '\(path(context))' must be \(describe(type))"
-        case .valueNotFound(let type, let context): return "field '\(path(context))' must be \(describe(type)), not null"
+        case .valueNotFound(let type, let context):
+            return "field '\(path(context))' must be \(describe(type)), not null"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "the request body is not valid JSON" : "field '\(path(context))' is invalid"
+            return context.codingPath.isEmpty
+                ? "the request body is not valid JSON" : "field '\(path(context))' is invalid"
         @unknown default: return "the request body does not match the expected shape"
         }
     }

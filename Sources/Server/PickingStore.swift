@@ -18,7 +18,9 @@ struct PickingStore {
             try Self.requireIdentifier(order.id, "orders[].id")
             for line in order.lines {
                 try Self.requireIdentifier(line.id, "orders[].lines[].id")
-                guard line.qty >= 0 else { throw APIError.badRequest("line \(line.id) of order \(order.id): qty must be 0 or more") }
+                guard line.qty >= 0 else {
+                    throw APIError.badRequest("line \(line.id) of order \(order.id): qty must be 0 or more")
+                }
             }
             try db.run(
                 """
@@ -55,14 +57,18 @@ struct PickingStore {
             ORDER BY l.location, l.order_id, l.id
             """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds])
         guard !lines.isEmpty else {
-            throw APIError.unprocessable("nothing_to_batch", "no order line matches these filters outside an open batch")
+            throw APIError.unprocessable(
+                "nothing_to_batch", "no order line matches these filters outside an open batch")
         }
         let batchId = "batch-" + Self.newIdentifier()
         try db.run("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
         for (position, line) in lines.enumerated() {
             try db.run(
                 "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position) VALUES (?, ?, ?, ?, ?, ?)",
-                [org, "task-" + Self.newIdentifier(), batchId, try line.string("order_id"), try line.string("id"), position])
+                [
+                    org, "task-" + Self.newIdentifier(), batchId, try line.string("order_id"), try line.string("id"),
+                    position,
+                ])
         }
         return try batch(batchId)
     }
@@ -89,12 +95,15 @@ struct PickingStore {
         let task = try pickTask(request.pickTaskId)
         guard GTIN.sameItem(request.barcode, task.barcode) else {
             throw APIError.unprocessable(
-                "barcode_mismatch", "scanned \(request.barcode) but task \(task.id) at \(task.location) expects \(task.barcode)")
+                "barcode_mismatch",
+                "scanned \(request.barcode) but task \(task.id) at \(task.location) expects \(task.barcode)")
         }
         guard !task.isComplete else {
-            throw APIError.unprocessable("over_pick", "task \(task.id) already has all \(task.qtyRequired) units picked")
+            throw APIError.unprocessable(
+                "over_pick", "task \(task.id) already has all \(task.qtyRequired) units picked")
         }
-        return try setPicked(task, to: task.qtyPicked + 1, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
+        return try setPicked(
+            task, to: task.qtyPicked + 1, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
     }
 
     /// A tap that picks `qty` more units.
@@ -104,9 +113,11 @@ struct PickingStore {
         guard task.qtyPicked + request.qty <= task.qtyRequired else {
             throw APIError.unprocessable(
                 "over_pick",
-                "picking \(request.qty) more of \(task.id) would make \(task.qtyPicked + request.qty), over the \(task.qtyRequired) required")
+                "picking \(request.qty) more of \(task.id) would make \(task.qtyPicked + request.qty), over the \(task.qtyRequired) required"
+            )
         }
-        return try setPicked(task, to: task.qtyPicked + request.qty, kind: "pick", worker: request.workerId, at: request.at, key: key)
+        return try setPicked(
+            task, to: task.qtyPicked + request.qty, kind: "pick", worker: request.workerId, at: request.at, key: key)
     }
 
     /// A tap that sets the picked count; never below the units already in a box.
@@ -115,10 +126,12 @@ struct PickingStore {
         let task = try pickTask(request.pickTaskId)
         guard request.to >= task.qtyLocked else {
             throw APIError.unprocessable(
-                "locked_by_shipment", "\(task.qtyLocked) units of \(task.location) are already in a box (task \(task.id))")
+                "locked_by_shipment",
+                "\(task.qtyLocked) units of \(task.location) are already in a box (task \(task.id))")
         }
         guard request.to <= task.qtyRequired else {
-            throw APIError.unprocessable("over_pick", "\(request.to) is over the \(task.qtyRequired) required for task \(task.id)")
+            throw APIError.unprocessable(
+                "over_pick", "\(request.to) is over the \(task.qtyRequired) required for task \(task.id)")
         }
         return try setPicked(task, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key)
     }
@@ -156,12 +169,15 @@ struct PickingStore {
             guard unit.qty >= 1 else { throw APIError.badRequest("units[].qty must be 1 or more") }
             let task = try pickTask(unit.pickTaskId)
             guard task.orderId == request.orderId else {
-                throw APIError.unprocessable("task_not_in_order", "task \(task.id) belongs to order \(task.orderId), not \(request.orderId)")
+                throw APIError.unprocessable(
+                    "task_not_in_order", "task \(task.id) belongs to order \(task.orderId), not \(request.orderId)")
             }
             let free = task.qtyPicked - task.qtyLocked
             guard unit.qty <= free else {
                 throw APIError.unprocessable(
-                    "not_picked", "only \(free) picked units of task \(task.id) (\(task.location)) are not in a box yet, \(unit.qty) asked")
+                    "not_picked",
+                    "only \(free) picked units of task \(task.id) (\(task.location)) are not in a box yet, \(unit.qty) asked"
+                )
             }
             try db.run(
                 "INSERT INTO shipment_units (org, shipment_id, pick_task_id, qty) VALUES (?, ?, ?, ?)",
@@ -175,7 +191,9 @@ struct PickingStore {
         guard try db.row("SELECT 1 AS found FROM shipments WHERE org = ? AND id = ?", [org, id]) != nil else {
             throw APIError.notFound("shipment \(id)")
         }
-        try db.run("UPDATE shipments SET status = 'voided', voided_at = ? WHERE org = ? AND id = ? AND status = 'active'", [now, org, id])
+        try db.run(
+            "UPDATE shipments SET status = 'voided', voided_at = ? WHERE org = ? AND id = ? AND status = 'active'",
+            [now, org, id])
         return ShipmentStatus(id: id, status: "voided")
     }
 

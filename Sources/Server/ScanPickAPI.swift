@@ -21,7 +21,8 @@ public final class ScanPickAPI: Sendable {
     /// Opens (and migrates) the database named by `configuration`.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         try FileManager.default.createDirectory(
-            atPath: (configuration.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         database = try DatabaseQueue(path: configuration.databasePath, migrations: ServerSchema.migrations)
         var byHash: [String: String] = [:]
         for (organisation, hashes) in configuration.organisations {
@@ -72,7 +73,9 @@ public final class ScanPickAPI: Sendable {
             throw APIError.unauthorized
         }
         let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, let org = organisationByTokenHash[SHA256.hex(of: token)] else { throw APIError.unauthorized }
+        guard !token.isEmpty, let org = organisationByTokenHash[SHA256.hex(of: token)] else {
+            throw APIError.unauthorized
+        }
         return org
     }
 
@@ -90,7 +93,9 @@ public final class ScanPickAPI: Sendable {
         case .getBatch(let id):
             return .json(200, JSONCoding.encode(try transaction(org) { store in try store.batch(id) }))
         case .submitScan:
-            return try idempotent(request, org: org, route: "submit-scan", as: SubmitScanRequest.self, key: \.idempotencyKey) {
+            return try idempotent(
+                request, org: org, route: "submit-scan", as: SubmitScanRequest.self, key: \.idempotencyKey
+            ) {
                 store, body, key in PickTaskResponse(pickTask: try store.submitScan(body, key: key))
             }
         case .pick:
@@ -103,10 +108,13 @@ public final class ScanPickAPI: Sendable {
             }
         case .createShipment:
             return try idempotent(
-                request, org: org, route: "shipments", as: CreateShipmentRequest.self, key: \.idempotencyKey, status: 201
+                request, org: org, route: "shipments", as: CreateShipmentRequest.self, key: \.idempotencyKey,
+                status: 201
             ) { store, body, _ in try store.createShipment(body) }
         case .voidShipment(let id):
-            return try idempotent(request, org: org, route: "void:\(id)", as: VoidShipmentRequest.self, key: \.idempotencyKey) {
+            return try idempotent(
+                request, org: org, route: "void:\(id)", as: VoidShipmentRequest.self, key: \.idempotencyKey
+            ) {
                 store, _, _ in try store.voidShipment(id)
             }
         }
@@ -123,7 +131,8 @@ public final class ScanPickAPI: Sendable {
     /// (409), replay a stored result for the same request, refuse one for a different request (422),
     /// or run the mutation and store its result in the same transaction. A refusal (4xx) is not stored.
     private func idempotent<Body: Codable & Sendable, Result: Encodable>(
-        _ request: HTTPRequest, org: String, route: String, as type: Body.Type, key keyPath: WritableKeyPath<Body, String?>,
+        _ request: HTTPRequest, org: String, route: String, as type: Body.Type,
+        key keyPath: WritableKeyPath<Body, String?>,
         status: Int = 200, _ operation: @escaping (PickingStore, Body, String) throws -> Result
     ) throws -> HTTPResponse {
         let body = try JSONCoding.decode(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
@@ -156,11 +165,14 @@ public final class ScanPickAPI: Sendable {
     // MARK: Logging
 
     static func timestamp() -> String {
-        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        Date().formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// One line per request: time, method, path, status, milliseconds, organisation. Never a token.
-    static func requestLine(_ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, since start: ContinuousClock.Instant)
+    static func requestLine(
+        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, since start: ContinuousClock.Instant
+    )
         -> String
     {
         let elapsed = ContinuousClock.now - start
@@ -169,7 +181,9 @@ public final class ScanPickAPI: Sendable {
         line.add("method", string: request.method)
         line.add("path", string: request.path)
         line.add("status", number: response.status)
-        line.add("ms", milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        line.add(
+            "ms",
+            milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         if let organisation { line.add("org", string: organisation) }
         if response.headers.contains(where: { $0.0 == "Idempotent-Replayed" }) { line.add("replayed", bool: true) }
         return line.finished()

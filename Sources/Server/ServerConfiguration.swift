@@ -48,7 +48,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard var organisation = try organisationsReader.object(name) else { continue }
             let hashes = try organisation.strings("tokenSha256") ?? []
             for hash in hashes where !Self.isSHA256Hex(hash) {
-                throw organisation.error("tokenSha256", "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org \(name)`)")
+                throw organisation.error(
+                    "tokenSha256",
+                    "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org \(name)`)"
+                )
             }
             try organisation.finish()
             organisations[name] = hashes
@@ -56,9 +59,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         try organisationsReader.finish()
         try reader.finish()
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-        let databasePath = database.hasPrefix("/") ? database : base.appendingPathComponent(database).standardizedFileURL.path
+        let databasePath =
+            database.hasPrefix("/") ? database : base.appendingPathComponent(database).standardizedFileURL.path
         return ServerConfiguration(
-            listen: listen, databasePath: databasePath, organisations: organisations, idempotencyRetentionDays: retention)
+            listen: listen, databasePath: databasePath, organisations: organisations,
+            idempotencyRetentionDays: retention)
     }
 
     static func isSHA256Hex(_ text: String) -> Bool {

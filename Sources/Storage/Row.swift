@@ -11,7 +11,9 @@ public struct Row: Sendable {
     }
 
     public func int(_ column: String) throws(DatabaseError) -> Int {
-        guard case .integer(let value) = try value(column) else { throw .columnType(column: column, expected: "integer") }
+        guard case .integer(let value) = try value(column) else {
+            throw .columnType(column: column, expected: "integer")
+        }
         return Int(value)
     }
 

@@ -58,7 +58,8 @@ public struct BatchFilters: Codable, Sendable, Equatable {
     public var shipByOnOrBefore: String?
     public var orderIds: [String]?
 
-    public init(carrier: String? = nil, zone: String? = nil, shipByOnOrBefore: String? = nil, orderIds: [String]? = nil) {
+    public init(carrier: String? = nil, zone: String? = nil, shipByOnOrBefore: String? = nil, orderIds: [String]? = nil)
+    {
         self.carrier = carrier
         self.zone = zone
         self.shipByOnOrBefore = shipByOnOrBefore

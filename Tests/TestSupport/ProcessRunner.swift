@@ -22,7 +22,9 @@ public enum ProcessRunner {
         try run(scanpick, arguments, in: directory ?? Repository.root)
     }
 
-    public static func run(_ executable: String, _ arguments: [String], in directory: String) throws -> ProcessResult {
+    public static func run(_ executable: String, _ arguments: [String], in directory: String, input: [UInt8]? = nil)
+        throws -> ProcessResult
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -35,8 +37,13 @@ public enum ProcessRunner {
         let errorFile = FileHandle(forWritingAtPath: errorPath)
         process.standardOutput = output
         process.standardError = errorFile
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
+        if let input {
+            inputPipe.fileHandleForWriting.write(Data(input))
+            try inputPipe.fileHandleForWriting.close()
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try? errorFile?.close()

@@ -19,8 +19,11 @@ enum ServeCommand: Command {
             where it listens: {"event":"listening","address":"127.0.0.1:8080"}.
             """,
         options: [
-            .value("config", short: "c", valueName: "FILE", help: "Server configuration (default: config/server.json)."),
-            .value("listen", valueName: "HOST:PORT", help: "Address to listen on, overriding the file (port 0: any free port)."),
+            .value(
+                "config", short: "c", valueName: "FILE", help: "Server configuration (default: config/server.json)."),
+            .value(
+                "listen", valueName: "HOST:PORT",
+                help: "Address to listen on, overriding the file (port 0: any free port)."),
             .value("database", valueName: "PATH", help: "SQLite database file, overriding the file."),
         ])
 
@@ -38,7 +41,8 @@ enum ServeCommand: Command {
         let api = try ScanPickAPI(configuration: configuration, log: { StandardStream.error.write($0 + "\n") })
         try api.pruneIdempotencyKeys()
         let server = try HTTPServer(listen: configuration.listen, handler: { api.handle($0) })
-        StandardStream.error.write(event("listening", ["address": server.address.description, "database": configuration.databasePath]))
+        StandardStream.error.write(
+            event("listening", ["address": server.address.description, "database": configuration.databasePath]))
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)

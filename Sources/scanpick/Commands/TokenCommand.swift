@@ -20,13 +20,17 @@ enum TokenCommand: Command {
         arguments: [ArgumentSpec(name: "new", help: "The only action: make a new token.")])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        guard arguments.positionals == ["new"] else { throw UsageError("the only action is 'new' (scanpick token new --org ORG)") }
+        guard arguments.positionals == ["new"] else {
+            throw UsageError("the only action is 'new' (scanpick token new --org ORG)")
+        }
         guard let org = arguments.value("org"), !org.isEmpty else { throw UsageError("--org ORG is required") }
         var generator = SystemRandomNumberGenerator()  // getrandom(2): cryptographically secure
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let token =
             "spk_"
-            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+                of: "/", with: "_"
+            )
             .replacingOccurrences(of: "=", with: "")
         let hash = SHA256.hex(of: token)
         if arguments.has("json") {

@@ -1,0 +1,119 @@
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+/// The idempotency rules, against a real `scanpick serve` and its SQLite file.
+@Suite struct IdempotencyTests {
+    @Test func aReplayReturnsTheStoredAnswerByteForByteAndChangesNothing() async throws {
+        let fixture = try await PickingFixture()
+        let a1 = fixture.tasks[0]
+        let first = try await fixture.scan(a1, "036000291452", key: "scan-1")
+        _ = try await fixture.pick(a1, qty: 1)  // the task moves on after the first scan
+        let replay = try await fixture.scan(a1, "036000291452", key: "scan-1")
+        #expect(replay.status == first.status)
+        #expect(replay.body == first.body)
+        #expect(replay.headers["idempotent-replayed"] == "true")
+        #expect(first.headers["idempotent-replayed"] == nil)
+        #expect(try await fixture.picked(a1) == 2)
+        #expect(fixture.server.log.contains(#""replayed":true"#))
+    }
+
+    @Test func theSameKeyForAnotherRequestIsRefused() async throws {
+        let fixture = try await PickingFixture()
+        #expect(try await fixture.pick(fixture.tasks[0], qty: 1, key: "k").status == 200)
+        let reused = try await fixture.pick(fixture.tasks[0], qty: 2, key: "k")
+        #expect(reused.status == 422)
+        #expect(reused.errorCode == "idempotency_key_reused")
+        #expect(try await fixture.picked(fixture.tasks[0]) == 1)
+    }
+
+    @Test func theKeyMayComeAsAHeaderButBothMustAgree() async throws {
+        let fixture = try await PickingFixture()
+        let body: [String: Any] = ["pickTaskId": fixture.tasks[1], "qty": 1, "workerId": "w", "at": "t"]
+        let missing = try await fixture.acme.post("/api/picking/pick", json: body)
+        #expect(missing.status == 400)
+        let viaHeader = try await fixture.acme.post("/api/picking/pick", json: body, headers: ["Idempotency-Key": "h1"])
+        #expect(viaHeader.status == 200)
+        let replay = try await fixture.acme.post("/api/picking/pick", json: body, headers: ["Idempotency-Key": "h1"])
+        #expect(replay.headers["idempotent-replayed"] == "true")
+        var both = body
+        both["idempotencyKey"] = "h2"
+        let disagree = try await fixture.acme.post("/api/picking/pick", json: both, headers: ["Idempotency-Key": "h3"])
+        #expect(disagree.status == 400)
+        for bad in ["", "has space", String(repeating: "x", count: 256), "naïve"] {
+            both["idempotencyKey"] = bad
+            #expect(try await fixture.acme.post("/api/picking/pick", json: both).status == 400, "\(bad)")
+        }
+        #expect(try await fixture.picked(fixture.tasks[1]) == 1)
+    }
+
+    @Test func aRefusalIsNotStoredSoARetryIsJudgedAfresh() async throws {
+        let fixture = try await PickingFixture()
+        let c2 = fixture.tasks[2]  // 1 unit required
+        let refused = try await fixture.pick(c2, qty: 2, key: "retry-me")
+        #expect(refused.errorCode == "over_pick")
+        // Support raises the order's quantity; the same action with the same key now goes through.
+        _ = try await fixture.acme.post(
+            "/api/orders",
+            json: [
+                "orders": [
+                    [
+                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
+                        "lines": [["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 2]],
+                    ]
+                ]
+            ])
+        let retried = try await fixture.pick(c2, qty: 2, key: "retry-me")
+        #expect(retried.status == 200)
+        #expect(retried.headers["idempotent-replayed"] == nil)
+        #expect(try await fixture.picked(c2) == 2)
+    }
+
+    @Test func aReplayStillReplaysAfterARestart() async throws {
+        let fixture = try await PickingFixture()
+        let first = try await fixture.scan(fixture.tasks[0], "036000291452", key: "durable")
+        try fixture.server.restart()
+        let client = APIClient(fixture.server.baseURL, token: ServerProcess.tokens["acme"])
+        let replay = try await client.post(
+            "/api/picking/submit-scan",
+            json: [
+                "pickTaskId": fixture.tasks[0], "barcode": "036000291452", "scannedAt": "2026-11-30T10:00:00Z",
+                "idempotencyKey": "durable", "workerId": "worker-003",
+            ])
+        #expect(replay.body == first.body)
+        #expect(replay.headers["idempotent-replayed"] == "true")
+    }
+
+    @Test func twentyConcurrentRequestsWithOneKeyHaveOneEffect() async throws {
+        let fixture = try await PickingFixture()
+        let a1 = fixture.tasks[0]
+        let replies = try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
+            for _ in 0..<20 { group.addTask { try await fixture.scan(a1, "036000291452", key: "same-key") } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(replies.count == 20)
+        #expect(replies.allSatisfy { $0.status == 200 || ($0.status == 409 && $0.errorCode == "request_in_progress") })
+        let fresh = replies.filter { $0.status == 200 && $0.headers["idempotent-replayed"] == nil }
+        #expect(fresh.count == 1)
+        #expect(try await fixture.picked(a1) == 1)
+    }
+
+    @Test func aKeyStillRunningGets409() async throws {
+        let fixture = try await PickingFixture()
+        // Hold SQLite's write lock from outside, as a slow disk would: the first request waits inside
+        // its transaction while it holds the key.
+        let blocker = try Database(path: fixture.server.databasePath)
+        try blocker.execute("BEGIN IMMEDIATE")
+        async let first = fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
+        #expect(second.status == 409)
+        #expect(second.errorCode == "request_in_progress")
+        try blocker.execute("COMMIT")
+        #expect(try await first.status == 200)
+        #expect(try await fixture.picked(fixture.tasks[0]) == 1)
+        let third = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
+        #expect(third.headers["idempotent-replayed"] == "true")
+    }
+}

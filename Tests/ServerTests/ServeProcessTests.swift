@@ -1,0 +1,97 @@
+import Digest
+import Foundation
+import HTTPServing
+import TestSupport
+import Testing
+
+@testable import Server
+
+/// The `scanpick serve` process itself: logging, shutdown, configuration, key retention.
+@Suite struct ServeProcessTests {
+    @Test func logsOneLinePerRequestWithoutTheToken() async throws {
+        let fixture = try await PickingFixture()
+        _ = try await fixture.scan(fixture.tasks[0], "036000291452")
+        _ = try await APIClient(fixture.server.baseURL, token: "secret-wrong-token").get("/api/batches/x")
+        let lines = fixture.server.log.split(separator: "\n").map(String.init)
+        let scan = try #require(lines.first { $0.contains("/api/picking/submit-scan") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.utf8)) as? [String: Any])
+        #expect(object["method"] as? String == "POST")
+        #expect(object["status"] as? Int == 200)
+        #expect(object["org"] as? String == "acme")
+        #expect(object["ms"] is Double)
+        #expect(lines.contains { $0.contains(#""status":401"#) })
+        for token in ServerProcess.tokens.values + ["secret-wrong-token"] {
+            #expect(!fixture.server.log.contains(token))
+        }
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func stopsCleanlyOnASignal(signal: Int32) async throws {
+        let server = try ServerProcess()
+        #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
+        #expect(try server.end(signal: signal) == 0)
+        #expect(server.log.contains(#""event":"stopped""#))
+    }
+
+    @Test func refusesAnAddressInUseAndABadConfigClearly() throws {
+        let server = try ServerProcess()
+        let port = server.baseURL.port ?? 0
+        let busy = try ProcessRunner.scanpick(["serve", "--config", server.configPath, "--listen", "127.0.0.1:\(port)"])
+        #expect(busy.status == 1)
+        #expect(busy.standardError.contains("already in use"))
+
+        let folder = try TemporaryDirectory()
+        let config = try folder.write(
+            "bad.json",
+            text:
+                #"{"listen": "127.0.0.1:0", "organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}, "lsten": 1}"#
+        )
+        let bad = try ProcessRunner.scanpick(["serve", "--config", config])
+        #expect(bad.status == 1)
+        #expect(bad.standardError.contains(#""lsten" is not a known setting"#))
+        let badHash = try folder.write("hash.json", text: #"{"organisations": {"acme": {"tokenSha256": ["abc"]}}}"#)
+        #expect(
+            try ProcessRunner.scanpick(["serve", "--config", badHash]).standardError.contains(
+                "organisations.acme.tokenSha256"))
+    }
+
+    @Test func tokenNewPrintsATokenAndItsHash() throws {
+        let made = try ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
+        #expect(made.status == 0)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(made.standardOutput.utf8)) as? [String: String])
+        let token = try #require(object["token"])
+        #expect(token.count >= 40)
+        #expect(object["tokenSha256"] == SHA256.hex(of: token))
+        let other = try ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
+        #expect(other.standardOutput != made.standardOutput)
+        #expect(try ProcessRunner.scanpick(["token", "new"]).status == 2)
+    }
+
+    @Test func storedKeysArePrunedAfterTheRetentionPeriod() throws {
+        let folder = try TemporaryDirectory()
+        let configuration = ServerConfiguration(
+            listen: ListenAddress(host: "127.0.0.1", port: 0), databasePath: folder.file("s.sqlite"),
+            organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7)
+        let api = try ScanPickAPI(configuration: configuration, log: { _ in })
+        func post(_ path: String, _ json: String) -> HTTPResponse {
+            api.handle(
+                HTTPRequest(method: "POST", path: path, headers: ["authorization": "Bearer t"], body: Array(json.utf8)))
+        }
+        _ = post(
+            "/api/orders",
+            #"{"orders":[{"id":"o","carrier":"c","zone":"z","shipBy":"d","lines":[{"id":"l","sku":"s","location":"A","barcode":"1","qty":5}]}]}"#
+        )
+        let batch = post("/api/batches", #"{"filters":{}}"#)
+        let task = try #require(
+            String(decoding: batch.body, as: UTF8.self).split(separator: "\"").first { $0.hasPrefix("task-") })
+        let pick = #"{"pickTaskId":"\#(task)","qty":1,"idempotencyKey":"old","workerId":"w","at":"t"}"#
+        #expect(post("/api/picking/pick", pick).status == 200)
+        #expect(try api.pruneIdempotencyKeys(now: Date().addingTimeInterval(6 * 86_400)) == 0)
+        #expect(post("/api/picking/pick", pick).headers.contains { $0.0 == "Idempotent-Replayed" })
+        #expect(try api.pruneIdempotencyKeys(now: Date().addingTimeInterval(8 * 86_400)) == 1)
+        let afterPrune = post("/api/picking/pick", pick)
+        #expect(afterPrune.status == 200)
+        #expect(!afterPrune.headers.contains { $0.0 == "Idempotent-Replayed" })
+    }
+}

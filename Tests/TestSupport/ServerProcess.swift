@@ -1,0 +1,124 @@
+import Digest
+import Foundation
+import Synchronization
+
+/// A real `scanpick serve` process on a free loopback port with its own config and SQLite file,
+/// for integration tests. Two organisations are configured, with the tokens in ``tokens``.
+///
+///     let server = try ServerProcess()
+///     let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+///     try server.stop()
+public final class ServerProcess: Sendable {
+    /// Bearer tokens by organisation (their SHA-256 is what the config holds).
+    public static let tokens = ["acme": "test-token-acme", "globex": "test-token-globex"]
+
+    public let folder: TemporaryDirectory
+    public let configPath: String
+    public let databasePath: String
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var process: Process?
+        var baseURL = URL(fileURLWithPath: "/")
+        var log = LogBuffer()
+    }
+
+    /// Starts a server; `extraConfig` is merged into the config's top level (e.g. retention).
+    public init(extraConfig: [String: Any] = [:]) throws {
+        folder = try TemporaryDirectory("scanpick-server")
+        databasePath = folder.file("server.sqlite")
+        var organisations: [String: Any] = [:]
+        for (org, token) in Self.tokens { organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]] }
+        var config: [String: Any] = ["listen": "127.0.0.1:0", "database": databasePath, "organisations": organisations]
+        config.merge(extraConfig) { _, new in new }
+        configPath = try folder.write("server.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
+        try start()
+    }
+
+    /// The server's current address (it changes on restart).
+    public var baseURL: URL { state.withLock { $0.baseURL } }
+
+    /// Everything the server has logged so far (standard error).
+    public var log: String { state.withLock { $0.log.text } }
+
+    /// Starts the process (again, on the same database) and waits until it listens.
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
+        process.arguments = ["serve", "--config", configPath]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let buffer = LogBuffer()
+        errors.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let address = buffer.listeningAddress {
+                state.withLock {
+                    $0.process = process
+                    $0.log = buffer
+                    $0.baseURL = URL(string: "http://\(address)")!
+                }
+                return
+            }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        process.terminate()
+        throw ServerProcessError(message: "scanpick serve did not start: \(buffer.text)")
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    @discardableResult
+    public func stop() throws -> Int32 { try end(signal: SIGTERM) }
+
+    /// Sends `signal` (e.g. SIGKILL for a crash) and waits for the process to end.
+    @discardableResult
+    public func end(signal: Int32) throws -> Int32 {
+        guard let process = state.withLock({ $0.process }) else { return 0 }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        state.withLock { $0.process = nil }
+        return process.terminationStatus
+    }
+
+    /// Stops and starts again on the same database.
+    public func restart() throws {
+        try stop()
+        try start()
+    }
+
+    deinit {
+        if let process = state.withLock({ $0.process }), process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+}
+
+/// Standard error of a server, collected as it arrives.
+final class LogBuffer: Sendable {
+    private let data = Mutex(Data())
+
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// The address from the `{"event":"listening","address":"…"}` line, once it is there.
+    var listeningAddress: String? {
+        for line in text.split(separator: "\n") where line.contains(#""event":"listening""#) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                continue
+            }
+            return object["address"] as? String
+        }
+        return nil
+    }
+}
+
+public struct ServerProcessError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
