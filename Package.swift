@@ -65,6 +65,9 @@ let package = Package(
                 "ConfigFile",
             ]),
 
+        // Load generators for scripts/bench-* (not shipped; no product depends on it).
+        .executableTarget(name: "scanpick-bench", path: "Sources/ScanPickBench"),
+
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
         .target(name: "TestSupport", dependencies: ["Digest"], path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),

@@ -72,8 +72,8 @@ public final class ScanPickAPI: Sendable {
         guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
             throw APIError.unauthorized
         }
-        let token = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, let org = organisationByTokenHash[SHA256.hex(of: token)] else {
+        let token = header.dropFirst("bearer ".count).drop { $0 == " " }
+        guard !token.isEmpty, let org = organisationByTokenHash[SHA256.hex(of: String(token))] else {
             throw APIError.unauthorized
         }
         return org
@@ -122,9 +122,7 @@ public final class ScanPickAPI: Sendable {
 
     /// Runs `body` in one immediate transaction for `org`.
     private func transaction<T: Sendable>(_ org: String, _ body: @escaping (PickingStore) throws -> T) throws -> T {
-        try database.write { db in
-            try db.transaction { try body(PickingStore(db: db, org: org, now: Self.timestamp())) }
-        }
+        try database.groupCommit { db in try body(PickingStore(db: db, org: org, now: Self.timestamp())) }
     }
 
     /// The idempotency protocol around a mutation: resolve the key, refuse a key already running
@@ -143,22 +141,20 @@ public final class ScanPickAPI: Sendable {
 
         guard inFlight.claim(org: org, key: key) else { throw APIError.inProgress }
         defer { inFlight.release(org: org, key: key) }
-        return try database.write { db in
-            try db.transaction {
-                if let stored = try db.row(
-                    "SELECT request_hash, status, body FROM idempotency_keys WHERE org = ? AND key = ?", [org, key])
-                {
-                    guard try stored.string("request_hash") == fingerprint else { throw APIError.keyReused }
-                    return .json(
-                        try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
-                }
-                let store = PickingStore(db: db, org: org, now: Self.timestamp())
-                let answer = JSONCoding.encode(try operation(store, body, key))
-                try db.run(
-                    "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
-                return .json(status, answer)
+        return try database.groupCommit { db in
+            if let stored = try db.row(
+                "SELECT request_hash, status, body FROM idempotency_keys WHERE org = ? AND key = ?", [org, key])
+            {
+                guard try stored.string("request_hash") == fingerprint else { throw APIError.keyReused }
+                return .json(
+                    try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
             }
+            let store = PickingStore(db: db, org: org, now: Self.timestamp())
+            let answer = JSONCoding.encode(try operation(store, body, key))
+            try db.run(
+                "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
+            return .json(status, answer)
         }
     }
 

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -63,5 +65,54 @@ import Testing
         #expect(throws: DatabaseError.schemaTooNew(found: 2, known: 1)) {
             try DatabaseQueue(path: path, migrations: first)
         }
+    }
+}
+
+@Suite struct GroupCommitTests {
+    @Test func concurrentWritersAllLandAndEachSeesItsOwnResult() throws {
+        let folder = try TemporaryDirectory()
+        let queue = try DatabaseQueue(
+            path: folder.file("g.sqlite"),
+            migrations: [Migration(version: 1, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
+        let results = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 400) { index in
+            let changed = try? queue.groupCommit { db in try db.run("INSERT INTO t VALUES (?)", [index]) }
+            results.withLock { $0.append(changed ?? -1) }
+        }
+        #expect(results.withLock { $0 }.allSatisfy { $0 == 1 })
+        #expect(try queue.write { try $0.row("SELECT COUNT(*) AS n FROM t")?.int("n") } == 400)
+    }
+
+    @Test func aFailingWriterRollsBackOnlyItsOwnChanges() throws {
+        let folder = try TemporaryDirectory()
+        let queue = try DatabaseQueue(
+            path: folder.file("g.sqlite"),
+            migrations: [Migration(version: 1, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
+        struct Refused: Error {}
+        let outcomes = Mutex<[Bool]>([])
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            do {
+                try queue.groupCommit { db in
+                    try db.run("INSERT INTO t VALUES (?)", [index])
+                    if index % 2 == 1 { throw Refused() }
+                }
+                outcomes.withLock { $0.append(true) }
+            } catch {
+                outcomes.withLock { $0.append(error is Refused ? false : true) }
+            }
+        }
+        #expect(outcomes.withLock { $0.filter { $0 }.count } == 100)
+        let kept = try queue.write { db in try db.rows("SELECT k FROM t").map { try $0.int("k") } }
+        #expect(kept.count == 100)
+        #expect(kept.allSatisfy { $0 % 2 == 0 })
+    }
+
+    @Test func aWriteIsVisibleToANewConnectionWhenItReturns() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("g.sqlite")
+        let queue = try DatabaseQueue(
+            path: path, migrations: [Migration(version: 1, sql: "CREATE TABLE t (k INTEGER)")])
+        try queue.groupCommit { db in try db.run("INSERT INTO t VALUES (7)") }
+        #expect(try Database(path: path).row("SELECT k FROM t")?.int("k") == 7)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Wire
@@ -24,5 +25,25 @@ import Testing
         #expect(!GTIN.hasValidCheckDigit("5901234123458"))
         #expect(GTIN.hasValidCheckDigit("96385074"))
         #expect(!GTIN.hasValidCheckDigit("123"))
+    }
+}
+
+@Suite struct TimestampTests {
+    @Test func formatsUTCWithMilliseconds() {
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_796_036_400.5)) == "2026-11-30T11:00:00.500Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 951_782_400.007)) == "2000-02-29T00:00:00.007Z")
+    }
+}
+
+@Suite struct JSONObjectWriterTests {
+    @Test func writesKeysInOrderWithEscapes() {
+        var line = JSONObjectWriter()
+        line.add("b", string: "q\"\\\n\u{1}")
+        line.add("a", number: -3)
+        line.add("ms", milliseconds: 12.3456)
+        line.add("small", milliseconds: 0.0004)
+        line.add("ok", bool: true)
+        #expect(line.finished() == #"{"b":"q\"\\\n\u0001","a":-3,"ms":12.346,"small":0.000,"ok":true}"#)
     }
 }

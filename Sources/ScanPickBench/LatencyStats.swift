@@ -1,0 +1,21 @@
+/// Throughput and latency percentiles of a run.
+struct LatencyStats {
+    var requests: Int
+    var seconds: Double
+    /// Per-request latencies in milliseconds.
+    var latencies: [Double]
+
+    var perSecond: Double { Double(requests) / seconds }
+
+    func percentile(_ p: Double) -> Double {
+        let sorted = latencies.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+
+    var json: String {
+        "{\"requests\":\(requests),\"perSecond\":\(Int(perSecond)),\"p50ms\":\(rounded(percentile(0.5))),\"p99ms\":\(rounded(percentile(0.99)))}"
+    }
+
+    private func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+}

@@ -1,0 +1,114 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `scanpick-bench`: load generators for the scripts/bench-* benchmarks. Not part of the product.
+///
+///     scanpick-bench http --port P --token T [--requests N] [--connections C]
+///
+/// Loads one order line with room for every scan, opens a batch, then runs GET /health (the HTTP
+/// floor) and POST /api/picking/submit-scan (each with a fresh idempotency key), first on one
+/// connection, then on C connections at once, and prints JSON.
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String, _ fallback: String? = nil) -> String {
+    if let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count { return arguments[index + 1] }
+    if let fallback { return fallback }
+    FileHandle.standardError.write(Data("scanpick-bench: --\(name) is required\n".utf8))
+    exit(2)
+}
+guard arguments.first == "http" else {
+    FileHandle.standardError.write(
+        Data("usage: scanpick-bench http --port P --token T [--requests N] [--connections C]\n".utf8))
+    exit(2)
+}
+let port = UInt16(option("port")) ?? 0
+let token = option("token")
+let barcode = "5901234123457"
+let requests = Int(option("requests", "2000")) ?? 2000
+let connections = Int(option("connections", "8")) ?? 8
+
+/// Makes the order and batch the scans go to; returns the pick task's id.
+func seed() throws -> String {
+    let client = try KeepAliveClient(host: "127.0.0.1", port: port)
+    let auth = ["Authorization": "Bearer \(token)"]
+    let order =
+        #"{"orders":[{"id":"bench-order","carrier":"BENCH","zone":"Z","shipBy":"2099-01-01","lines":[{"id":"l1","sku":"S","location":"A1","barcode":"\#(barcode)","qty":100000000}]}]}"#
+    _ = try client.send(method: "POST", path: "/api/orders", headers: auth, body: Array(order.utf8))
+    let batch = try client.send(
+        method: "POST", path: "/api/batches", headers: auth, body: Array(#"{"filters":{"carrier":"BENCH"}}"#.utf8))
+    guard batch.status == 201,
+        let object = try JSONSerialization.jsonObject(with: Data(batch.body)) as? [String: Any],
+        let tasks = object["tasks"] as? [[String: Any]], let id = tasks.first?["id"] as? String
+    else { throw BenchError("could not open a batch: \(String(decoding: batch.body, as: UTF8.self))") }
+    return id
+}
+let task = (try? seed()) ?? ""
+
+/// One request of a kind, built fresh each time (a scan needs a new key).
+typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])
+
+let health: RequestMaker = { ("GET", "/health", [:], []) }
+let scan: RequestMaker = {
+    let body =
+        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"2026-11-30T10:00:00Z","idempotencyKey":"\#(UUID().uuidString)","workerId":"bench"}"#
+    return (
+        "POST", "/api/picking/submit-scan", ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+        Array(body.utf8)
+    )
+}
+
+/// Sends `count` requests on each of `connectionCount` connections at once.
+func run(_ make: @escaping RequestMaker, count: Int, connectionCount: Int) throws -> LatencyStats {
+    let latencies = Mutex<[Double]>([])
+    let failures = Mutex<[String]>([])
+    let start = ContinuousClock.now
+    // One real thread per connection: concurrentPerform would run only one per core.
+    let finished = DispatchGroup()
+    let threads = (0..<connectionCount).map { _ in
+        finished.enter()
+        return Thread {
+            defer { finished.leave() }
+            do {
+                let client = try KeepAliveClient(host: "127.0.0.1", port: port)
+                var mine: [Double] = []
+                mine.reserveCapacity(count)
+                for _ in 0..<count {
+                    let request = make()
+                    let begin = ContinuousClock.now
+                    let status = try client.send(
+                        method: request.method, path: request.path, headers: request.headers, body: request.body
+                    ).status
+                    let elapsed = ContinuousClock.now - begin
+                    guard (200..<300).contains(status) else { throw BenchError("\(request.path) answered \(status)") }
+                    mine.append(
+                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                }
+                latencies.withLock { $0 += mine }
+            } catch {
+                failures.withLock { $0.append(String(describing: error)) }
+            }
+        }
+    }
+    threads.forEach { $0.start() }
+    finished.wait()
+    let elapsed = ContinuousClock.now - start
+    if let failure = failures.withLock({ $0.first }) { throw BenchError(failure) }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return LatencyStats(requests: count * connectionCount, seconds: seconds, latencies: latencies.withLock { $0 })
+}
+
+do {
+    _ = try run(health, count: 200, connectionCount: 1)  // warm up
+    _ = try run(scan, count: 100, connectionCount: 1)
+    let healthSequential = try run(health, count: requests, connectionCount: 1)
+    let scanSequential = try run(scan, count: requests, connectionCount: 1)
+    let perConnection = max(1, requests / connections)
+    let healthConcurrent = try run(health, count: perConnection, connectionCount: connections)
+    let scanConcurrent = try run(scan, count: perConnection, connectionCount: connections)
+    print(
+        #"{"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"connections":\#(connections)}"#
+    )
+} catch {
+    FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+    exit(1)
+}
