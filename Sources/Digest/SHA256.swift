@@ -12,10 +12,13 @@ public enum SHA256 {
         bytes.withUnsafeBufferPointer { input in
             _ = CCrypto.SHA256(input.baseAddress, input.count, &digest)
         }
-        return digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8](repeating: 0, count: digest.count * 2)
+        for (index, byte) in digest.enumerated() {
+            hex[2 * index] = digits[Int(byte >> 4)]
+            hex[2 * index + 1] = digits[Int(byte & 0x0F)]
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// Compares two strings in time that does not depend on where they differ.

@@ -4,11 +4,12 @@ import Synchronization
 
 /// `scanpick-bench`: load generators for the scripts/bench-* benchmarks. Not part of the product.
 ///
-///     scanpick-bench http --port P --token T [--requests N] [--connections C]
+///     scanpick-bench http --port P --token T [--requests N] [--connections C] [--disk DIR]
 ///
 /// Loads one order line with room for every scan, opens a batch, then runs GET /health (the HTTP
 /// floor) and POST /api/picking/submit-scan (each with a fresh idempotency key), first on one
-/// connection, then on C connections at once, and prints JSON.
+/// connection, then on C connections at once, and prints JSON. With --disk, it also times bare
+/// one-row durable SQLite commits in DIR (the storage floor).
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, _ fallback: String? = nil) -> String {
     if let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count { return arguments[index + 1] }
@@ -105,8 +106,10 @@ do {
     let perConnection = max(1, requests / connections)
     let healthConcurrent = try run(health, count: perConnection, connectionCount: connections)
     let scanConcurrent = try run(scan, count: perConnection, connectionCount: connections)
+    let disk = arguments.firstIndex(of: "--disk").map { arguments[$0 + 1] }
+    let bare = try disk.map { try bareCommitLatencies(directory: $0, count: requests).json } ?? "null"
     print(
-        #"{"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"connections":\#(connections)}"#
+        #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"connections":\#(connections)}"#
     )
 } catch {
     FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))

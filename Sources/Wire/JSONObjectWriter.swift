@@ -54,6 +54,12 @@ public struct JSONObjectWriter {
     /// Appends `value` as a JSON string literal: quotes, backslashes and control characters escaped.
     public static func appendQuoted(_ value: String, to text: inout String) {
         text += "\""
+        // Most values need no escaping: append them whole.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            text += value
+            text += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""

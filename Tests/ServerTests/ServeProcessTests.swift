@@ -95,3 +95,13 @@ import Testing
         #expect(!afterPrune.headers.contains { $0.0 == "Idempotent-Replayed" })
     }
 }
+
+@Suite struct DigestTests {
+    @Test func sha256MatchesKnownVectors() {
+        #expect(SHA256.hex(of: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(of: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.constantTimeEqual("abc", "abc"))
+        #expect(!SHA256.constantTimeEqual("abc", "abd"))
+        #expect(!SHA256.constantTimeEqual("abc", "abcd"))
+    }
+}
