@@ -104,6 +104,20 @@ import Testing
                 "/api/shipments",
                 json: ["orderId": "o1", "units": [["pickTaskId": task, "qty": 1]], "idempotencyKey": "s1"]
             ).status == 404)
+        // An order of the same id upserted by globex is globex's own; acme's is untouched.
+        let globexOrder = try await fixture.globex.post(
+            "/api/orders",
+            json: [
+                "orders": [
+                    [
+                        "id": "o1", "carrier": "UPS", "zone": "Z", "shipBy": "2027-01-01",
+                        "lines": [["id": "l1", "sku": "G", "location": "G1", "barcode": "1", "qty": 9]],
+                    ]
+                ]
+            ])
+        #expect(globexOrder.status == 200)
+        #expect(try await fixture.task(task)["qtyRequired"] as? Int == 3)
+        #expect(try await fixture.task(task)["sku"] as? String == "SKU-A1")
         // Keys are per organisation: globex's "k" does not replay acme's "k".
         let acmeScan = try await fixture.scan(task, "036000291452", key: "shared-key")
         #expect(acmeScan.status == 200)
