@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CShims/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // Linux rtnetlink (kernel headers only): a C target, so its module reaches every dependent.
+        .target(name: "CNetlink", path: "Sources/CShims/CNetlink"),
         .systemLibrary(
             name: "CTurboJPEG", path: "Sources/CShims/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
@@ -55,6 +57,10 @@ let package = Package(
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
 
+        // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
+        .target(name: "Queue", dependencies: ["Storage", "Wire", "CNetlink"]),
+        // The station: its configuration, pick-list cache, scan loop and page (built up by issues 4–6).
+        .target(name: "Station", dependencies: ["Queue", "Wire", "ConfigFile", "Storage"]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
         .target(name: "Server", dependencies: ["Wire", "Storage", "HTTPServing", "Digest", "ConfigFile"]),
 
@@ -62,7 +68,7 @@ let package = Package(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile",
+                "ConfigFile", "Queue", "Station", "Wire",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).

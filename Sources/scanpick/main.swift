@@ -5,7 +5,10 @@ import Foundation
 let tool = CommandLineTool(
     name: "scanpick",
     abstract: "ScanPick Station: barcode scanning and a durable pick queue for warehouse pick stations.",
-    commands: [DecodeCommand.self, ScoreCommand.self, ServeCommand.self, TokenCommand.self])
+    commands: [
+        DecodeCommand.self, ScoreCommand.self, ServeCommand.self, TokenCommand.self, TapCommand.self, QueueCommand.self,
+        DrainCommand.self, StatusCommand.self,
+    ])
 
 let status = await tool.main(
     Array(CommandLine.arguments.dropFirst()),

@@ -1,0 +1,242 @@
+import Foundation
+import Storage
+import Wire
+
+/// The station's durable outbox of taps and scans, in SQLite (WAL, synchronous=FULL). `enqueue`
+/// returns only when the action is on disk, and it can commit the caller's own local change in the
+/// same transaction (the pick list's row flips and its action is queued together, or neither).
+///
+///     let queue = try ActionQueue(path: "var/station.sqlite")
+///     try queue.enqueue(action) { db in try db.run("UPDATE pick_list SET ...") }
+public final class ActionQueue: Sendable {
+    public let database: DatabaseQueue
+
+    /// Opens the queue database, creating or migrating its tables; `migrations` adds the tables of
+    /// whoever shares the file (the station's pick-list cache).
+    public init(path: String, extraMigrations: [Migration] = []) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        database = try DatabaseQueue(path: path, migrations: QueueSchema.migrations + extraMigrations)
+    }
+
+    /// Queues `action` durably, running `alongside` (the caller's local change) in the same
+    /// transaction; returns the action's id.
+    @discardableResult
+    public func enqueue(_ action: NewAction, alongside: ((Database) throws -> Void)? = nil) throws -> Int {
+        try database.write { db in
+            try db.transaction {
+                try alongside?(db)
+                let now = Timestamp.iso8601()
+                try db.run(
+                    """
+                    INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+                    """,
+                    [
+                        action.org, action.kind.rawValue, action.pickTaskId, action.label, action.payload,
+                        action.idempotencyKey, now, now,
+                    ])
+                return try db.row("SELECT last_insert_rowid() AS id")?.int("id") ?? 0
+            }
+        }
+    }
+
+    /// Every action, oldest first (optionally only some states).
+    public func actions(in states: Set<ActionState> = Set(ActionState.allCases)) throws -> [QueuedAction] {
+        try database.write { db in
+            try db.rows("SELECT * FROM actions ORDER BY id").map(QueuedAction.init).filter { states.contains($0.state) }
+        }
+    }
+
+    public func action(_ id: Int) throws -> QueuedAction? {
+        try database.write { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
+    }
+
+    /// How many actions are in each state, and the last delivery time.
+    public func counts() throws -> QueueCounts {
+        try database.write { db in
+            var counts = QueueCounts()
+            for row in try db.rows("SELECT state, COUNT(*) AS n FROM actions GROUP BY state") {
+                let n = try row.int("n")
+                switch ActionState(rawValue: try row.string("state")) {
+                case .pending: counts.pending = n
+                case .inFlight: counts.inFlight = n
+                case .sent: counts.sent = n
+                case .dead: counts.dead = n
+                case nil: break
+                }
+            }
+            counts.lastSyncAt = try db.row("SELECT value FROM queue_state WHERE key = 'lastSyncAt'")?.string("value")
+            return counts
+        }
+    }
+
+    /// Pick tasks with an action not yet confirmed sent (pending or inFlight), for the pick list.
+    public func tasksWithUnsentActions(org: String) throws -> Set<String> {
+        try database.write { db in
+            Set(
+                try db.rows(
+                    "SELECT DISTINCT pick_task_id FROM actions WHERE org = ? AND state IN ('pending', 'inFlight')",
+                    [org]
+                ).map { try $0.string("pick_task_id") })
+        }
+    }
+
+    /// SQLite's `data_version`: it changes when another connection (another process) commits.
+    public func dataVersion() throws -> Int {
+        try database.write { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }
+    }
+
+    // MARK: Support: retry and clear dead letters
+
+    /// Puts a dead action back in line (it keeps its place by age and its idempotency key).
+    public func retry(_ id: Int, by actor: String) throws(QueueError) {
+        try changeDead(id) { db, action in
+            try db.run(
+                "UPDATE actions SET state = 'pending', next_attempt_at = 0, updated_at = ? WHERE id = ?",
+                [Timestamp.iso8601(), id])
+            try Self.log(db, event: "retry", action: action, actor: actor)
+        }
+    }
+
+    /// Removes a dead action, keeping a full record of it in the station log.
+    public func clear(_ id: Int, by actor: String) throws(QueueError) {
+        try changeDead(id) { db, action in
+            try db.run("DELETE FROM actions WHERE id = ?", [id])
+            try Self.log(db, event: "clear", action: action, actor: actor)
+        }
+    }
+
+    /// The station log (retries and clears), newest first.
+    public func log(limit: Int = 100) throws -> [StationLogEntry] {
+        try database.write { db in
+            try db.rows("SELECT * FROM station_log ORDER BY id DESC LIMIT ?", [limit]).map { row in
+                StationLogEntry(
+                    at: try row.string("at"), event: try row.string("event"),
+                    actionId: try row.optionalInt("action_id"),
+                    actor: try row.optionalString("actor"), detail: try row.string("detail"))
+            }
+        }
+    }
+
+    private func changeDead(_ id: Int, _ change: @escaping (Database, QueuedAction) throws -> Void) throws(QueueError) {
+        do {
+            try database.write { db in
+                try db.transaction {
+                    guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
+                    else {
+                        throw QueueError.noSuchAction(id)
+                    }
+                    guard action.state == .dead else { throw QueueError.notDead(id, action.state) }
+                    try change(db, action)
+                }
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    private static func log(_ db: Database, event: String, action: QueuedAction, actor: String) throws {
+        var detail = JSONObjectWriter()
+        detail.add("org", string: action.org)
+        detail.add("kind", string: action.kind.rawValue)
+        detail.add("pickTaskId", string: action.pickTaskId)
+        detail.add("label", string: action.label)
+        detail.add("idempotencyKey", string: action.idempotencyKey)
+        detail.add("tries", number: action.tries)
+        if let status = action.lastStatus { detail.add("lastStatus", number: status) }
+        if let error = action.lastError { detail.add("lastError", string: error) }
+        detail.add("payload", string: String(decoding: action.payload, as: UTF8.self))
+        try db.run(
+            "INSERT INTO station_log (at, event, action_id, actor, detail) VALUES (?, ?, ?, ?, ?)",
+            [Timestamp.iso8601(), event, action.id, actor, detail.finished()])
+    }
+
+    // MARK: The drainer's bookkeeping
+
+    /// Returns every inFlight action to pending: run by a drainer that holds the drain lock, so any
+    /// inFlight row is a leftover of a drainer that died mid-send (the server's idempotency makes the
+    /// resend safe).
+    @discardableResult
+    func recoverInFlight() throws -> Int {
+        try database.write { db in
+            try db.run(
+                "UPDATE actions SET state = 'pending', updated_at = ? WHERE state = 'inFlight'", [Timestamp.iso8601()])
+        }
+    }
+
+    /// The oldest pending action: the head of the line.
+    func head() throws -> QueuedAction? {
+        try database.write { db in
+            try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(QueuedAction.init)
+        }
+    }
+
+    /// Marks the action in flight (durably) before it is sent.
+    func markInFlight(_ id: Int) throws {
+        try database.write { db in
+            _ = try db.run(
+                "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(), id])
+        }
+    }
+
+    /// Records a try's outcome.
+    func record(_ id: Int, state: ActionState, status: Int?, error: String?, nextAttemptAt: Double, now: Date) throws {
+        try database.write { db in
+            try db.transaction {
+                try db.run(
+                    """
+                    UPDATE actions SET state = ?, tries = tries + 1, last_status = ?, last_error = ?, next_attempt_at = ?,
+                        updated_at = ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END
+                    WHERE id = ?
+                    """,
+                    [
+                        state.rawValue, status, error, nextAttemptAt, Timestamp.iso8601(now), state.rawValue,
+                        now.timeIntervalSince1970, id,
+                    ])
+                if state == .sent {
+                    try db.run(
+                        "INSERT INTO queue_state (key, value) VALUES ('lastSyncAt', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        [Timestamp.iso8601(now)])
+                }
+            }
+        }
+    }
+
+    /// Deletes sent actions older than `retention` (they are kept a while for the diagnostics history).
+    @discardableResult
+    public func pruneSent(olderThan retention: TimeInterval, now: Date = Date()) throws -> Int {
+        try database.write { db in
+            try db.run(
+                "DELETE FROM actions WHERE state = 'sent' AND sent_at < ?", [now.timeIntervalSince1970 - retention])
+        }
+    }
+}
+
+/// One entry of the station log: what support did to the queue, when, and by whom.
+public struct StationLogEntry: Sendable, Equatable {
+    public var at: String
+    public var event: String
+    public var actionId: Int?
+    public var actor: String?
+    /// The action as it was (JSON), so cleared work can be reconstructed.
+    public var detail: String
+}
+
+/// A queue operation that cannot be done, with why.
+public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchAction(Int)
+    case notDead(Int, ActionState)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .noSuchAction(let id): "there is no action #\(id) in the queue (see `scanpick queue`)"
+        case .notDead(let id, let state):
+            "action #\(id) is \(state.rawValue), not dead: only dead letters can be retried or cleared"
+        case .storage(let message): "the queue database failed: \(message)"
+        }
+    }
+}

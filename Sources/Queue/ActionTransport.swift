@@ -1,0 +1,72 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Delivers one queued action to the ScanPick API.
+public protocol ActionTransport: Sendable {
+    func deliver(_ action: QueuedAction) async -> DeliveryOutcome
+}
+
+/// The ScanPick API over HTTP with Foundation's URLSession: POSTs the action's stored body to its
+/// route with the organisation's bearer token and the `Idempotency-Key` header.
+///
+///     let transport = HTTPActionTransport(server: url, tokens: ["acme": token], timeout: 10)
+public final class HTTPActionTransport: ActionTransport {
+    public let server: URL
+    private let tokens: [String: String]
+    private let session: URLSession
+
+    public init(server: URL, tokens: [String: String], timeout: TimeInterval) {
+        self.server = server
+        self.tokens = tokens
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.httpMaximumConnectionsPerHost = 4
+        session = URLSession(configuration: configuration)
+    }
+
+    public func deliver(_ action: QueuedAction) async -> DeliveryOutcome {
+        guard let token = tokens[action.org] else {
+            return .transient(
+                status: nil, reason: "no token configured for organisation \(action.org)", retryAfter: nil)
+        }
+        var request = URLRequest(url: server.appendingPathComponent(action.kind.path))
+        request.httpMethod = "POST"
+        request.httpBody = Data(action.payload)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue(action.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+        do {
+            let (body, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else {
+                return .transient(status: nil, reason: "not an HTTP response", retryAfter: nil)
+            }
+            return DeliveryOutcome.classify(
+                status: http.statusCode, body: body, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"))
+        } catch {
+            return .transient(status: nil, reason: Self.describe(error), retryAfter: nil)
+        }
+    }
+
+    /// GET /health with a short timeout: whether the server answers at all.
+    public func isReachable(timeout: TimeInterval) async -> Bool {
+        var request = URLRequest(url: server.appendingPathComponent("/health"))
+        request.timeoutInterval = timeout
+        guard let (_, response) = try? await session.data(for: request) else { return false }
+        return (response as? HTTPURLResponse)?.statusCode == 200
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        switch nsError.code {
+        case NSURLErrorTimedOut: return "timed out waiting for the server"
+        case NSURLErrorCannotConnectToHost: return "cannot connect to the server (connection refused)"
+        case NSURLErrorNetworkConnectionLost: return "the connection was lost"
+        case NSURLErrorNotConnectedToInternet: return "no network"
+        default: return nsError.localizedDescription
+        }
+    }
+}

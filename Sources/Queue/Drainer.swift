@@ -1,0 +1,111 @@
+import Foundation
+
+/// Sends queued actions to the server, oldest first, one at a time, each with its original key:
+///
+/// - 2xx → `sent`, and on to the next;
+/// - transient failure → stays `pending`, the pass stops, the next try waits for the backoff;
+/// - any other 4xx → `dead` with the server's answer kept, and on to the next (a dead letter never
+///   blocks what is behind it).
+///
+/// Only one drainer runs per database at a time (``DrainLock``), across processes. The action is
+/// marked `inFlight` durably before it is sent; a drainer that died mid-send leaves it inFlight, and
+/// the next pass returns it to pending and sends it again (the server's idempotency makes that safe).
+///
+///     let drainer = Drainer(queue: queue, transport: transport, backoff: policy)
+///     let pass = await drainer.drainPass()
+public final class Drainer: Sendable {
+    public let queue: ActionQueue
+    private let transport: any ActionTransport
+    private let backoff: BackoffPolicy
+    private let lockPath: String
+    private let now: @Sendable () -> Date
+    private let unitRandom: @Sendable () -> Double
+
+    /// `now` and `unitRandom` are injectable so tests set the time and the jitter instead of sleeping.
+    public init(
+        queue: ActionQueue, transport: any ActionTransport, backoff: BackoffPolicy,
+        now: @escaping @Sendable () -> Date = { Date() },
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.queue = queue
+        self.transport = transport
+        self.backoff = backoff
+        self.lockPath = queue.database.path + ".drain-lock"
+        self.now = now
+        self.unitRandom = unitRandom
+    }
+
+    /// One pass over the line. `onEvent` hears about each action as it is settled. A person running
+    /// `scanpick drain` wants it now: `honouringBackoff: false` sends the head even if it is not due.
+    public func drainPass(honouringBackoff: Bool = true, onEvent: (DrainEvent) -> Void = { _ in }) async throws
+        -> DrainPass
+    {
+        guard let lock = DrainLock(path: lockPath) else { return DrainPass(stop: .anotherDrainer) }
+        defer { withExtendedLifetime(lock) {} }
+        try queue.recoverInFlight()
+        var pass = DrainPass(stop: .empty)
+        while let action = try queue.head() {
+            let start = now()
+            if honouringBackoff && action.nextAttemptAt > start.timeIntervalSince1970 {
+                pass.stop = .notDue(until: Date(timeIntervalSince1970: action.nextAttemptAt))
+                break
+            }
+            try queue.markInFlight(action.id)
+            let outcome = await transport.deliver(action)
+            let settled = now()
+            switch outcome {
+            case .delivered(let status):
+                try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: 0, now: settled)
+                pass.sent += 1
+                onEvent(.sent(action, status: status))
+            case .refused(let status, let reason):
+                try queue.record(action.id, state: .dead, status: status, error: reason, nextAttemptAt: 0, now: settled)
+                pass.dead += 1
+                onEvent(.dead(action, status: status, reason: reason))
+            case .transient(let status, let reason, let retryAfter):
+                let wait = backoff.delay(afterTries: action.tries + 1, retryAfter: retryAfter, unitRandom: unitRandom())
+                let next = settled.addingTimeInterval(wait)
+                try queue.record(
+                    action.id, state: .pending, status: status, error: reason,
+                    nextAttemptAt: next.timeIntervalSince1970,
+                    now: settled)
+                pass.stop = .transient(reason: reason, retryAt: next)
+                onEvent(.retryLater(action, status: status, reason: reason, retryAt: next))
+                return pass
+            }
+        }
+        return pass
+    }
+}
+
+/// What one drain pass did and why it stopped.
+public struct DrainPass: Sendable, Equatable {
+    public var sent = 0
+    public var dead = 0
+    public var stop: Stop
+
+    public init(sent: Int = 0, dead: Int = 0, stop: Stop) {
+        self.sent = sent
+        self.dead = dead
+        self.stop = stop
+    }
+
+    /// Why a pass ended.
+    public enum Stop: Sendable, Equatable {
+        /// Nothing pending is left.
+        case empty
+        /// The head of the line waits for its backoff until this time.
+        case notDue(until: Date)
+        /// The head failed transiently (the network is down for everyone); retry at this time.
+        case transient(reason: String, retryAt: Date)
+        /// Another process is draining this database.
+        case anotherDrainer
+    }
+}
+
+/// One action settled by a pass.
+public enum DrainEvent: Sendable {
+    case sent(QueuedAction, status: Int)
+    case dead(QueuedAction, status: Int, reason: String)
+    case retryLater(QueuedAction, status: Int?, reason: String, retryAt: Date)
+}

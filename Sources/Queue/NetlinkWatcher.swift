@@ -1,0 +1,57 @@
+internal import CNetlink
+import Foundation
+
+/// Hears Linux rtnetlink notifications (links up or down, addresses and routes added or removed)
+/// on a thread of its own and calls `onChange` for each burst, so the network monitor can probe the
+/// server at once instead of waiting for its next timer.
+///
+///     let watcher = NetlinkWatcher { monitor.probeNow() }
+///     watcher.stop()
+public final class NetlinkWatcher: @unchecked Sendable {
+    // `descriptor` is set once in init; `stopped` is guarded by `lock`.
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// Starts watching; nil if the netlink socket cannot be opened (then only the timer probes).
+    public init?(onChange: @escaping @Sendable () -> Void) {
+        let descriptor = scanpick_netlink_open_route_monitor()
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+        let thread = Thread { [self] in self.readLoop(onChange) }
+        thread.name = "scanpick-netlink"
+        thread.start()
+    }
+
+    public func stop() {
+        lock.withLock {
+            guard !stopped else { return }
+            stopped = true
+            shutdown(descriptor, Int32(SHUT_RDWR))
+        }
+    }
+
+    deinit { stop() }
+
+    private func readLoop(_ onChange: @Sendable () -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 500)
+            if lock.withLock({ stopped }) { break }
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if count <= 0 {
+                if errno == EAGAIN || errno == EINTR || errno == ENOBUFS { continue }
+                break
+            }
+            // Drain the rest of a burst (one change often sends several messages), then report once.
+            while buffer.withUnsafeMutableBytes({ recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0
+            {}
+            onChange()
+        }
+        close(descriptor)
+    }
+}

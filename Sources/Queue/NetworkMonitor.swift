@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+
+/// Tells whether the ScanPick server is reachable, and reports the online/offline edges: a cheap
+/// `GET /health` probe with a short timeout, run on a timer and at once whenever rtnetlink says the
+/// network changed.
+///
+///     let monitor = NetworkMonitor(probe: { await transport.isReachable(timeout: 2) })
+///     monitor.start { online in if online { drainNow() } }
+public final class NetworkMonitor: Sendable {
+    private let probe: @Sendable () async -> Bool
+    private let interval: TimeInterval
+    private let state = Mutex(State())
+
+    private struct State {
+        var online: Bool?
+        var wake: CheckedContinuation<Void, Never>?
+        var task: Task<Void, Never>?
+        var watcher: NetlinkWatcher?
+        var lastProbeAt: Date?
+    }
+
+    /// `probe` answers whether the server is reachable; it runs every `interval` seconds.
+    public init(interval: TimeInterval = 5, probe: @escaping @Sendable () async -> Bool) {
+        self.interval = interval
+        self.probe = probe
+    }
+
+    /// The last probe's answer (nil before the first).
+    public var isOnline: Bool? { state.withLock { $0.online } }
+
+    /// Probes now, then on the timer and on network changes; `onEdge` hears each change of state
+    /// (the first probe's answer counts as one).
+    public func start(onEdge: @escaping @Sendable (Bool) -> Void) {
+        let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let online = await self.probe()
+                let changed = self.state.withLock { state -> Bool in
+                    state.lastProbeAt = Date()
+                    defer { state.online = online }
+                    return state.online != online
+                }
+                if changed { onEdge(online) }
+                await self.sleep()
+            }
+        }
+        state.withLock {
+            $0.task = task
+            $0.watcher = watcher
+        }
+    }
+
+    /// Cuts the current wait short: probe at once (a network change, or a failed send).
+    public func probeNow() {
+        let wake = state.withLock { state in
+            defer { state.wake = nil }
+            return state.wake
+        }
+        wake?.resume()
+    }
+
+    public func stop() {
+        let (task, watcher) = state.withLock { ($0.task, $0.watcher) }
+        watcher?.stop()
+        task?.cancel()
+        probeNow()
+    }
+
+    /// Waits for the interval or an early wake-up, whichever comes first.
+    private func sleep() async {
+        let seconds = interval
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            state.withLock { $0.wake = continuation }
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                self.probeNow()
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Storage
+
+/// What a queued action does on the server.
+public enum ActionKind: String, Sendable, Codable, CaseIterable {
+    /// A tap: pick more units (`POST /api/picking/pick`).
+    case pick
+    /// A tap: set the picked count (`POST /api/picking/set-qty`).
+    case setQty
+    /// A validated scan (`POST /api/picking/submit-scan`).
+    case scan
+
+    /// The API route that carries it.
+    public var path: String {
+        switch self {
+        case .pick: "/api/picking/pick"
+        case .setQty: "/api/picking/set-qty"
+        case .scan: "/api/picking/submit-scan"
+        }
+    }
+}
+
+/// Where an action is in its life: pending → inFlight → sent, or dead (refused by the server).
+public enum ActionState: String, Sendable, Codable, CaseIterable {
+    case pending, inFlight, sent, dead
+}
+
+/// An action to put in the queue: made when the tap or scan happens, with its idempotency key.
+public struct NewAction: Sendable, Equatable {
+    public var org: String
+    public var kind: ActionKind
+    public var pickTaskId: String
+    /// The exact JSON body sent on every try (it holds the idempotency key).
+    public var payload: [UInt8]
+    public var idempotencyKey: String
+    /// How people see it in the queue table: "pick A1 · ×2".
+    public var label: String
+
+    public init(
+        org: String, kind: ActionKind, pickTaskId: String, payload: [UInt8], idempotencyKey: String, label: String
+    ) {
+        self.org = org
+        self.kind = kind
+        self.pickTaskId = pickTaskId
+        self.payload = payload
+        self.idempotencyKey = idempotencyKey
+        self.label = label
+    }
+}
+
+/// One row of the queue as stored.
+public struct QueuedAction: Sendable, Equatable {
+    public var id: Int
+    public var org: String
+    public var kind: ActionKind
+    public var pickTaskId: String
+    public var label: String
+    public var payload: [UInt8]
+    public var idempotencyKey: String
+    public var state: ActionState
+    public var tries: Int
+    public var createdAt: String
+    /// When the drainer may next try it (seconds since 1970; 0: at once).
+    public var nextAttemptAt: Double
+    public var lastStatus: Int?
+    public var lastError: String?
+
+    init(row: Row) throws {
+        id = try row.int("id")
+        org = try row.string("org")
+        guard let kind = ActionKind(rawValue: try row.string("kind")),
+            let state = ActionState(rawValue: try row.string("state"))
+        else { throw DatabaseError.columnType(column: "kind/state", expected: "a known value") }
+        self.kind = kind
+        self.state = state
+        pickTaskId = try row.string("pick_task_id")
+        label = try row.string("label")
+        payload = try row.bytes("payload")
+        idempotencyKey = try row.string("idempotency_key")
+        tries = try row.int("tries")
+        createdAt = try row.string("created_at")
+        nextAttemptAt = try row.double("next_attempt_at")
+        lastStatus = try row.optionalInt("last_status")
+        lastError = try row.optionalString("last_error")
+    }
+}
+
+/// How many actions are in each state, and when the queue last delivered one.
+public struct QueueCounts: Sendable, Equatable {
+    public var pending = 0
+    public var inFlight = 0
+    public var sent = 0
+    public var dead = 0
+    /// When an action was last confirmed sent (ISO 8601), or nil.
+    public var lastSyncAt: String?
+
+    public init() {}
+}

@@ -1,0 +1,112 @@
+import ConfigFile
+import Foundation
+import Queue
+
+/// The station's configuration, `config/station.json`:
+///
+///     {"station": "bench-1", "worker": "worker-003", "server": "http://127.0.0.1:8080",
+///      "database": "var/station.sqlite",
+///      "queue": {"backoffInitialSeconds": 2, "backoffCapSeconds": 60, "drainIntervalSeconds": 30,
+///                "requestTimeoutSeconds": 10, "sentRetentionHours": 24},
+///      "organisations": {"acme": {"token": "...", "scanning": {"enabled": false}}}}
+///
+/// Each organisation's token comes from exactly one of `token`, `tokenFile` (a file holding it) or
+/// `tokenEnv` (an environment variable's name). Relative paths are relative to the config file.
+/// Unknown keys and bad values are errors naming the key.
+public struct StationConfiguration: Sendable, Equatable {
+    public var station: String
+    public var worker: String
+    public var server: URL
+    public var databasePath: String
+    public var queue: QueueOptions
+    public var organisations: [String: Organisation]
+
+    /// One organisation the station works for.
+    public struct Organisation: Sendable, Equatable {
+        public var token: String
+        /// Whether camera scanning is on (default false: the camera is never opened).
+        public var scanningEnabled: Bool
+    }
+
+    /// Bearer tokens by organisation, for the transport.
+    public var tokens: [String: String] { organisations.mapValues(\.token) }
+
+    /// Reads and checks the configuration at `path`; `environment` supplies `tokenEnv` variables.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigError) -> StationConfiguration
+    {
+        var reader = try ConfigReader(contentsOf: path)
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        func resolve(_ relative: String) -> String {
+            relative.hasPrefix("/") ? relative : base.appendingPathComponent(relative).standardizedFileURL.path
+        }
+        let station = try reader.requiredString("station")
+        let worker = try reader.requiredString("worker")
+        let serverText = try reader.requiredString("server")
+        guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
+        else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
+        let database = resolve(try reader.string("database", default: "var/station.sqlite"))
+
+        var queue = QueueOptions()
+        if var options = try reader.object("queue") {
+            queue.backoffInitial = try options.number("backoffInitialSeconds", default: 2, in: 0.1...3600)
+            queue.backoffCap = try options.number("backoffCapSeconds", default: 60, in: 0.1...86_400)
+            queue.drainInterval = try options.number("drainIntervalSeconds", default: 30, in: 0.1...86_400)
+            queue.requestTimeout = try options.number("requestTimeoutSeconds", default: 10, in: 0.1...600)
+            queue.sentRetention = try options.number("sentRetentionHours", default: 24, in: 0...8760) * 3600
+            try options.finish()
+            guard queue.backoffCap >= queue.backoffInitial else {
+                throw options.error("backoffCapSeconds", "must be at least backoffInitialSeconds")
+            }
+        }
+
+        guard var organisationsReader = try reader.object("organisations"), !organisationsReader.keys.isEmpty else {
+            throw reader.error("organisations", "is required: at least one organisation with its token")
+        }
+        var organisations: [String: Organisation] = [:]
+        for name in organisationsReader.keys {
+            guard var organisation = try organisationsReader.object(name) else { continue }
+            let sources = [
+                try organisation.string("token"),
+                try organisation.string("tokenFile").map { file -> String? in
+                    (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
+                        in: .whitespacesAndNewlines)
+                } ?? nil,
+                try organisation.string("tokenEnv").map { environment[$0] } ?? nil,
+            ]
+            let named = ["token", "tokenFile", "tokenEnv"].filter(organisation.contains)
+            guard named.count == 1 else {
+                throw organisation.error(
+                    "token",
+                    named.isEmpty
+                        ? "is required (or tokenFile, or tokenEnv)" : "give only one of token, tokenFile, tokenEnv")
+            }
+            guard let token = sources.compactMap({ $0 }).first, !token.isEmpty else {
+                throw organisation.error(named[0], "does not give a token (missing file or unset variable?)")
+            }
+            var enabled = false
+            if var scanning = try organisation.object("scanning") {
+                enabled = try scanning.bool("enabled", default: false)
+                try scanning.finish()
+            }
+            try organisation.finish()
+            organisations[name] = Organisation(token: token, scanningEnabled: enabled)
+        }
+        try organisationsReader.finish()
+        try reader.finish()
+        return StationConfiguration(
+            station: station, worker: worker, server: server, databasePath: database, queue: queue,
+            organisations: organisations)
+    }
+
+    /// The organisation `name`, or an error listing the configured ones.
+    public func organisation(_ name: String) throws(ConfigError) -> Organisation {
+        guard let organisation = organisations[name] else {
+            throw ConfigError(
+                file: "station config", key: "organisations.\(name)",
+                problem: "is not configured; this station knows: \(organisations.keys.sorted().joined(separator: ", "))"
+            )
+        }
+        return organisation
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParsing
+import Foundation
+import Queue
+import Station
+import Wire
+
+/// `scanpick drain [--once]`: send the queue now, in the foreground, saying what happened.
+enum DrainCommand: Command {
+    static let spec = CommandSpec(
+        name: "drain",
+        abstract: "Send queued actions to the server now, oldest first, printing what happened.",
+        discussion: """
+            Drains until the queue is empty or the server stops answering (--once: a single pass). Waiting
+            backoffs are skipped: a person asked for it now. Dead letters are reported and left for
+            support (scanpick queue). Only one drainer runs per station database at a time.
+
+            Exit codes: 0 nothing left pending; 3 actions are still pending (server unreachable or
+            busy, or another process is draining); 1 error.
+            """,
+        options: [StationOptions.config, .flag("once", help: "Run a single pass.")])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let station = try StationOptions.load(arguments)
+        var totals = (sent: 0, dead: 0)
+        var stop = DrainPass.Stop.empty
+        repeat {
+            let pass = try await station.drainer.drainPass(honouringBackoff: false) { event in
+                StandardStream.output.write(describe(event) + "\n")
+            }
+            totals.sent += pass.sent
+            totals.dead += pass.dead
+            stop = pass.stop
+            if arguments.has("once") || pass.sent + pass.dead == 0 { break }
+        } while stop == .empty
+        let counts = try station.queue.counts()
+        var summary =
+            "drained: \(totals.sent) sent, \(totals.dead) dead; queue: \(counts.pending) pending, \(counts.dead) dead"
+        switch stop {
+        case .transient(let reason, _): summary += " (stopped: \(reason))"
+        case .anotherDrainer: summary += " (another process is draining this queue)"
+        case .empty, .notDue: break
+        }
+        StandardStream.output.write(summary + "\n")
+        return counts.pending + counts.inFlight == 0 ? 0 : 3
+    }
+
+    static func describe(_ event: DrainEvent) -> String {
+        switch event {
+        case .sent(let action, let status): "sent     #\(action.id)  \(action.label)  (\(status))"
+        case .dead(let action, let status, let reason):
+            "dead     #\(action.id)  \(action.label)  (\(status): \(reason.prefix(200)))"
+        case .retryLater(let action, let status, let reason, let retryAt):
+            "waiting  #\(action.id)  \(action.label)  (\(status.map { "\($0): " } ?? "")\(reason.prefix(200)); next try after \(Timestamp.iso8601(retryAt)))"
+        }
+    }
+}
