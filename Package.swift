@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(name: "scanpick-bench", dependencies: ["CSQLite"], path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
-        .target(name: "TestSupport", dependencies: ["Digest"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Digest", "HTTPServing"], path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
@@ -84,6 +84,8 @@ let package = Package(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
+        .testTarget(
+            name: "QueueTests", dependencies: ["Queue", "Station", "Storage", "Wire", "TestSupport", "scanpick"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(

@@ -16,16 +16,23 @@ public protocol ActionTransport: Sendable {
 public final class HTTPActionTransport: ActionTransport {
     public let server: URL
     private let tokens: [String: String]
+    private let timeout: TimeInterval
     private let session: URLSession
 
+    /// `timeout` is whole seconds, at least 1: URLSession on Linux truncates it (measured: 0.5 s
+    /// fails every request that is not answered at once, 1.5 s waits 1 s).
     public init(server: URL, tokens: [String: String], timeout: TimeInterval) {
         self.server = server
         self.tokens = tokens
+        self.timeout = timeout
+        session = Self.makeSession(timeout: timeout)
+    }
+
+    private static func makeSession(timeout: TimeInterval) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
         configuration.httpMaximumConnectionsPerHost = 4
-        session = URLSession(configuration: configuration)
+        return URLSession(configuration: configuration)
     }
 
     public func deliver(_ action: QueuedAction) async -> DeliveryOutcome {
@@ -35,6 +42,7 @@ public final class HTTPActionTransport: ActionTransport {
         }
         var request = URLRequest(url: server.appendingPathComponent(action.kind.path))
         request.httpMethod = "POST"
+        request.timeoutInterval = timeout
         request.httpBody = Data(action.payload)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")

@@ -52,7 +52,8 @@ public struct StationConfiguration: Sendable, Equatable {
             queue.backoffInitial = try options.number("backoffInitialSeconds", default: 2, in: 0.1...3600)
             queue.backoffCap = try options.number("backoffCapSeconds", default: 60, in: 0.1...86_400)
             queue.drainInterval = try options.number("drainIntervalSeconds", default: 30, in: 0.1...86_400)
-            queue.requestTimeout = try options.number("requestTimeoutSeconds", default: 10, in: 0.1...600)
+            // Whole seconds: URLSession on Linux truncates request timeouts to them.
+            queue.requestTimeout = Double(try options.integer("requestTimeoutSeconds", default: 10, in: 1...600))
             queue.sentRetention = try options.number("sentRetentionHours", default: 24, in: 0...8760) * 3600
             try options.finish()
             guard queue.backoffCap >= queue.backoffInitial else {

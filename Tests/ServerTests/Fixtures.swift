@@ -14,27 +14,9 @@ struct PickingFixture {
         server = try ServerProcess()
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         globex = APIClient(server.baseURL, token: ServerProcess.tokens["globex"])
-        let orders: [String: Any] = [
-            "orders": [
-                [
-                    "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
-                    "lines": [
-                        ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 3],
-                        ["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 1],
-                    ],
-                ],
-                [
-                    "id": "o2", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-02",
-                    "lines": [["id": "l1", "sku": "SKU-B3", "location": "B3", "barcode": "5901234123457", "qty": 2]],
-                ],
-            ]
-        ]
-        let upserted = try await acme.post("/api/orders", json: orders)
-        precondition(upserted.status == 200, upserted.text)
-        let batch = try await acme.post("/api/batches", json: ["filters": ["carrier": "DHL"]])
-        precondition(batch.status == 201, batch.text)
-        batchId = batch.json["id"] as? String ?? ""
-        tasks = (batch.json["tasks"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        let scenario = try await PickingScenario.create(on: acme)
+        batchId = scenario.batchId
+        tasks = scenario.tasks
     }
 
     func scan(_ task: String, _ barcode: String, key: String = UUID().uuidString, as client: APIClient? = nil)

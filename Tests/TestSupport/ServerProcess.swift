@@ -41,11 +41,13 @@ public final class ServerProcess: Sendable {
     /// Everything the server has logged so far (standard error).
     public var log: String { state.withLock { $0.log.text } }
 
-    /// Starts the process (again, on the same database) and waits until it listens.
+    /// Starts the process (again, on the same database and, after the first time, the same port, so
+    /// stations configured for it find it again) and waits until it listens.
     public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-        process.arguments = ["serve", "--config", configPath]
+        let port = state.withLock { $0.baseURL.port }
+        process.arguments = ["serve", "--config", configPath] + (port.map { ["--listen", "127.0.0.1:\($0)"] } ?? [])
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

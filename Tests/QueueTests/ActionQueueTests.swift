@@ -1,0 +1,108 @@
+import Foundation
+import Queue
+import Storage
+import TestSupport
+import Testing
+
+@Suite struct ActionQueueTests {
+    func queue() throws -> (ActionQueue, TemporaryDirectory) {
+        let folder = try TemporaryDirectory()
+        let extra = Migration(version: 100, sql: "CREATE TABLE rows (task TEXT PRIMARY KEY, picked INTEGER NOT NULL)")
+        return (try ActionQueue(path: folder.file("q.sqlite"), extraMigrations: [extra]), folder)
+    }
+
+    @Test func enqueueCommitsTheCallersChangeInTheSameTransaction() throws {
+        let (queue, folder) = try queue()
+        let action = NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 2, worker: "w")
+        try queue.enqueue(action) { db in try db.run("INSERT INTO rows VALUES ('t1', 2)") }
+        // Seen from another connection at once: durable when enqueue returns.
+        let other = try Database(path: folder.file("q.sqlite"))
+        #expect(try other.row("SELECT picked FROM rows")?.int("picked") == 2)
+        #expect(try other.row("SELECT COUNT(*) AS n FROM actions")?.int("n") == 1)
+
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try queue.enqueue(NewAction.pick(org: "acme", pickTaskId: "t2", location: nil, qty: 1, worker: "w")) { db in
+                try db.run("INSERT INTO rows VALUES ('t2', 1)")
+                throw Refused()
+            }
+        }
+        #expect(try other.row("SELECT COUNT(*) AS n FROM actions")?.int("n") == 1)
+        #expect(try other.row("SELECT COUNT(*) AS n FROM rows")?.int("n") == 1)
+    }
+
+    @Test func actionsCarryTheirKeyInTheBodyAndAReadableLabel() throws {
+        let (queue, _) = try queue()
+        let scan = NewAction.scan(
+            org: "acme", pickTaskId: "t1", location: "A1", barcode: "036000291452", worker: "worker-003",
+            scannedAt: Date(timeIntervalSince1970: 0))
+        let id = try queue.enqueue(scan)
+        let stored = try #require(try queue.action(id))
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(stored.payload)) as? [String: String])
+        #expect(body["idempotencyKey"] == stored.idempotencyKey)
+        #expect(body["scannedAt"] == "1970-01-01T00:00:00.000Z")
+        #expect(body["workerId"] == "worker-003")
+        #expect(stored.label == "scan A1 · 036000291452")
+        #expect(stored.state == .pending)
+        #expect(UUID(uuidString: stored.idempotencyKey) != nil)
+        let tap = NewAction.setQty(org: "acme", pickTaskId: "t9", location: "C2", from: 1, to: 3, worker: "w")
+        #expect(tap.label == "qty C2 · 1→3")
+        #expect(tap.idempotencyKey != scan.idempotencyKey)
+        #expect(try queue.tasksWithUnsentActions(org: "acme") == ["t1"])
+    }
+
+    @Test func sentActionsArePrunedAfterTheirRetention() throws {
+        let (queue, _) = try queue()
+        let id = try queue.enqueue(NewAction.pick(org: "a", pickTaskId: "t", location: nil, qty: 1, worker: "w"))
+        let now = Date()
+        // Record a delivery the way the drainer does.
+        try queue.database.write { db in
+            _ = try db.run("UPDATE actions SET state = 'sent', sent_at = ? WHERE id = ?", [now.timeIntervalSince1970 - 7200, id])
+        }
+        #expect(try queue.pruneSent(olderThan: 3 * 3600, now: now) == 0)
+        #expect(try queue.pruneSent(olderThan: 3600, now: now) == 1)
+        #expect(try queue.actions().isEmpty)
+    }
+}
+
+@Suite struct BackoffAndOutcomeTests {
+    @Test func backoffDoublesToTheCapWithFullJitterAndRetryAfterAsAFloor() {
+        let policy = BackoffPolicy(initial: 2, cap: 60)
+        #expect((1...7).map { policy.ceiling(afterTries: $0) } == [2, 4, 8, 16, 32, 60, 60])
+        #expect(policy.delay(afterTries: 3, retryAfter: nil, unitRandom: 0.25) == 2)
+        #expect(policy.delay(afterTries: 3, retryAfter: nil, unitRandom: 0) == 0)
+        #expect(policy.delay(afterTries: 1, retryAfter: 30, unitRandom: 1) == 30)
+        #expect(policy.delay(afterTries: 1_000, retryAfter: nil, unitRandom: 1) == 60)
+    }
+
+    @Test func outcomesFollowTheBrief() {
+        func classify(_ status: Int, _ body: String = "{}", retryAfter: String? = nil) -> DeliveryOutcome {
+            DeliveryOutcome.classify(
+                status: status, body: Data(body.utf8), retryAfterHeader: retryAfter, now: Date(timeIntervalSince1970: 0))
+        }
+        #expect(classify(200) == .delivered(status: 200))
+        #expect(classify(201) == .delivered(status: 201))
+        for transient in [408, 425, 429, 500, 502, 503, 504] {
+            guard case .transient = classify(transient) else {
+                Issue.record("\(transient) must be transient")
+                continue
+            }
+        }
+        guard case .transient(_, _, let wait) = classify(409, #"{"error":"request_in_progress","message":"m"}"#) else {
+            Issue.record("409 request_in_progress must be transient")
+            return
+        }
+        #expect(wait == nil)
+        for refused in [400, 401, 403, 404, 410, 422] {
+            guard case .refused = classify(refused) else {
+                Issue.record("\(refused) must be refused")
+                continue
+            }
+        }
+        #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
+        #expect(classify(422, #"{"error":"over_pick","message":"too many"}"#) == .refused(status: 422, reason: "over_pick: too many"))
+        #expect(classify(429, retryAfter: "12") == .transient(status: 429, reason: "{}", retryAfter: 12))
+        #expect(
+            classify(503, retryAfter: "Thu, 01 Jan 1970 00:01:00 GMT") == .transient(status: 503, reason: "{}", retryAfter: 60))
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Queue
+import TestSupport
+import Testing
+
+/// The drainer against a real `scanpick serve` (and a fault proxy in front of it).
+@Suite struct DrainerTests {
+    @Test func tapsQueuedOfflineAreDeliveredOnceInOrderWhenTheServerReturns() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer(to: fixture.server.baseURL)
+        try fixture.server.stop()
+        let ids = [
+            try fixture.pick(0, qty: 2), try fixture.pick(1), try fixture.pick(0),
+            try fixture.queue.enqueue(
+                .setQty(org: "acme", pickTaskId: fixture.scenario.tasks[1], location: nil, from: 1, to: 2, worker: "w")),
+            try fixture.pick(2),
+        ]
+        let offline = try await drainer.drainPass()
+        guard case .transient = offline.stop else { throw TestFailure("expected a transport failure, got \(offline.stop)") }
+        #expect(try fixture.queue.counts().pending == 5)
+
+        try fixture.server.start()
+        var delivered: [Int] = []
+        fixture.clock.advance(120)
+        let online = try await drainer.drainPass { event in
+            if case .sent(let action, _) = event { delivered.append(action.id) }
+        }
+        #expect(online.sent == 5)
+        #expect(online.stop == .empty)
+        #expect(delivered == ids)
+        #expect(try await fixture.picked() == [3, 2, 1])
+        // A second pass sends nothing again.
+        #expect(try await drainer.drainPass().sent == 0)
+        #expect(try await fixture.picked() == [3, 2, 1])
+    }
+
+    @Test func aRefusedActionGoesDeadAndTheLineMovesOn() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer()
+        _ = try fixture.pick(0)
+        let refused = try fixture.pick(2, qty: 5)  // C2 needs only 1
+        _ = try fixture.pick(1)
+        let pass = try await drainer.drainPass()
+        #expect(pass.sent == 2)
+        #expect(pass.dead == 1)
+        let dead = try #require(try fixture.queue.action(refused))
+        #expect(dead.state == .dead)
+        #expect(dead.lastStatus == 422)
+        #expect(dead.lastError?.hasPrefix("over_pick:") == true)
+        #expect(try await fixture.picked() == [1, 1, 0])
+
+        // Support retries it: still refused. After the order is raised on the server, it goes through.
+        try fixture.queue.retry(refused, by: "support-jo")
+        _ = try await drainer.drainPass()
+        #expect(try fixture.queue.action(refused)?.state == .dead)
+        #expect(try fixture.queue.action(refused)?.tries == 2)
+        _ = try await fixture.acme.post(
+            "/api/orders",
+            json: [
+                "orders": [
+                    [
+                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
+                        "lines": [["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 5]],
+                    ]
+                ]
+            ])
+        try fixture.queue.retry(refused, by: "support-jo")
+        #expect(try await drainer.drainPass().sent == 1)
+        #expect(try await fixture.picked() == [1, 1, 5])
+        #expect(try fixture.queue.log().map(\.event) == ["retry", "retry"])
+    }
+
+    @Test func clearingADeadLetterIsRecordedNotSilent() async throws {
+        let fixture = try await QueueFixture()
+        let refused = try fixture.pick(2, qty: 9)
+        _ = try await fixture.drainer().drainPass()
+        #expect(throws: QueueError.notDead(refused + 1, .pending)) {
+            let pending = try fixture.pick(0)
+            try fixture.queue.clear(pending, by: "x")
+        }
+        try fixture.queue.clear(refused, by: "support-jo")
+        #expect(try fixture.queue.action(refused) == nil)
+        let entry = try #require(try fixture.queue.log().first)
+        #expect(entry.event == "clear")
+        #expect(entry.actor == "support-jo")
+        #expect(entry.actionId == refused)
+        #expect(entry.detail.contains(#""lastStatus":422"#))
+        #expect(entry.detail.contains("idempotencyKey"))
+        #expect(throws: QueueError.noSuchAction(999)) { try fixture.queue.retry(999, by: "x") }
+    }
+
+    @Test func transientFailuresBackOffOnTheClockAndHonourRetryAfter() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer(timeout: 1)
+        let id = try fixture.pick(0)
+        // Warm the proxy's own connection to the server, so its first forward is not the slow one.
+        #expect(try await APIClient(fixture.proxy.url, token: nil).get("/health").status == 200)
+        let start = fixture.clock.now.timeIntervalSince1970
+        fixture.proxy.script([.status(503), .status(429, retryAfter: "7"), .stall(seconds: 2.5), .status(500)])
+
+        // 503: the first retry waits the initial 2 s (jitter pinned to its top).
+        guard case .transient = try await drainer.drainPass().stop else { throw TestFailure("503 must be transient") }
+        var action = try #require(try fixture.queue.action(id))
+        #expect(action.state == .pending)
+        #expect(action.tries == 1)
+        #expect(action.lastStatus == 503)
+        #expect(action.nextAttemptAt == start + 2)
+
+        // Not due yet: nothing is sent.
+        fixture.clock.advance(1)
+        #expect(try await drainer.drainPass().stop == .notDue(until: Date(timeIntervalSince1970: start + 2)))
+        #expect(fixture.proxy.log.count == 2)
+
+        // 429 with Retry-After: 7 beats the 4 s backoff.
+        fixture.clock.advance(1)
+        _ = try await drainer.drainPass()
+        action = try #require(try fixture.queue.action(id))
+        #expect(action.lastStatus == 429)
+        #expect(action.nextAttemptAt == start + 2 + 7)
+
+        // A server that takes the request and never answers in time: a timeout, backoff 8 s.
+        fixture.clock.advance(7)
+        _ = try await drainer.drainPass()
+        action = try #require(try fixture.queue.action(id))
+        #expect(action.lastStatus == nil)
+        #expect(action.lastError?.contains("timed out") == true)
+        #expect(action.nextAttemptAt == start + 9 + 8)
+
+        // 500, then it goes through; it never expired and counted once.
+        fixture.clock.advance(8)
+        _ = try await drainer.drainPass()
+        #expect(try fixture.queue.action(id)?.nextAttemptAt == start + 17 + 16)
+        fixture.clock.advance(16)
+        #expect(try await drainer.drainPass().sent == 1)
+        #expect(try fixture.queue.action(id)?.state == .sent)
+        #expect(try fixture.queue.action(id)?.tries == 5)
+        #expect(try await fixture.picked()[0] == 1)
+    }
+
+    @Test func aTransientFailureStopsThePassAndKeepsTheOrder() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer()
+        let first = try fixture.pick(0)
+        let second = try fixture.pick(1)
+        fixture.proxy.script([.status(502)])
+        let pass = try await drainer.drainPass()
+        #expect(pass.sent == 0)
+        #expect(try fixture.queue.action(second)?.tries == 0)
+        fixture.clock.advance(60)
+        var order: [Int] = []
+        _ = try await drainer.drainPass { if case .sent(let action, _) = $0 { order.append(action.id) } }
+        #expect(order == [first, second])
+    }
+
+    @Test func twoDrainersOnOneDatabaseNeverSendTheSameAction() async throws {
+        let fixture = try await QueueFixture(bulkQty: 1000)
+        for _ in 0..<30 { _ = try fixture.pick(3) }
+        fixture.proxy.script(Array(repeating: .holdAnswer(seconds: 0.02), count: 30))
+        // A second queue object is a second SQLite connection, as another process would have.
+        let other = try ActionQueue(path: fixture.queue.database.path)
+        let transport = HTTPActionTransport(server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5)
+        let drainers = [
+            fixture.drainer(), Drainer(queue: other, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60)),
+        ]
+        let passes = try await withThrowingTaskGroup(of: DrainPass.self) { group in
+            for round in 0..<6 {
+                let drainer = drainers[round % 2]
+                group.addTask { try await drainer.drainPass() }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(passes.contains { $0.stop == .anotherDrainer })
+        #expect(fixture.proxy.overlaps == 0)
+        #expect(try fixture.queue.counts().sent == 30)
+        #expect(try await fixture.picked()[3] == 30)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

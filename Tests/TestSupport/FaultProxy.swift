@@ -1,0 +1,120 @@
+import Foundation
+import HTTPServing
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An HTTP proxy in front of a real `scanpick serve`, on a real loopback socket, that can inject
+/// the failures a warehouse network produces: 5xx, 429 with `Retry-After`, a request that never gets
+/// an answer in time, or an answer held back after the server has already committed.
+///
+///     let proxy = try FaultProxy(upstream: server.baseURL)
+///     proxy.script([.status(503), .pass])
+public final class FaultProxy: Sendable {
+    /// What to do with one request (scripted faults are used in order, then `pass`).
+    public enum Fault: Sendable {
+        /// Forward to the server and return its answer.
+        case pass
+        /// Answer this status without forwarding (`Retry-After` when given).
+        case status(Int, retryAfter: String? = nil)
+        /// Wait this long, then answer 503, never forwarding (a client timeout).
+        case stall(seconds: Double)
+        /// Forward (the server commits), then hold the answer this long before returning it.
+        case holdAnswer(seconds: Double)
+    }
+
+    private let core: ProxyCore
+    private let server: HTTPServer
+
+    public init(upstream: URL) throws {
+        let core = ProxyCore(upstream: upstream)
+        self.core = core
+        server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { core.handle($0) }
+    }
+
+    deinit { server.stop() }
+
+    /// Where stations should send their requests.
+    public var url: URL { URL(string: "http://\(server.address)")! }
+
+    /// Faults for the next requests, in order.
+    public func script(_ faults: [Fault]) { core.state.withLock { $0.script += faults } }
+
+    /// The requests seen so far: "METHOD PATH KEY".
+    public var log: [String] { core.state.withLock { $0.log } }
+
+    /// How many times a request arrived while another with the same idempotency key was in flight.
+    public var overlaps: Int { core.state.withLock { $0.overlaps } }
+
+    public func stop() { server.stop() }
+}
+
+/// The proxy's script, log and forwarding, shared with its server's handler threads.
+private final class ProxyCore: Sendable {
+    let upstream: URL
+    let state = Mutex(State())
+
+    struct State {
+        var script: [FaultProxy.Fault] = []
+        var log: [String] = []
+        var inFlightKeys: [String: Int] = [:]
+        var overlaps = 0
+    }
+
+    init(upstream: URL) { self.upstream = upstream }
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let key = request.header("idempotency-key") ?? ""
+        let fault = state.withLock { state -> FaultProxy.Fault in
+            state.log.append("\(request.method) \(request.path) \(key)")
+            if !key.isEmpty {
+                if state.inFlightKeys[key, default: 0] > 0 { state.overlaps += 1 }
+                state.inFlightKeys[key, default: 0] += 1
+            }
+            return state.script.isEmpty ? .pass : state.script.removeFirst()
+        }
+        defer { if !key.isEmpty { state.withLock { $0.inFlightKeys[key, default: 1] -= 1 } } }
+        switch fault {
+        case .pass:
+            return forward(request)
+        case .status(let status, let retryAfter):
+            let body = Array(#"{"error":"injected","message":"fault injected by the test proxy"}"#.utf8)
+            return .json(status, body, headers: retryAfter.map { [("Retry-After", $0)] } ?? [])
+        case .stall(let seconds):
+            Thread.sleep(forTimeInterval: seconds)
+            return .json(503, Array(#"{"error":"stalled"}"#.utf8))
+        case .holdAnswer(let seconds):
+            let answer = forward(request)
+            Thread.sleep(forTimeInterval: seconds)
+            return answer
+        }
+    }
+
+    /// Sends the request on to the real server and returns its answer.
+    func forward(_ request: HTTPRequest) -> HTTPResponse {
+        var outgoing = URLRequest(url: upstream.appendingPathComponent(request.path))
+        outgoing.httpMethod = request.method
+        outgoing.httpBody = request.body.isEmpty ? nil : Data(request.body)
+        for (name, value) in request.headers where !["host", "content-length", "connection"].contains(name) {
+            outgoing.setValue(value, forHTTPHeaderField: name)
+        }
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<HTTPResponse>(.json(502, Array(#"{"error":"bad_gateway"}"#.utf8)))
+        URLSession.shared.dataTask(with: outgoing) { data, response, _ in
+            if let http = response as? HTTPURLResponse {
+                var headers: [(String, String)] = []
+                for (name, value) in http.allHeaderFields {
+                    let header = String(describing: name)
+                    if ["content-length", "date", "connection"].contains(header.lowercased()) { continue }
+                    headers.append((header, String(describing: value)))
+                }
+                result.withLock { $0 = HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())) }
+            }
+            done.signal()
+        }.resume()
+        done.wait()
+        return result.withLock { $0 }
+    }
+}
