@@ -86,6 +86,7 @@ let package = Package(
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
         .testTarget(
             name: "QueueTests", dependencies: ["Queue", "Station", "Storage", "Wire", "TestSupport", "scanpick"]),
+        .testTarget(name: "StationTests", dependencies: ["Station", "Queue", "ConfigFile", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(

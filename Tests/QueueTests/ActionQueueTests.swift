@@ -57,7 +57,8 @@ import Testing
         let now = Date()
         // Record a delivery the way the drainer does.
         try queue.database.write { db in
-            _ = try db.run("UPDATE actions SET state = 'sent', sent_at = ? WHERE id = ?", [now.timeIntervalSince1970 - 7200, id])
+            _ = try db.run(
+                "UPDATE actions SET state = 'sent', sent_at = ? WHERE id = ?", [now.timeIntervalSince1970 - 7200, id])
         }
         #expect(try queue.pruneSent(olderThan: 3 * 3600, now: now) == 0)
         #expect(try queue.pruneSent(olderThan: 3600, now: now) == 1)
@@ -78,7 +79,8 @@ import Testing
     @Test func outcomesFollowTheBrief() {
         func classify(_ status: Int, _ body: String = "{}", retryAfter: String? = nil) -> DeliveryOutcome {
             DeliveryOutcome.classify(
-                status: status, body: Data(body.utf8), retryAfterHeader: retryAfter, now: Date(timeIntervalSince1970: 0))
+                status: status, body: Data(body.utf8), retryAfterHeader: retryAfter, now: Date(timeIntervalSince1970: 0)
+            )
         }
         #expect(classify(200) == .delivered(status: 200))
         #expect(classify(201) == .delivered(status: 201))
@@ -100,9 +102,12 @@ import Testing
             }
         }
         #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
-        #expect(classify(422, #"{"error":"over_pick","message":"too many"}"#) == .refused(status: 422, reason: "over_pick: too many"))
+        #expect(
+            classify(422, #"{"error":"over_pick","message":"too many"}"#)
+                == .refused(status: 422, reason: "over_pick: too many"))
         #expect(classify(429, retryAfter: "12") == .transient(status: 429, reason: "{}", retryAfter: 12))
         #expect(
-            classify(503, retryAfter: "Thu, 01 Jan 1970 00:01:00 GMT") == .transient(status: 503, reason: "{}", retryAfter: 60))
+            classify(503, retryAfter: "Thu, 01 Jan 1970 00:01:00 GMT")
+                == .transient(status: 503, reason: "{}", retryAfter: 60))
     }
 }

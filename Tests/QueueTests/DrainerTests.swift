@@ -16,7 +16,9 @@ import Testing
             try fixture.pick(2),
         ]
         let offline = try await drainer.drainPass()
-        guard case .transient = offline.stop else { throw TestFailure("expected a transport failure, got \(offline.stop)") }
+        guard case .transient = offline.stop else {
+            throw TestFailure("expected a transport failure, got \(offline.stop)")
+        }
         #expect(try fixture.queue.counts().pending == 5)
 
         try fixture.server.start()

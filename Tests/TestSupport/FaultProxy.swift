@@ -42,6 +42,9 @@ public final class FaultProxy: Sendable {
     /// Faults for the next requests, in order.
     public func script(_ faults: [Fault]) { core.state.withLock { $0.script += faults } }
 
+    /// Drops the faults not yet used.
+    public func clearScript() { core.state.withLock { $0.script.removeAll() } }
+
     /// The requests seen so far: "METHOD PATH KEY".
     public var log: [String] { core.state.withLock { $0.log } }
 
@@ -110,7 +113,9 @@ private final class ProxyCore: Sendable {
                     if ["content-length", "date", "connection"].contains(header.lowercased()) { continue }
                     headers.append((header, String(describing: value)))
                 }
-                result.withLock { $0 = HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data())) }
+                result.withLock {
+                    $0 = HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](data ?? Data()))
+                }
             }
             done.signal()
         }.resume()

@@ -1,0 +1,108 @@
+import Foundation
+import Queue
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite struct NetworkMonitorTests {
+    /// Waits up to `seconds` for `condition`.
+    static func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return try condition()
+    }
+
+    @Test func reportsOnlineAndOfflineEdgesOnce() async throws {
+        let reachable = Mutex(true)
+        let edges = Mutex<[Bool]>([])
+        let monitor = NetworkMonitor(interval: 0.05) { reachable.withLock { $0 } }
+        monitor.start { online in edges.withLock { $0.append(online) } }
+        #expect(await Self.eventually { edges.withLock { $0 } == [true] })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(edges.withLock { $0 } == [true])  // steady state: no more edges
+        reachable.withLock { $0 = false }
+        #expect(await Self.eventually { edges.withLock { $0 } == [true, false] })
+        reachable.withLock { $0 = true }
+        #expect(await Self.eventually { edges.withLock { $0 } == [true, false, true] })
+        #expect(monitor.isOnline == true)
+        monitor.stop()
+    }
+
+    @Test func probeNowCutsTheWaitShort() async throws {
+        let probes = Mutex(0)
+        let monitor = NetworkMonitor(interval: 3600) {
+            probes.withLock { $0 += 1 }
+            return true
+        }
+        monitor.start { _ in }
+        #expect(await Self.eventually { probes.withLock { $0 } == 1 })
+        monitor.probeNow()
+        #expect(await Self.eventually { probes.withLock { $0 } == 2 })
+        monitor.stop()
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")))
+    func hearsLinuxNetworkChangesOverNetlink() async throws {
+        let changes = Mutex(0)
+        let watcher = try #require(NetlinkWatcher { changes.withLock { $0 += 1 } })
+        // An address added to and removed from the loopback interface: a real change, harmless.
+        let address = "127.0.\(getpid() % 200 + 20).\(getpid() % 250 + 2)/32"
+        let added = try ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
+        #expect(added.status == 0, "\(added.standardError)")
+        defer { _ = try? ProcessRunner.run("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
+        #expect(await Self.eventually { changes.withLock { $0 } > 0 })
+        watcher.stop()
+    }
+}
+
+@Suite struct SyncServiceTests {
+    @Test func drainsOnItsOwnAndCatchesUpAfterAnOutage() async throws {
+        let fixture = try await QueueFixture()
+        let transport = HTTPActionTransport(
+            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
+        let drainer = Drainer(
+            queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 0.1, cap: 0.2))
+        let monitor = NetworkMonitor(interval: 0.1) { await transport.isReachable(timeout: 1) }
+        let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
+        sync.start()
+        defer { Task { await sync.stop() } }
+
+        _ = try fixture.pick(0)
+        sync.poke()  // what the station does after an enqueue
+        #expect(try await NetworkMonitorTests.eventually { try fixture.queue.counts().sent == 1 })
+
+        // The dead spot: taps pile up, nothing is lost.
+        try fixture.server.stop()
+        #expect(await NetworkMonitorTests.eventually { !sync.isOnline })
+        _ = try fixture.pick(0)
+        _ = try fixture.pick(1)
+        sync.poke()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try fixture.queue.counts().pending == 2)
+
+        // Back in range: the online edge drains without anyone asking.
+        try fixture.server.start()
+        #expect(try await NetworkMonitorTests.eventually { try fixture.queue.counts().sent == 3 })
+        #expect(try await fixture.picked() == [2, 1, 0])
+    }
+
+    @Test func noticesActionsQueuedByAnotherProcess() async throws {
+        let fixture = try await QueueFixture()
+        let transport = HTTPActionTransport(
+            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
+        let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
+        let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
+        let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
+        sync.start()
+        defer { Task { await sync.stop() } }
+        #expect(await NetworkMonitorTests.eventually { sync.isOnline })
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let tap = try ProcessRunner.scanpick(
+            ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
+        #expect(tap.status == 0)
+        #expect(try await NetworkMonitorTests.eventually { try fixture.queue.counts().sent == 1 })
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Queue
+import TestSupport
+import Testing
+
+/// `scanpick tap`, `queue`, `drain` and `status` as support and pickers run them.
+@Suite struct QueueCommandTests {
+    @Test func tapsQueueAtOnceOfflineAndDrainWhenTheServerIsBack() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL, timeout: 2)
+        try fixture.server.stop()
+        let task = fixture.scenario.tasks[0]
+        let tap = try ProcessRunner.scanpick(["tap", "pick", task, "--org", "acme", "--qty", "2", "--config", config])
+        #expect(tap.status == 0)
+        #expect(tap.standardOutput.hasPrefix("queued #1 pick \(task) · ×2"))
+        let json = try ProcessRunner.scanpick(
+            ["tap", "qty", task, "--org", "acme", "--from", "2", "--to", "1", "--json", "--config", config])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["id"] as? Int == 2)
+        #expect(object["label"] as? String == "qty \(task) · 2→1")
+
+        let offline = try ProcessRunner.scanpick(["status", "--json", "--config", config])
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: Data(offline.standardOutput.utf8)) as? [String: Any])
+        #expect(status["online"] as? Bool == false)
+        #expect(status["pending"] as? Int == 2)
+        #expect(status["lastSyncAt"] is NSNull)
+        let stuck = try ProcessRunner.scanpick(["drain", "--config", config])
+        #expect(stuck.status == 3)
+        #expect(stuck.standardOutput.contains("waiting  #1"))
+
+        try fixture.server.start()
+        let drained = try ProcessRunner.scanpick(["drain", "--config", config])
+        #expect(drained.status == 0)
+        #expect(drained.standardOutput.contains("sent     #1  pick \(task) · ×2  (200)"))
+        #expect(drained.standardOutput.contains("drained: 2 sent, 0 dead; queue: 0 pending, 0 dead"))
+        #expect(try await fixture.picked()[0] == 1)
+        let online = try ProcessRunner.scanpick(["status", "--config", config])
+        #expect(online.standardOutput.hasPrefix("online · 0 pending · 0 in flight · 0 dead · last sync 20"))
+    }
+
+    @Test func theQueueTableShowsDeadLettersAndSupportRetriesOrClearsThem() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        _ = try fixture.pick(0)
+        let refused = try fixture.pick(2, qty: 4)
+        _ = try ProcessRunner.scanpick(["drain", "--config", config])
+        let table = try ProcessRunner.scanpick(["queue", "--config", config]).standardOutput
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines[0].split(separator: " ").filter { !$0.isEmpty } == ["#", "action", "state", "tries"])
+        #expect(lines[1].split(separator: " ").filter { !$0.isEmpty }.last == "1")
+        #expect(lines.contains { $0.hasPrefix("×") && $0.contains("dead") })
+        #expect(table.contains("#\(refused) refused 422: over_pick:"))
+
+        let json = try ProcessRunner.scanpick(["queue", "--json", "--config", config]).standardOutput
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(rows.count == 2)
+        #expect(
+            Set(rows[0].keys).isSuperset(of: [
+                "id", "org", "kind", "pickTaskId", "state", "tries", "idempotencyKey", "createdAt", "nextAttemptAt",
+                "lastStatus", "lastError",
+            ]))
+        #expect(rows[1]["state"] as? String == "dead")
+        #expect(rows[1]["lastStatus"] as? Int == 422)
+
+        #expect(try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--config", config]).status == 0)
+        #expect(try fixture.queue.action(refused)?.state == .pending)
+        _ = try ProcessRunner.scanpick(["drain", "--config", config])
+        let cleared = try ProcessRunner.scanpick([
+            "queue", "clear", "\(refused)", "--by", "support-jo", "--config", config,
+        ])
+        #expect(cleared.standardOutput.contains("cleared by support-jo"))
+        #expect(try fixture.queue.log().first?.actor == "support-jo")
+        let notDead = try ProcessRunner.scanpick(["queue", "clear", "1", "--config", config])
+        #expect(notDead.status == 1)
+        #expect(notDead.standardError.contains("only dead letters can be retried or cleared"))
+    }
+
+    @Test func commandLineMistakesAreClear() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let unknownOrg = try ProcessRunner.scanpick(["tap", "pick", "t1", "--org", "globex", "--config", config])
+        #expect(unknownOrg.status == 1)
+        #expect(unknownOrg.standardError.contains("organisations.globex"))
+        #expect(try ProcessRunner.scanpick(["tap", "drop", "t1", "--org", "acme", "--config", config]).status == 2)
+        #expect(try ProcessRunner.scanpick(["tap", "qty", "t1", "--org", "acme", "--config", config]).status == 2)
+        let missing = try ProcessRunner.scanpick(["status", "--config", fixture.folder.file("nope.json")])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("cannot read the file"))
+    }
+}
