@@ -167,24 +167,45 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    /// The oldest pending action: the head of the line.
-    func head() throws -> QueuedAction? {
-        try database.write { db in
-            try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(QueuedAction.init)
+    /// The head of the line (the oldest pending action), marked in flight when it is due at `now`
+    /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, nil when none.
+    func claimHead(now: Date, honouringBackoff: Bool) throws -> Claim? {
+        try bookkeeping { db in
+            guard
+                let head = try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(
+                    QueuedAction.init)
+            else { return nil }
+            if honouringBackoff && head.nextAttemptAt > now.timeIntervalSince1970 {
+                return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
+            }
+            try db.run(
+                "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(now), head.id])
+            return .due(head)
         }
     }
 
-    /// Marks the action in flight (durably) before it is sent.
-    func markInFlight(_ id: Int) throws {
+    /// What ``claimHead(now:honouringBackoff:)`` found.
+    enum Claim: Sendable {
+        case due(QueuedAction)
+        case notDue(Date)
+    }
+
+    /// The drainer's own writes skip the per-commit fsync (`synchronous=NORMAL`; enqueues, retries
+    /// and clears keep FULL). Losing one of them cannot lose or double an action: the action was
+    /// durable since its enqueue, and if a power cut takes back a "sent" or "inFlight" mark, the
+    /// action is simply sent again with its key and the server replays its first answer. A process
+    /// crash loses nothing either way (in WAL mode a commit reaches the OS before it returns).
+    private func bookkeeping<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try database.write { db in
-            _ = try db.run(
-                "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(), id])
+            try db.run("PRAGMA synchronous = NORMAL")
+            defer { _ = try? db.run("PRAGMA synchronous = FULL") }
+            return try body(db)
         }
     }
 
     /// Records a try's outcome.
     func record(_ id: Int, state: ActionState, status: Int?, error: String?, nextAttemptAt: Double, now: Date) throws {
-        try database.write { db in
+        try bookkeeping { db in
             try db.transaction {
                 try db.run(
                     """

@@ -44,13 +44,11 @@ public final class Drainer: Sendable {
         defer { withExtendedLifetime(lock) {} }
         try queue.recoverInFlight()
         var pass = DrainPass(stop: .empty)
-        while let action = try queue.head() {
-            let start = now()
-            if honouringBackoff && action.nextAttemptAt > start.timeIntervalSince1970 {
-                pass.stop = .notDue(until: Date(timeIntervalSince1970: action.nextAttemptAt))
+        while let claim = try queue.claimHead(now: now(), honouringBackoff: honouringBackoff) {
+            guard case .due(let action) = claim else {
+                if case .notDue(let until) = claim { pass.stop = .notDue(until: until) }
                 break
             }
-            try queue.markInFlight(action.id)
             let outcome = await transport.deliver(action)
             let settled = now()
             switch outcome {

@@ -24,7 +24,6 @@ enum QueueSchema {
                     last_error TEXT,
                     sent_at REAL);
                 CREATE INDEX actions_by_state ON actions (state, id);
-                CREATE INDEX actions_by_task ON actions (org, pick_task_id, state);
                 CREATE TABLE station_log (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, event TEXT NOT NULL,
                     action_id INTEGER, actor TEXT, detail TEXT NOT NULL);

@@ -17,6 +17,18 @@ func option(_ name: String, _ fallback: String? = nil) -> String {
     FileHandle.standardError.write(Data("scanpick-bench: --\(name) is required\n".utf8))
     exit(2)
 }
+if arguments.first == "queue" {
+    do {
+        print(
+            try await queueBenchmark(
+                port: UInt16(option("port")) ?? 0, token: option("token"), disk: option("disk"),
+                enqueues: Int(option("enqueues", "2000")) ?? 2000, drainCount: Int(option("drain", "10000")) ?? 10000))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.first == "http" else {
     FileHandle.standardError.write(
         Data("usage: scanpick-bench http --port P --token T [--requests N] [--connections C]\n".utf8))
@@ -29,11 +41,11 @@ let requests = Int(option("requests", "2000")) ?? 2000
 let connections = Int(option("connections", "8")) ?? 8
 
 /// Makes the order and batch the scans go to; returns the pick task's id.
-func seed() throws -> String {
+func seed(port: UInt16, token: String, quantity: Int = 100_000_000) throws -> String {
     let client = try KeepAliveClient(host: "127.0.0.1", port: port)
     let auth = ["Authorization": "Bearer \(token)"]
     let order =
-        #"{"orders":[{"id":"bench-order","carrier":"BENCH","zone":"Z","shipBy":"2099-01-01","lines":[{"id":"l1","sku":"S","location":"A1","barcode":"\#(barcode)","qty":100000000}]}]}"#
+        #"{"orders":[{"id":"bench-order","carrier":"BENCH","zone":"Z","shipBy":"2099-01-01","lines":[{"id":"l1","sku":"S","location":"A1","barcode":"5901234123457","qty":\#(quantity)}]}]}"#
     _ = try client.send(method: "POST", path: "/api/orders", headers: auth, body: Array(order.utf8))
     let batch = try client.send(
         method: "POST", path: "/api/batches", headers: auth, body: Array(#"{"filters":{"carrier":"BENCH"}}"#.utf8))
@@ -43,7 +55,7 @@ func seed() throws -> String {
     else { throw BenchError("could not open a batch: \(String(decoding: batch.body, as: UTF8.self))") }
     return id
 }
-let task = (try? seed()) ?? ""
+let task = (try? seed(port: port, token: token)) ?? ""
 
 /// One request of a kind, built fresh each time (a scan needs a new key).
 typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])

@@ -48,7 +48,7 @@ enum ServerSchema {
                 CREATE TABLE idempotency_keys (
                     org TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
                     status INTEGER NOT NULL, body BLOB NOT NULL, created_at INTEGER NOT NULL,
-                    PRIMARY KEY (org, key));
+                    PRIMARY KEY (org, key)) WITHOUT ROWID;
                 CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
                 """)
     ]
