@@ -53,7 +53,7 @@ let package = Package(
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
         // Barcodes from grey images: the ZBar reader, symbologies, GTIN rules.
-        .target(name: "Scanning", dependencies: ["Imaging", "CZBar"]),
+        .target(name: "Scanning", dependencies: ["Imaging", "CZBar", "Wire"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
 
@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Digest", "HTTPServing"], path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "Wire", "TestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
         .testTarget(
             name: "BatchDecodingTests",

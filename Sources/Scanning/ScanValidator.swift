@@ -1,0 +1,47 @@
+import Wire
+
+/// Checks a scanned code against the pick task the picker is on, on the station and before the
+/// queue: GTIN forms of one item are the same (a UPC-A read as EAN-13 with a leading zero).
+///
+///     ScanValidator.check("0036000291452", against: task)  // .accepted
+public enum ScanValidator {
+    /// Why a scan was accepted or turned away.
+    public enum Verdict: Sendable, Equatable {
+        case accepted(PickTask)
+        /// Seen is not the task's barcode.
+        case mismatch(expected: String, seen: String, task: PickTask)
+        /// No batch is open on this station.
+        case noOpenBatch
+        /// Every task of the open batch is complete.
+        case batchComplete(batchId: String)
+
+        public var isAccepted: Bool {
+            if case .accepted = self { return true }
+            return false
+        }
+
+        /// A sentence for the picker, readable from a metre away.
+        public var message: String {
+            switch self {
+            case .accepted(let task):
+                "✓ \(task.location): \(task.sku) \(task.qtyPicked + 1)/\(task.qtyRequired)"
+            case .mismatch(let expected, let seen, let task):
+                "✗ wrong item: saw \(seen), \(task.location) (task \(task.id)) expects \(expected)"
+            case .noOpenBatch:
+                "✗ no batch is open on this station (scanpick batch open ID)"
+            case .batchComplete(let batchId):
+                "✗ every task of batch \(batchId) is already picked"
+            }
+        }
+    }
+
+    /// The verdict for `code` when `task` is the active task (nil: none left or no batch).
+    public static func check(_ code: String, against task: PickTask?, batchId: String?) -> Verdict {
+        guard let batchId else { return .noOpenBatch }
+        guard let task else { return .batchComplete(batchId: batchId) }
+        guard GTIN.sameItem(code, task.barcode) else {
+            return .mismatch(expected: task.barcode, seen: code, task: task)
+        }
+        return .accepted(task)
+    }
+}
