@@ -5,7 +5,7 @@ import Storage
 enum QueueSchema {
     static let migrations = [
         Migration(
-            version: 1,
+            "queue-1",
             sql: """
                 CREATE TABLE actions (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -6,7 +6,7 @@ import Storage
 enum ServerSchema {
     static let migrations = [
         Migration(
-            version: 1,
+            "server-1",
             sql: """
                 CREATE TABLE orders (
                     org TEXT NOT NULL, id TEXT NOT NULL, carrier TEXT NOT NULL, zone TEXT NOT NULL,

@@ -97,11 +97,6 @@ public final class Database {
         }
     }
 
-    /// The schema version stored in the file (`PRAGMA user_version`).
-    public var userVersion: Int {
-        get throws(DatabaseError) { try row("PRAGMA user_version")?.int("user_version") ?? 0 }
-    }
-
     private var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     private func failure(_ status: Int32, _ sql: String) -> DatabaseError {

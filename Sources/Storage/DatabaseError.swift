@@ -4,7 +4,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case sqlite(code: Int32, message: String, sql: String?)
     case noSuchColumn(String)
     case columnType(column: String, expected: String)
-    case schemaTooNew(found: Int, known: Int)
+    case schemaTooNew(unknown: [String])
 
     /// SQLite's primary result code for a failed constraint (UNIQUE, CHECK, …).
     static let constraintCode: Int32 = 19
@@ -23,8 +23,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(120)))" } ?? "")
         case .noSuchColumn(let column): "no column named '\(column)' in the result"
         case .columnType(let column, let expected): "column '\(column)' does not hold a value of type \(expected)"
-        case .schemaTooNew(let found, let known):
-            "the database's schema is version \(found), newer than this scanpick knows (\(known)): upgrade scanpick"
+        case .schemaTooNew(let unknown):
+            "the database has schema changes this scanpick does not know (\(unknown.joined(separator: ", "))): it was written by a newer scanpick; upgrade"
         }
     }
 }

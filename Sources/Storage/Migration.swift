@@ -1,24 +1,34 @@
-/// One step of a database schema: version N's SQL, applied once, in order, in one transaction with
-/// the version bump (`PRAGMA user_version`). A database whose version is newer than the newest
-/// migration known is refused, so an old binary never writes to a schema it does not understand.
+/// One named step of a database schema, applied once, in the order given, in one transaction with
+/// its record in `schema_migrations`. Several components can share one file (the station's queue and
+/// its pick-list cache), each with its own migrations, as GRDB's migrator does. A database that has
+/// applied a migration this binary does not know is refused: an old binary never writes to a schema
+/// it does not understand.
+///
+///     Migration("queue-1", sql: "CREATE TABLE actions (...)")
 public struct Migration: Sendable {
-    public var version: Int
+    public var identifier: String
     public var sql: String
 
-    public init(version: Int, sql: String) {
-        self.version = version
+    public init(_ identifier: String, sql: String) {
+        self.identifier = identifier
         self.sql = sql
     }
 
-    /// Applies every migration newer than the database's version.
+    /// Applies every migration of `migrations` not yet applied to `database`, in order.
     public static func apply(_ migrations: [Migration], to database: Database) throws {
-        guard let known = migrations.map(\.version).max() else { return }
-        let current = try database.userVersion
-        guard current <= known else { throw DatabaseError.schemaTooNew(found: current, known: known) }
-        for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
+        guard !migrations.isEmpty else { return }
+        try database.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        let applied = Set(
+            try database.rows("SELECT identifier FROM schema_migrations").map { try $0.string("identifier") })
+        let unknown = applied.subtracting(migrations.map(\.identifier))
+        guard unknown.isEmpty else { throw DatabaseError.schemaTooNew(unknown: unknown.sorted()) }
+        for migration in migrations where !applied.contains(migration.identifier) {
             try database.transaction {
                 try database.execute(migration.sql)
-                try database.execute("PRAGMA user_version = \(migration.version)")
+                try database.run(
+                    "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, datetime('now'))",
+                    [migration.identifier])
             }
         }
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ActionQueueTests {
     func queue() throws -> (ActionQueue, TemporaryDirectory) {
         let folder = try TemporaryDirectory()
-        let extra = Migration(version: 100, sql: "CREATE TABLE rows (task TEXT PRIMARY KEY, picked INTEGER NOT NULL)")
+        let extra = Migration("test-rows-1", sql: "CREATE TABLE rows (task TEXT PRIMARY KEY, picked INTEGER NOT NULL)")
         return (try ActionQueue(path: folder.file("q.sqlite"), extraMigrations: [extra]), folder)
     }
 
