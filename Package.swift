@@ -57,10 +57,13 @@ let package = Package(
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
 
+        // Frames from a V4L2 camera or recorded images.
+        .target(name: "Capture", dependencies: ["Imaging"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(name: "Queue", dependencies: ["Storage", "Wire", "CNetlink"]),
         // The station: its configuration, pick-list cache, scan loop and page (built up by issues 4–6).
-        .target(name: "Station", dependencies: ["Queue", "Wire", "ConfigFile", "Storage"]),
+        .target(
+            name: "Station", dependencies: ["Queue", "Wire", "ConfigFile", "Storage", "Capture", "Scanning", "Imaging"]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
         .target(name: "Server", dependencies: ["Wire", "Storage", "HTTPServing", "Digest", "ConfigFile"]),
 
@@ -68,7 +71,7 @@ let package = Package(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire",
+                "ConfigFile", "Queue", "Station", "Wire", "Capture",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -86,7 +89,7 @@ let package = Package(
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
         .testTarget(
             name: "QueueTests", dependencies: ["Queue", "Station", "Storage", "Wire", "TestSupport", "scanpick"]),
-        .testTarget(name: "StationTests", dependencies: ["Station", "Queue", "ConfigFile", "TestSupport"]),
+        .testTarget(name: "StationTests", dependencies: ["Station", "Queue", "ConfigFile", "TestSupport", "scanpick"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(

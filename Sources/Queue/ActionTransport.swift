@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -59,6 +60,30 @@ public final class HTTPActionTransport: ActionTransport {
         }
     }
 
+    /// `GET /api/batches/{id}` for `org`: the server's view of a batch.
+    public func fetchBatch(_ id: String, org: String) async throws(FetchError) -> Batch {
+        guard let token = tokens[org] else { throw .noToken(org) }
+        var request = URLRequest(url: server.appendingPathComponent("/api/batches/\(id)"))
+        request.timeoutInterval = timeout
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let body: Data
+        let response: URLResponse
+        do {
+            (body, response) = try await session.data(for: request)
+        } catch {
+            throw .unreachable(server, reason: Self.describe(error))
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else {
+            throw .refused(status: status, reason: String(decoding: body.prefix(500), as: UTF8.self))
+        }
+        do {
+            return try JSONDecoder().decode(Batch.self, from: body)
+        } catch {
+            throw .refused(status: status, reason: "the server's batch could not be read: \(error)")
+        }
+    }
+
     /// GET /health with a short timeout: whether the server answers at all.
     public func isReachable(timeout: TimeInterval) async -> Bool {
         var request = URLRequest(url: server.appendingPathComponent("/health"))
@@ -75,6 +100,21 @@ public final class HTTPActionTransport: ActionTransport {
         case NSURLErrorNetworkConnectionLost: return "the connection was lost"
         case NSURLErrorNotConnectedToInternet: return "no network"
         default: return nsError.localizedDescription
+        }
+    }
+}
+
+/// Why a batch could not be fetched.
+public enum FetchError: Error, Sendable, CustomStringConvertible {
+    case noToken(String)
+    case unreachable(URL, reason: String)
+    case refused(status: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noToken(let org): "no token is configured for organisation \(org)"
+        case .unreachable(let server, let reason): "cannot reach the server at \(server): \(reason)"
+        case .refused(let status, let reason): "the server answered \(status): \(reason)"
         }
     }
 }

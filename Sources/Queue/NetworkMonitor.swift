@@ -18,6 +18,7 @@ public final class NetworkMonitor: Sendable {
         var task: Task<Void, Never>?
         var watcher: NetlinkWatcher?
         var lastProbeAt: Date?
+        var stopped = false
     }
 
     /// `probe` answers whether the server is reachable; it runs every `interval` seconds.
@@ -34,8 +35,7 @@ public final class NetworkMonitor: Sendable {
     public func start(onEdge: @escaping @Sendable (Bool) -> Void) {
         let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
         let task = Task { [weak self] in
-            while !Task.isCancelled {
-                guard let self else { return }
+            while let self, !self.state.withLock({ $0.stopped }) {
                 let online = await self.probe()
                 let changed = self.state.withLock { state -> Bool in
                     state.lastProbeAt = Date()
@@ -61,11 +61,18 @@ public final class NetworkMonitor: Sendable {
         wake?.resume()
     }
 
-    public func stop() {
-        let (task, watcher) = state.withLock { ($0.task, $0.watcher) }
+    /// Stops probing and waits for a probe in flight to finish (it has a short timeout), so the process
+    /// can exit with nothing of URLSession's still at work. The task is not cancelled: cancelling a task
+    /// inside URLSession's `data(for:)` while the request completes deadlocks on Linux (seen here:
+    /// swift_task_cancel and URLSession's completion each wait for the other's lock).
+    public func stop() async {
+        let (task, watcher) = state.withLock { state in
+            state.stopped = true
+            return (state.task, state.watcher)
+        }
         watcher?.stop()
-        task?.cancel()
         probeNow()
+        await task?.value
     }
 
     /// Waits for the interval or an early wake-up, whichever comes first.

@@ -26,6 +26,7 @@ public final class SyncService: Sendable {
         var poked = false
         var loop: Task<Void, Never>?
         var watcher: Task<Void, Never>?
+        var stopped = false
     }
 
     public init(
@@ -61,22 +62,27 @@ public final class SyncService: Sendable {
         wake?.resume()
     }
 
-    /// Stops the loop after the pass in progress, and the monitor.
+    /// Stops the loop after the pass in progress (not cancelled: see ``NetworkMonitor/stop()``), and
+    /// the monitor.
     public func stop() async {
-        let (loop, watcher) = state.withLock { ($0.loop, $0.watcher) }
-        monitor.stop()
-        loop?.cancel()
-        watcher?.cancel()
+        let (loop, watcher) = state.withLock { state in
+            state.stopped = true
+            return (state.loop, state.watcher)
+        }
+        await monitor.stop()
+        watcher?.cancel()  // it only sleeps and reads SQLite
         poke()
         await loop?.value
         await watcher?.value
     }
 
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
     private func run() async {
         var nextWake = Date()
-        while !Task.isCancelled {
+        while !isStopped {
             await waitUntil(nextWake)
-            if Task.isCancelled { break }
+            if isStopped { break }
             nextWake = Date().addingTimeInterval(options.drainInterval)
             guard monitor.isOnline == true else { continue }
             guard let pass = try? await drainer.drainPass() else { continue }

@@ -1,6 +1,7 @@
 import ConfigFile
 import Foundation
 import Queue
+import Scanning
 
 /// The station's configuration, `config/station.json`:
 ///
@@ -20,12 +21,26 @@ public struct StationConfiguration: Sendable, Equatable {
     public var databasePath: String
     public var queue: QueueOptions
     public var organisations: [String: Organisation]
+    /// How scans are confirmed and counted (`debounce`).
+    public var debounce: Debouncer.Options
+    /// The camera (`camera`): device, resolution and frame rate asked for.
+    public var camera: CameraSettings
 
     /// One organisation the station works for.
     public struct Organisation: Sendable, Equatable {
         public var token: String
-        /// Whether camera scanning is on (default false: the camera is never opened).
+        /// Whether scanning (camera or hardware scanner) is on (default false: the camera is never opened).
         public var scanningEnabled: Bool
+        /// The symbologies its scans look for (default: every one but ISBN).
+        public var symbologies: Set<Symbology>
+    }
+
+    /// What the station asks of its camera.
+    public struct CameraSettings: Sendable, Equatable {
+        public var device: String = "/dev/video0"
+        public var width: Int = 1280
+        public var height: Int = 720
+        public var fps: Int = 30
     }
 
     /// Bearer tokens by organisation, for the transport.
@@ -86,18 +101,42 @@ public struct StationConfiguration: Sendable, Equatable {
                 throw organisation.error(named[0], "does not give a token (missing file or unset variable?)")
             }
             var enabled = false
+            var symbologies = Symbology.defaults
             if var scanning = try organisation.object("scanning") {
                 enabled = try scanning.bool("enabled", default: false)
+                if let list = try scanning.strings("symbologies") {
+                    do {
+                        symbologies = try Symbology.parseList(list.joined(separator: ","))
+                    } catch {
+                        throw scanning.error("symbologies", "has an \(error)")
+                    }
+                }
                 try scanning.finish()
             }
             try organisation.finish()
-            organisations[name] = Organisation(token: token, scanningEnabled: enabled)
+            organisations[name] = Organisation(token: token, scanningEnabled: enabled, symbologies: symbologies)
         }
         try organisationsReader.finish()
+
+        var debounce = Debouncer.Options()
+        if var options = try reader.object("debounce") {
+            debounce.eanUpcFrames = try options.integer("eanUpcFrames", default: 2, in: 1...30)
+            debounce.otherFrames = try options.integer("otherFrames", default: 1, in: 1...30)
+            debounce.holdOff = try options.number("holdOffSeconds", default: 1.5, in: 0...60)
+            try options.finish()
+        }
+        var camera = CameraSettings()
+        if var options = try reader.object("camera") {
+            camera.device = try options.string("device", default: camera.device)
+            camera.width = try options.integer("width", default: camera.width, in: 16...8192)
+            camera.height = try options.integer("height", default: camera.height, in: 16...8192)
+            camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
+            try options.finish()
+        }
         try reader.finish()
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations)
+            organisations: organisations, debounce: debounce, camera: camera)
     }
 
     /// The organisation `name`, or an error listing the configured ones.

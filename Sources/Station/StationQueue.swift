@@ -9,12 +9,15 @@ import Queue
 public struct StationQueue: Sendable {
     public let configuration: StationConfiguration
     public let queue: ActionQueue
+    /// The pick list of the open batch, in the same database as the queue.
+    public let cache: PickListCache
     public let transport: HTTPActionTransport
     public let drainer: Drainer
 
     public init(configuration: StationConfiguration) throws {
         self.configuration = configuration
-        queue = try ActionQueue(path: configuration.databasePath)
+        queue = try ActionQueue(path: configuration.databasePath, extraMigrations: PickListCache.migrations)
+        cache = PickListCache(queue: queue)
         transport = HTTPActionTransport(
             server: configuration.server, tokens: configuration.tokens, timeout: configuration.queue.requestTimeout)
         drainer = Drainer(

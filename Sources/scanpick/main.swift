@@ -7,7 +7,8 @@ let tool = CommandLineTool(
     abstract: "ScanPick Station: barcode scanning and a durable pick queue for warehouse pick stations.",
     commands: [
         DecodeCommand.self, ScoreCommand.self, ServeCommand.self, TokenCommand.self, TapCommand.self, QueueCommand.self,
-        DrainCommand.self, StatusCommand.self,
+        DrainCommand.self, StatusCommand.self, BatchCommand.self, SelectCommand.self, PickListCommand.self,
+        StationCommand.self,
     ])
 
 let status = await tool.main(

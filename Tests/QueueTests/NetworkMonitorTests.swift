@@ -28,7 +28,7 @@ import Testing
         reachable.withLock { $0 = true }
         #expect(await Self.eventually { edges.withLock { $0 } == [true, false, true] })
         #expect(monitor.isOnline == true)
-        monitor.stop()
+        await monitor.stop()
     }
 
     @Test func probeNowCutsTheWaitShort() async throws {
@@ -41,7 +41,7 @@ import Testing
         #expect(await Self.eventually { probes.withLock { $0 } == 1 })
         monitor.probeNow()
         #expect(await Self.eventually { probes.withLock { $0 } == 2 })
-        monitor.stop()
+        await monitor.stop()
     }
 
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")))
@@ -58,6 +58,8 @@ import Testing
     }
 }
 
+/// These wait up to 30 s: other suites block the two-thread cooperative pool while they wait for
+/// their subprocesses, which can starve the service's tasks for seconds in a full parallel run.
 @Suite struct SyncServiceTests {
     @Test func drainsOnItsOwnAndCatchesUpAfterAnOutage() async throws {
         let fixture = try await QueueFixture()
@@ -72,11 +74,11 @@ import Testing
 
         _ = try fixture.pick(0)
         sync.poke()  // what the station does after an enqueue
-        #expect(try await NetworkMonitorTests.eventually { try fixture.queue.counts().sent == 1 })
+        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
 
         // The dead spot: taps pile up, nothing is lost.
         try fixture.server.stop()
-        #expect(await NetworkMonitorTests.eventually { !sync.isOnline })
+        #expect(await NetworkMonitorTests.eventually(30) { !sync.isOnline })
         _ = try fixture.pick(0)
         _ = try fixture.pick(1)
         sync.poke()
@@ -85,7 +87,7 @@ import Testing
 
         // Back in range: the online edge drains without anyone asking.
         try fixture.server.start()
-        #expect(try await NetworkMonitorTests.eventually { try fixture.queue.counts().sent == 3 })
+        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 3 })
         #expect(try await fixture.picked() == [2, 1, 0])
     }
 
@@ -98,11 +100,11 @@ import Testing
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
         sync.start()
         defer { Task { await sync.stop() } }
-        #expect(await NetworkMonitorTests.eventually { sync.isOnline })
+        #expect(await NetworkMonitorTests.eventually(30) { sync.isOnline })
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
         let tap = try ProcessRunner.scanpick(
             ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
         #expect(tap.status == 0)
-        #expect(try await NetworkMonitorTests.eventually { try fixture.queue.counts().sent == 1 })
+        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
     }
 }

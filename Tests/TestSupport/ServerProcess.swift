@@ -122,5 +122,6 @@ final class LogBuffer: Sendable {
 
 public struct ServerProcessError: Error, CustomStringConvertible {
     public var message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Imaging
+
+/// Recorded frames: the images of a folder in sorted order, stamped at `fps` (frame n at n / fps
+/// seconds), every one delivered (a replay never drops a frame, so it gives the same scans at any
+/// speed). With `loop`, the folder repeats and time goes on; an unreadable image is skipped and
+/// counted.
+///
+///     let source = try RecordedFrames(folder: "SampleImages/degraded", fps: 30)
+///     while let frame = try source.nextFrame() { ... }
+public final class RecordedFrames: FrameSource {
+    public let files: [String]
+    public let fps: Double
+    public let loop: Bool
+    private let loader = ImageLoader()
+    private let start = Date()
+    private var position = 0
+    public private(set) var skippedFrames = 0
+    public let droppedFrames = 0
+
+    public init(folder: String, fps: Double = 30, loop: Bool = false) throws(CaptureError) {
+        guard fps > 0 else { throw .badOption("--fps must be more than 0") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .noSuchFolder(folder)
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        files = names.filter { ImageFormat.fileExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .sorted().map { (folder as NSString).appendingPathComponent($0) }
+        guard !files.isEmpty else { throw .noFrames(folder) }
+        self.fps = fps
+        self.loop = loop
+    }
+
+    public func nextFrame() throws -> Frame? {
+        while true {
+            if position >= files.count && !loop { return nil }
+            let index = position
+            position += 1
+            let time = Double(index) / fps
+            do {
+                let image = try loader.load(path: files[index % files.count])
+                return Frame(image: image, time: time, index: index, capturedAt: start.addingTimeInterval(time))
+            } catch {
+                skippedFrames += 1
+            }
+        }
+    }
+
+    public func close() {}
+}
+
+/// Why a frame source could not start, with what to do.
+public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchFolder(String)
+    case noFrames(String)
+    case badOption(String)
+    case noSuchDevice(String)
+    case notACaptureDevice(String)
+    case busy(String)
+    case permissionDenied(String)
+    case noUsableFormat(String, offered: [String])
+    case deviceFailed(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noSuchFolder(let folder): "\(folder): no such folder of frames"
+        case .noFrames(let folder): "\(folder): no PNG, JPEG, PGM or PPM images in it"
+        case .badOption(let message): message
+        case .noSuchDevice(let device):
+            "\(device): no such device (is the camera plugged in? `scanpick devices` lists them)"
+        case .notACaptureDevice(let device): "\(device) is not a video capture device (try another /dev/videoN)"
+        case .busy(let device): "\(device) is busy: another program has it open (try `fuser \(device)`)"
+        case .permissionDenied(let device):
+            "\(device): permission denied (add the user to the 'video' group: sudo usermod -aG video $USER)"
+        case .noUsableFormat(let device, let offered):
+            "\(device) offers no format scanpick can read (offered: \(offered.joined(separator: ", ")))"
+        case .deviceFailed(let device, let reason): "\(device): \(reason)"
+        }
+    }
+}

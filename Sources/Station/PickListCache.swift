@@ -1,0 +1,179 @@
+import Foundation
+import Queue
+import Storage
+import Wire
+
+/// The station's copy of the batches it has opened, in the same SQLite file as the action queue,
+/// so a tap or scan changes its row and queues its action in one transaction. One batch at a time is
+/// the open one; the active task is the one the picker selected, or else the first incomplete task
+/// in pick order.
+///
+///     let cache = PickListCache(queue: queue)
+///     try cache.store(batch, org: "acme")      // from the server
+///     let task = try cache.activeTask()
+public final class PickListCache: Sendable {
+    public let queue: ActionQueue
+
+    /// The cache's tables, applied with the queue's when the station database opens.
+    public static let migrations = [
+        Migration(
+            "picklist-1",
+            sql: """
+                CREATE TABLE pick_list_batch (
+                    slot INTEGER PRIMARY KEY CHECK (slot = 1), org TEXT NOT NULL, batch_id TEXT NOT NULL,
+                    opened_at TEXT NOT NULL, refreshed_at TEXT NOT NULL, selected_task_id TEXT);
+                CREATE TABLE pick_list_tasks (
+                    org TEXT NOT NULL, id TEXT NOT NULL, batch_id TEXT NOT NULL, order_id TEXT NOT NULL,
+                    line_id TEXT NOT NULL, sku TEXT NOT NULL, location TEXT NOT NULL, barcode TEXT NOT NULL,
+                    qty_required INTEGER NOT NULL, qty_picked INTEGER NOT NULL, qty_locked INTEGER NOT NULL,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (org, id));
+                CREATE INDEX pick_list_tasks_by_batch ON pick_list_tasks (org, batch_id, position);
+                """)
+    ]
+
+    public init(queue: ActionQueue) { self.queue = queue }
+
+    /// The open batch: its organisation and id, or nil.
+    public func openBatch() throws -> (org: String, batchId: String)? {
+        try queue.database.write { db in
+            try db.row("SELECT org, batch_id FROM pick_list_batch").map {
+                (try $0.string("org"), try $0.string("batch_id"))
+            }
+        }
+    }
+
+    /// Stores the server's view of `batch` and makes it the open batch. A row with an action not yet
+    /// confirmed sent keeps its local picked count: the server does not get to overwrite a tap it has
+    /// not seen.
+    public func store(_ batch: Batch, org: String, now: Date = Date()) throws {
+        let unsent = try queue.tasksWithUnsentActions(org: org)
+        try queue.database.write { db in
+            try db.transaction {
+                for (position, task) in batch.tasks.enumerated() {
+                    try db.run(
+                        """
+                        INSERT INTO pick_list_tasks (org, id, batch_id, order_id, line_id, sku, location, barcode,
+                            qty_required, qty_picked, qty_locked, position)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (org, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
+                            barcode = excluded.barcode, qty_required = excluded.qty_required,
+                            qty_locked = excluded.qty_locked, position = excluded.position,
+                            qty_picked = CASE WHEN ? THEN qty_picked ELSE excluded.qty_picked END
+                        """,
+                        [
+                            org, task.id, batch.id, task.orderId, task.lineId, task.sku, task.location, task.barcode,
+                            task.qtyRequired, task.qtyPicked, task.qtyLocked, position, unsent.contains(task.id),
+                        ])
+                }
+                let stamp = Timestamp.iso8601(now)
+                let current = try db.row("SELECT org, batch_id FROM pick_list_batch")
+                let sameBatch =
+                    try current.map { try $0.string("org") == org && $0.string("batch_id") == batch.id } ?? false
+                try db.run(
+                    """
+                    INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
+                    ON CONFLICT (slot) DO UPDATE SET org = excluded.org, batch_id = excluded.batch_id,
+                        refreshed_at = excluded.refreshed_at,
+                        opened_at = CASE WHEN ? THEN opened_at ELSE excluded.opened_at END,
+                        selected_task_id = CASE WHEN ? THEN selected_task_id ELSE NULL END
+                    """, [org, batch.id, stamp, stamp, sameBatch, sameBatch])
+            }
+        }
+    }
+
+    /// Reopens a batch already in the cache (offline), or returns false when it never was opened.
+    public func reopen(_ batchId: String, org: String) throws -> Bool {
+        try queue.database.write { db in
+            try db.transaction {
+                guard
+                    try db.row("SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ?", [org, batchId])
+                        != nil
+                else { return false }
+                let stamp = Timestamp.iso8601()
+                try db.run(
+                    """
+                    INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
+                    ON CONFLICT (slot) DO UPDATE SET org = excluded.org, batch_id = excluded.batch_id,
+                        opened_at = excluded.opened_at, selected_task_id = NULL
+                    """, [org, batchId, stamp, stamp])
+                return true
+            }
+        }
+    }
+
+    /// The open batch's tasks in pick order.
+    public func tasks() throws -> [PickTask] {
+        try queue.database.write { db in try Self.tasks(db) }
+    }
+
+    /// The task the picker is on: the selected one while it is incomplete, else the first incomplete
+    /// task in pick order; nil when the batch is done or none is open.
+    public func activeTask() throws -> PickTask? {
+        try queue.database.write { db in try Self.activeTask(db) }
+    }
+
+    /// Makes `taskId` the active task.
+    public func select(_ taskId: String) throws(CacheError) {
+        do {
+            try queue.database.write { db in
+                guard let open = try db.row("SELECT org, batch_id FROM pick_list_batch") else {
+                    throw CacheError.noOpenBatch
+                }
+                guard
+                    try db.row(
+                        "SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ? AND id = ?",
+                        [try open.string("org"), try open.string("batch_id"), taskId]) != nil
+                else { throw CacheError.noSuchTask(taskId) }
+                try db.run("UPDATE pick_list_batch SET selected_task_id = ?", [taskId])
+            }
+        } catch let error as CacheError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    /// Adds `delta` to a cached task's picked count (inside the caller's transaction, e.g. the one
+    /// that queues the matching action).
+    public static func addPicked(_ delta: Int, task: String, org: String, in db: Database) throws {
+        try db.run(
+            "UPDATE pick_list_tasks SET qty_picked = qty_picked + ? WHERE org = ? AND id = ?", [delta, org, task])
+    }
+
+    static func tasks(_ db: Database) throws -> [PickTask] {
+        guard let open = try db.row("SELECT org, batch_id FROM pick_list_batch") else { return [] }
+        return try db.rows(
+            "SELECT * FROM pick_list_tasks WHERE org = ? AND batch_id = ? ORDER BY position",
+            [try open.string("org"), try open.string("batch_id")]
+        ).map { row in
+            PickTask(
+                id: try row.string("id"), batchId: try row.string("batch_id"), orderId: try row.string("order_id"),
+                lineId: try row.string("line_id"), sku: try row.string("sku"), location: try row.string("location"),
+                barcode: try row.string("barcode"), qtyRequired: try row.int("qty_required"),
+                qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
+        }
+    }
+
+    static func activeTask(_ db: Database) throws -> PickTask? {
+        let tasks = try tasks(db)
+        let selected = try db.row("SELECT selected_task_id FROM pick_list_batch")?.optionalString("selected_task_id")
+        if let selected, let task = tasks.first(where: { $0.id == selected }), !task.isComplete { return task }
+        return tasks.first { !$0.isComplete }
+    }
+}
+
+/// A pick-list operation that cannot be done, with why.
+public enum CacheError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noOpenBatch
+    case noSuchTask(String)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
+        case .noSuchTask(let id): "task \(id) is not in the open batch (scanpick pick-list shows its tasks)"
+        case .storage(let message): "the station database failed: \(message)"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParsing
+import Foundation
+import Queue
+import Station
+import Wire
+
+/// `scanpick batch open ID --org ORG`: fill the station's pick-list cache from the server.
+enum BatchCommand: Command {
+    static let spec = CommandSpec(
+        name: "batch",
+        abstract: "Open a batch on this station (fetches its pick list from the server into the cache).",
+        discussion: """
+            scanpick batch open ID --org ORG
+
+            Opening a batch needs the server the first time (the honest limit: the cache has to be filled
+            once). A batch opened before can be reopened offline from the cache. Rows with actions not yet
+            sent keep their local counts when the server's view arrives.
+            """,
+        options: [
+            StationOptions.config, .value("org", valueName: "ORG", help: "The batch's organisation. Required."),
+        ],
+        arguments: [
+            ArgumentSpec(name: "ACTION", help: "open"), ArgumentSpec(name: "ID", help: "The batch id."),
+        ])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        guard arguments.positionals[0] == "open" else {
+            throw UsageError("the only action is 'open' (scanpick batch open ID --org ORG)")
+        }
+        guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
+        let id = arguments.positionals[1]
+        let station = try StationOptions.load(arguments)
+        _ = try station.configuration.organisation(org)
+        do {
+            let batch = try await station.transport.fetchBatch(id, org: org)
+            try station.cache.store(batch, org: org)
+            StandardStream.output.write("opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")
+        } catch let error as FetchError {
+            guard case .unreachable = error else { throw error }
+            guard try station.cache.reopen(id, org: org) else {
+                throw StationCommandError(
+                    "\(error). Batch \(id) was never opened on this station, and opening it the first time needs the server."
+                )
+            }
+            StandardStream.output.write("the server is unreachable: reopened batch \(id) from the station's cache\n")
+        }
+        if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
+        return 0
+    }
+
+    static func describe(active task: Wire.PickTask) -> String {
+        "active: \(task.location)  \(task.sku)  \(task.barcode)  \(task.qtyPicked)/\(task.qtyRequired)  (task \(task.id))"
+    }
+}
+
+/// A station command's failure, in words.
+struct StationCommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `scanpick select TASK`: make a task the active one.
+enum SelectCommand: Command {
+    static let spec = CommandSpec(
+        name: "select",
+        abstract: "Make a task of the open batch the active one (scans are checked against it).",
+        options: [StationOptions.config],
+        arguments: [ArgumentSpec(name: "TASK", help: "The task's id.")])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let station = try StationOptions.load(arguments)
+        try station.cache.select(arguments.positionals[0])
+        if let task = try station.cache.activeTask() {
+            StandardStream.output.write(BatchCommand.describe(active: task) + "\n")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParsing
+import Foundation
+import Queue
+import Station
+import Wire
+
+/// `scanpick pick-list`: the open batch as the station has it, with unsent rows marked.
+enum PickListCommand: Command {
+    static let spec = CommandSpec(
+        name: "pick-list",
+        abstract: "Show the open batch's pick list as the station has it (rows with unsent actions marked).",
+        discussion: """
+            --json prints {"batchId", "activeTaskId", "tasks": [PickTask with the server's field names,
+            plus "pending": true when the row has an action not yet confirmed sent]}.
+            """,
+        options: [StationOptions.config, .flag("json", help: "Print the pick list as JSON.")])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let station = try StationOptions.load(arguments)
+        guard let open = try station.cache.openBatch() else { throw CacheError.noOpenBatch }
+        let tasks = try station.cache.tasks()
+        let pending = try station.queue.tasksWithUnsentActions(org: open.org)
+        let active = try station.cache.activeTask()?.id
+        if arguments.has("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let rows = try tasks.map { task -> String in
+                let object = String(decoding: try encoder.encode(task), as: UTF8.self)
+                return String(object.dropLast()) + #","pending":\#(pending.contains(task.id))}"#
+            }
+            var line = JSONObjectWriter()
+            line.add("batchId", string: open.batchId)
+            if let active { line.add("activeTaskId", string: active) } else { line.add("activeTaskId", raw: "null") }
+            line.add("tasks", raw: "[" + rows.joined(separator: ",") + "]")
+            StandardStream.output.write(line.finished() + "\n")
+            return 0
+        }
+        let header = ["", "location", "sku", "barcode", "required", "picked", "locked", "task"]
+        let rows = tasks.map { task in
+            [
+                (task.id == active ? "▶" : " ") + (pending.contains(task.id) ? "*" : " "), task.location, task.sku,
+                task.barcode, String(task.qtyRequired), String(task.qtyPicked), String(task.qtyLocked), task.id,
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        let lines = ([header] + rows).map { cells in
+            cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+        StandardStream.output.write(
+            "batch \(open.batchId) (\(open.org))   ▶ active   * not yet sent\n" + lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+}

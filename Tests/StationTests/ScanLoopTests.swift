@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The station's scan loop through `scanpick station --frames/--wedge`, against a real server.
+@Suite struct ScanLoopTests {
+    let code = "clean/upca.png"  // UPC-A 036000291452: task A1
+    let blank = "none/noise.png"
+
+    @Test func anItemHeldInViewIsOneScanAndThreeDeliberateScansAreThree() async throws {
+        let fixture = try await StationFixture()
+        let held = try fixture.frames("held", [(code, 90)])
+        let once = try fixture.scanpick(["station", "--frames", held])
+        #expect(once.status == 0, "\(once.standardError)")
+        #expect(StationFixture.scanLines(once).count == 1)
+        #expect(once.standardOutput.contains("✓ A1: SKU-A1 1/3"))
+
+        let deliberate = try fixture.frames("three", [(code, 10), (blank, 60), (code, 10), (blank, 60), (code, 10)])
+        let three = try fixture.scanpick(["station", "--frames", deliberate])
+        let accepted = StationFixture.scanLines(three).filter { $0["accepted"] as? Bool == true }
+        // A1 needs 3: one from the first run, two more; the third is for a complete task.
+        #expect(accepted.count == 2)
+        #expect(three.standardOutput.contains("✓ A1: SKU-A1 3/3"))
+        #expect(three.standardOutput.contains("✗ wrong item: saw 036000291452, B3"))
+        _ = try fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [3, 0, 0])
+    }
+
+    @Test func aFlickerDoesNotCountTwiceAndReplayTimeIsFrameTime() async throws {
+        let fixture = try await StationFixture()
+        let flicker = try fixture.frames("flicker", [(code, 10), (blank, 2), (code, 10), (blank, 1), (code, 10)])
+        // The same frames at 5 fps: the gaps last 0.4 s and 0.2 s, still under the 1.5 s hold-off.
+        let slow = try fixture.scanpick(["station", "--frames", flicker, "--fps", "5"])
+        #expect(StationFixture.scanLines(slow).count == 1)
+        // At 1 fps even a one-frame gap puts 2 s between sightings: past the hold-off, three presences.
+        let slower = try fixture.scanpick(["station", "--frames", flicker, "--fps", "1"])
+        #expect(StationFixture.scanLines(slower).count == 3)
+    }
+
+    @Test func twoCodesInOneFrameAreCheckedEach() async throws {
+        let fixture = try await StationFixture()
+        let both = try fixture.frames("both", [("multi/tote-two-codes.jpg", 5)])
+        let result = try fixture.scanpick(["station", "--frames", both])
+        let lines = StationFixture.scanLines(result)
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0["code"] as? String == "036000291452" && $0["accepted"] as? Bool == true })
+        let rejected = try #require(lines.first { $0["code"] as? String == "96385074" })
+        #expect(rejected["accepted"] as? Bool == false)
+        #expect(rejected["reason"] as? String == "mismatch")
+        #expect(rejected["expected"] as? String == "036000291452")
+        #expect(rejected["actionId"] == nil)
+    }
+
+    @Test func aMismatchIsNeverQueuedAndGTINFormsMatch() async throws {
+        let fixture = try await StationFixture()
+        // B3 is not the active task (A1 is): the EAN-13 is refused, and nothing reaches the queue.
+        let wrong = try fixture.frames("wrong", [("clean/ean13.png", 5)])
+        let refused = try fixture.scanpick(["station", "--frames", wrong])
+        #expect(refused.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
+        let queue = try fixture.scanpick(["queue", "--json"])
+        #expect(queue.standardOutput == "[]\n")
+
+        // A wedge scanner that sends the UPC-A as its EAN-13 form: the same item.
+        let wedge = try fixture.scanpick(["station", "--wedge"], input: "0036000291452\n\nnonsense\n")
+        #expect(wedge.status == 0)
+        let lines = StationFixture.scanLines(wedge)
+        #expect(lines.map { $0["accepted"] as? Bool } == [true, false])
+        _ = try fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
+
+    @Test func selectingATaskChangesWhatScansAreCheckedAgainst() async throws {
+        let fixture = try await StationFixture()
+        #expect(try fixture.scanpick(["select", fixture.scenario.tasks[1]]).standardOutput.hasPrefix("active: B3"))
+        try fixture.server.stop()  // in the dead spot: the scans stay queued, the rows marked pending
+        let wedge = try fixture.scanpick(
+            ["station", "--wedge"], input: "5901234123457\n5901234123457\n5901234123457\n")
+        #expect(StationFixture.scanLines(wedge).map { $0["accepted"] as? Bool } == [true, true, false])
+        // With B3 complete, the active task falls back to the first incomplete: A1.
+        #expect(wedge.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
+        let list = try fixture.scanpick(["pick-list", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])
+        #expect(object["activeTaskId"] as? String == fixture.scenario.tasks[0])
+        let tasks = try #require(object["tasks"] as? [[String: Any]])
+        #expect(tasks[1]["qtyPicked"] as? Int == 2)
+        #expect(tasks[1]["pending"] as? Bool == true)
+        #expect(tasks[0]["pending"] as? Bool == false)
+        #expect(try fixture.scanpick(["select", "task-nope"]).status == 1)
+    }
+
+    @Test func scansWithNoOpenBatchAreTurnedAway() async throws {
+        let fixture = try await StationFixture(openBatch: false)
+        let wedge = try fixture.scanpick(["station", "--wedge", "--org", "acme"], input: "036000291452\n")
+        #expect(StationFixture.scanLines(wedge).first?["reason"] as? String == "no_open_batch")
+        #expect(wedge.standardOutput.contains("no batch is open"))
+    }
+
+    @Test func scanningOffNeverOpensAFrameSource() async throws {
+        let fixture = try await StationFixture(scanning: false)
+        // A folder that does not exist: opening it would fail; with scanning off nothing is opened.
+        let result = try fixture.scanpick(["station", "--frames", fixture.folder.file("no-such-folder")])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("scanning is off for organisation acme"))
+        #expect(StationFixture.scanLines(result).isEmpty)
+        let wedge = try fixture.scanpick(["station", "--wedge"], input: "036000291452\n")
+        #expect(StationFixture.scanLines(wedge).isEmpty)
+        // Taps still work.
+        #expect(try fixture.scanpick(["tap", "pick", fixture.scenario.tasks[0], "--org", "acme"]).status == 0)
+    }
+
+    @Test func openingABatchTheFirstTimeNeedsTheServerButReopeningDoesNot() async throws {
+        let fixture = try await StationFixture()
+        try fixture.server.stop()
+        let reopen = try fixture.scanpick(["batch", "open", fixture.scenario.batchId, "--org", "acme"])
+        #expect(reopen.status == 0)
+        #expect(reopen.standardOutput.contains("reopened batch \(fixture.scenario.batchId) from the station's cache"))
+        let never = try fixture.scanpick(["batch", "open", "batch-never-seen", "--org", "acme"])
+        #expect(never.status == 1)
+        #expect(never.standardError.contains("opening it the first time needs the server"))
+    }
+}

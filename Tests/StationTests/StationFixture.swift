@@ -1,0 +1,64 @@
+import Foundation
+import TestSupport
+
+/// A real server with a batch (A1 UPC-A ×3, B3 EAN-13 ×2, C2 EAN-8 ×1), and a station whose config
+/// enables scanning for acme and has opened that batch.
+struct StationFixture {
+    let server: ServerProcess
+    let acme: APIClient
+    let scenario: PickingScenario
+    let folder: TemporaryDirectory
+    let config: String
+
+    init(scanning: Bool = true, openBatch: Bool = true) async throws {
+        server = try ServerProcess()
+        acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        scenario = try await PickingScenario.create(on: acme)
+        folder = try TemporaryDirectory("scanpick-station")
+        let settings: [String: Any] = [
+            "station": "test-1", "worker": "worker-test", "server": server.baseURL.absoluteString,
+            "database": folder.file("station.sqlite"), "queue": ["requestTimeoutSeconds": 2],
+            "organisations": [
+                "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
+            ],
+        ]
+        config = try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
+        if openBatch {
+            let opened = try scanpick(["batch", "open", scenario.batchId, "--org", "acme"])
+            guard opened.status == 0 else { throw ServerProcessError(message: opened.standardError) }
+        }
+    }
+
+    /// Runs `scanpick` with this station's config.
+    func scanpick(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(
+            ProcessRunner.scanpick, arguments + ["--config", config], in: Repository.root,
+            input: input.map { Array($0.utf8) })
+    }
+
+    /// A folder of frames: each (sample image, count) repeated in order.
+    func frames(_ name: String, _ pattern: [(String, Int)]) throws -> String {
+        var index = 0
+        for (sample, count) in pattern {
+            let bytes = try Repository.sampleBytes(sample)
+            let ext = (sample as NSString).pathExtension
+            for _ in 0..<count {
+                index += 1
+                try folder.write("\(name)/\(String(format: "%05d", index)).\(ext)", bytes: bytes)
+            }
+        }
+        return folder.file(name)
+    }
+
+    func picked() async throws -> [Int] {
+        let byId = try await scenario.picked(on: acme)
+        return scenario.tasks.map { byId[$0] ?? -1 }
+    }
+
+    /// The JSON scan log lines the station wrote to standard error.
+    static func scanLines(_ result: ProcessResult) -> [[String: Any]] {
+        result.standardError.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "scan" }
+    }
+}
