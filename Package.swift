@@ -33,6 +33,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // Linux rtnetlink (kernel headers only): a C target, so its module reaches every dependent.
         .target(name: "CNetlink", path: "Sources/CShims/CNetlink"),
+        // libv4l2 (libv4l-dev): its variadic calls and ioctl macros wrapped in plain C functions.
+        .target(name: "CV4L2", path: "Sources/CShims/CV4L2", linkerSettings: [.linkedLibrary("v4l2")]),
         .systemLibrary(
             name: "CTurboJPEG", path: "Sources/CShims/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
@@ -58,7 +60,7 @@ let package = Package(
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
 
         // Frames from a V4L2 camera or recorded images.
-        .target(name: "Capture", dependencies: ["Imaging"]),
+        .target(name: "Capture", dependencies: ["Imaging", "CV4L2"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(name: "Queue", dependencies: ["Storage", "Wire", "CNetlink"]),
         // The station: its configuration, pick-list cache, scan loop and page (built up by issues 4–6).
@@ -89,6 +91,7 @@ let package = Package(
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
         .testTarget(
             name: "QueueTests", dependencies: ["Queue", "Station", "Storage", "Wire", "TestSupport", "scanpick"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(name: "StationTests", dependencies: ["Station", "Queue", "ConfigFile", "TestSupport", "scanpick"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),

@@ -8,7 +8,7 @@ let tool = CommandLineTool(
     commands: [
         DecodeCommand.self, ScoreCommand.self, ServeCommand.self, TokenCommand.self, TapCommand.self, QueueCommand.self,
         DrainCommand.self, StatusCommand.self, BatchCommand.self, SelectCommand.self, PickListCommand.self,
-        StationCommand.self,
+        StationCommand.self, DevicesCommand.self,
     ])
 
 let status = await tool.main(

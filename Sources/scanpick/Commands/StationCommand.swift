@@ -22,7 +22,8 @@ enum StationCommand: Command {
                                                leaving unsent actions in the queue
               --wedge                          a hardware scanner in keyboard-wedge mode: one code per line
                                                on standard input
-              --device DEV                     a V4L2 camera (not built yet: see the README's limits)
+              --device DEV                     a V4L2 camera (default: camera.device in the config); the
+                                               decoder always takes the newest frame
 
             Scanning is off unless organisations.ORG.scanning.enabled is true for the station's
             organisation (the open batch's, or --org); when off, no frame source is opened.
@@ -76,10 +77,9 @@ enum StationCommand: Command {
         } else if arguments.has("wedge") {
             source = .wedge
         } else {
-            let device = arguments.value("device") ?? configuration.camera.device
-            throw StationCommandError(
-                "\(device): V4L2 camera capture is not built yet; use --frames PATH or --wedge (see the README's limits)"
-            )
+            let camera = configuration.camera
+            let device = arguments.value("device") ?? camera.device
+            source = .camera(device: device, width: camera.width, height: camera.height, fps: camera.fps)
         }
 
         let finished = DispatchSemaphore(value: 0)
@@ -101,6 +101,20 @@ enum StationCommand: Command {
                         run.counts.withLock { $0.frames += 1 }
                         report(outcomes, run)
                     }
+                case .camera(let device, let width, let height, let fps):
+                    let camera = try V4L2Camera(
+                        device: device, width: width, height: height, fps: fps,
+                        report: { StandardStream.error.write("scanpick station: \($0)\n") })
+                    run.source.withLock { $0 = camera }
+                    let negotiated = camera.negotiated
+                    StandardStream.output.write(
+                        "camera \(device): \(negotiated.format) \(negotiated.width)x\(negotiated.height)\n")
+                    while !run.stopped.load(ordering: .relaxed), let frame = try camera.nextFrame() {
+                        let outcomes = try loop.process(frame)
+                        run.counts.withLock { $0.frames += 1 }
+                        report(outcomes, run)
+                    }
+                    run.counts.withLock { $0.dropped = camera.droppedFrames }
                 case .wedge:
                     while !run.stopped.load(ordering: .relaxed), let line = readLine() {
                         let code = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -109,7 +123,7 @@ enum StationCommand: Command {
                     }
                 }
             } catch {
-                StandardStream.error.write("scanpick station: \(error)\n")
+                run.failure.withLock { $0 = String(describing: error) }
             }
         }
         loopThread.start()
@@ -122,15 +136,18 @@ enum StationCommand: Command {
             Task {
                 _ = await waiter.value
                 run.stopped.store(true, ordering: .relaxed)
+                run.source.withLock { $0?.close() }  // wakes a thread waiting for the next frame
             }
         }
         waiter.cancel()
         await sync.stop()
+        if let failure = run.failure.withLock({ $0 }) { throw StationCommandError(failure) }
         let counts = run.counts.withLock { $0 }
         let pending = try station.queue.counts().pending
         StandardStream.output.write(
             "stopped: \(counts.accepted) scans accepted, \(counts.rejected) rejected"
                 + (counts.frames > 0 ? " in \(counts.frames) frames" : "")
+                + (counts.dropped > 0 ? " (\(counts.dropped) dropped while decoding)" : "")
                 + "; \(pending) actions pending in the queue\n")
         return 0
     }
@@ -138,6 +155,7 @@ enum StationCommand: Command {
     /// Which source the scan thread opens (it owns the source and the reader).
     private enum ScanSource: Sendable {
         case frames(folder: String, fps: Double, loop: Bool)
+        case camera(device: String, width: Int, height: Int, fps: Int)
         case wedge
     }
 
@@ -153,6 +171,10 @@ enum StationCommand: Command {
 
 /// What the scan thread and the command share during a run: its counts, and the stop request.
 private final class StationRun: Sendable {
-    let counts = Mutex((accepted: 0, rejected: 0, frames: 0))
+    let counts = Mutex((accepted: 0, rejected: 0, frames: 0, dropped: 0))
     let stopped = Atomic(false)
+    /// Why the scan thread stopped early, if it did.
+    let failure = Mutex<String?>(nil)
+    /// The camera, once open, so a stop request can wake the thread waiting on it.
+    let source = Mutex<V4L2Camera?>(nil)
 }

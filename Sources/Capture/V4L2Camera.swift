@@ -1,0 +1,196 @@
+import CV4L2
+import Foundation
+import Imaging
+
+/// A V4L2 camera as a ``FrameSource`` with the latest-frame policy: a capture thread keeps only the
+/// newest frame, so the decoder always works on what is in front of the camera now; frames that
+/// arrive while it decodes are dropped and counted (latency never builds up). A corrupt MJPEG frame
+/// is skipped and counted. A camera that disappears (unplugged: ENODEV or EIO) is reported and
+/// reopened with backoff while the station keeps running.
+///
+///     let camera = try V4L2Camera(device: "/dev/video0", width: 1280, height: 720, fps: 30)
+///     while let frame = try camera.nextFrame() { ... }
+public final class V4L2Camera: FrameSource, @unchecked Sendable {
+    // Shared between the capture thread and the caller; every field is guarded by `condition`.
+    private let condition = NSCondition()
+    private var latest: Frame?
+    private var dropped = 0
+    private var skipped = 0
+    private var closed = false
+    private var failure: CaptureError?
+
+    public let device: String
+    /// The format and size the camera agreed to.
+    public private(set) var negotiated: (format: PixelFormat, width: Int, height: Int)
+    private let requested: (width: Int, height: Int, fps: Int)
+    private let report: @Sendable (String) -> Void
+    private var thread: Thread?
+
+    /// Opens and starts the camera; `report` hears about disconnects and reconnects.
+    public init(
+        device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(CaptureError) {
+        self.device = device
+        self.requested = (width, height, fps)
+        self.report = report
+        let stream = try Stream(device: device, width: width, height: height, fps: fps)
+        negotiated = (stream.format, stream.width, stream.height)
+        let thread = Thread { [self] in self.captureLoop(first: stream) }
+        thread.name = "scanpick-capture"
+        self.thread = thread
+        thread.start()
+    }
+
+    public var droppedFrames: Int { condition.withLock { dropped } }
+    public var skippedFrames: Int { condition.withLock { skipped } }
+
+    /// The newest frame (waiting for one); nil once closed.
+    public func nextFrame() throws -> Frame? {
+        condition.lock()
+        defer { condition.unlock() }
+        while latest == nil && !closed { condition.wait() }
+        if closed { return nil }
+        defer { latest = nil }
+        return latest
+    }
+
+    public func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    deinit { close() }
+
+    private func captureLoop(first: Stream) {
+        var stream: Stream? = first
+        var backoff = 1.0
+        let clockStart = Date()
+        while !condition.withLock({ closed }) {
+            guard let current = stream else {
+                Thread.sleep(forTimeInterval: backoff)
+                do {
+                    stream = try Stream(
+                        device: device, width: requested.width, height: requested.height, fps: requested.fps)
+                    report("\(device): camera back, capturing again")
+                    backoff = 1
+                } catch {
+                    backoff = min(backoff * 2, 30)
+                }
+                continue
+            }
+            switch current.capture() {
+            case .frame(let image, let timestamp):
+                let frameTime = timestamp > 0 ? timestamp : Date().timeIntervalSince(clockStart)
+                condition.withLock {
+                    if latest != nil { dropped += 1 }
+                    let index = (latest?.index ?? current.frameCount) + 1
+                    latest = Frame(image: image, time: frameTime, index: index, capturedAt: Date())
+                    condition.signal()
+                }
+            case .corrupt:
+                condition.withLock { skipped += 1 }
+            case .timeout:
+                continue
+            case .gone(let reason):
+                report("\(device): camera lost (\(reason)); reopening with backoff")
+                stream = nil
+            }
+        }
+        stream = nil
+    }
+
+    /// One streaming session: the negotiated format and the mapped buffers. Owned by one thread at a
+    /// time: made by `init` (or a reconnect), then used only by the capture thread; hence
+    /// `@unchecked Sendable` for the one handoff.
+    private final class Stream: @unchecked Sendable {
+        let device: V4L2Device
+        let format: PixelFormat
+        let width: Int
+        let height: Int
+        let stride: Int
+        private var buffers: [UnsafeMutableRawPointer?]
+        private var lengths: [Int]
+        private let count: UInt32
+        private(set) var frameCount = 0
+        private let jpeg = ImageLoader()
+
+        enum Capture {
+            case frame(GreyImage, timestamp: Double)
+            case corrupt
+            case timeout
+            case gone(String)
+        }
+
+        init(device path: String, width: Int, height: Int, fps: Int) throws(CaptureError) {
+            device = try V4L2Device(path: path)
+            let offered = device.formats()
+            guard let choice = PixelFormat.cheapest(of: offered.map(\.format)) else {
+                throw .noUsableFormat(path, offered: offered.map { $0.format.description })
+            }
+            // The closest size the camera has to the one asked for.
+            let sizes = device.sizes(of: choice)
+            let target =
+                sizes.min { abs($0.width * $0.height - width * height) < abs($1.width * $1.height - width * height) }
+                ?? (width, height)
+            var fourcc: UInt32 = 0
+            var gotWidth: UInt32 = 0
+            var gotHeight: UInt32 = 0
+            var bytesPerLine: UInt32 = 0
+            var sizeImage: UInt32 = 0
+            let set = scanpick_v4l2_set_format(
+                device.descriptor, choice.fourcc, UInt32(target.width), UInt32(target.height), &fourcc, &gotWidth,
+                &gotHeight, &bytesPerLine, &sizeImage)
+            guard set == 0 else { throw V4L2Device.error(-set, path) }
+            format = PixelFormat(fourcc: fourcc, emulated: choice.emulated)
+            guard format.lumaPath != nil else { throw .noUsableFormat(path, offered: [format.description]) }
+            self.width = Int(gotWidth)
+            self.height = Int(gotHeight)
+            stride = Int(bytesPerLine)
+            _ = scanpick_v4l2_set_fps(device.descriptor, UInt32(fps))
+            count = 4
+            buffers = Array(repeating: nil, count: 4)
+            lengths = Array(repeating: 0, count: 4)
+            var got: UInt32 = 0
+            let started = scanpick_v4l2_start(device.descriptor, count, &buffers, &lengths, &got)
+            guard started == 0 else {
+                scanpick_v4l2_stop(device.descriptor, &buffers, &lengths, got)
+                throw V4L2Device.error(-started, path)
+            }
+        }
+
+        deinit { scanpick_v4l2_stop(device.descriptor, &buffers, &lengths, count) }
+
+        func capture() -> Capture {
+            let ready = scanpick_v4l2_poll(device.descriptor, 2000)
+            if ready == 0 { return .timeout }
+            if ready < 0 { return .gone(String(cString: strerror(-ready))) }
+            var index: UInt32 = 0
+            var used: UInt32 = 0
+            var timestamp = 0.0
+            let dequeued = scanpick_v4l2_dequeue(device.descriptor, &index, &used, &timestamp)
+            if dequeued == -EAGAIN { return .timeout }
+            if dequeued < 0 { return .gone(String(cString: strerror(-dequeued))) }
+            defer { _ = scanpick_v4l2_requeue(device.descriptor, index) }
+            frameCount += 1
+            guard Int(index) < buffers.count, let base = buffers[Int(index)] else { return .corrupt }
+            let bytes = UnsafeRawBufferPointer(start: base, count: min(Int(used), lengths[Int(index)]))
+            let pixels: [UInt8]?
+            switch format.lumaPath {
+            case .grey, .planar: pixels = Luma.firstPlane(bytes, width: width, height: height, stride: stride)
+            case .packed:
+                pixels = Luma.packed(
+                    bytes, width: width, height: height, stride: stride,
+                    lumaFirst: format.fourcc == scanpick_v4l2_fmt_yuyv)
+            case .jpeg:
+                guard let image = try? jpeg.decode(Array(bytes)) else { return .corrupt }
+                return .frame(image, timestamp: timestamp)
+            case nil: pixels = nil
+            }
+            guard let pixels else { return .corrupt }
+            return .frame(GreyImage(width: width, height: height, pixels: pixels), timestamp: timestamp)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CV4L2
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+@testable import Capture
+
+@Suite struct PixelFormatTests {
+    let grey = PixelFormat(fourcc: scanpick_v4l2_fmt_grey)
+    let yuyv = PixelFormat(fourcc: scanpick_v4l2_fmt_yuyv)
+    let nv12 = PixelFormat(fourcc: scanpick_v4l2_fmt_nv12)
+    let mjpeg = PixelFormat(fourcc: scanpick_v4l2_fmt_mjpeg)
+    let emulatedYU12 = PixelFormat(fourcc: scanpick_v4l2_fmt_yuv420, emulated: true)
+    let rgb3 = PixelFormat(fourcc: 0x3342_4752)  // "RGB3": not read directly
+
+    @Test func picksTheCheapestPathToGrey() {
+        #expect(PixelFormat.cheapest(of: [mjpeg, yuyv, grey]) == grey)
+        #expect(PixelFormat.cheapest(of: [mjpeg, yuyv, nv12]) == nv12)
+        #expect(PixelFormat.cheapest(of: [mjpeg, yuyv]) == yuyv)
+        #expect(PixelFormat.cheapest(of: [rgb3, mjpeg, emulatedYU12]) == mjpeg)
+        #expect(PixelFormat.cheapest(of: [rgb3, emulatedYU12]) == emulatedYU12)
+        #expect(PixelFormat.cheapest(of: [rgb3]) == nil)
+        #expect(yuyv.description == "YUYV")
+        #expect(mjpeg.description == "MJPG")
+    }
+
+    @Test func takesLumaFromPackedAndPlanarFramesWithStrides() {
+        // 2×2 YUYV with 2 bytes of padding per line: Y at even bytes.
+        let yuyvBytes: [UInt8] = [10, 128, 20, 128, 0, 0, 30, 128, 40, 128, 0, 0]
+        let fromYUYV = yuyvBytes.withUnsafeBytes { Luma.packed($0, width: 2, height: 2, stride: 6, lumaFirst: true) }
+        #expect(fromYUYV == [10, 20, 30, 40])
+        let uyvyBytes: [UInt8] = [128, 11, 128, 22, 128, 33, 128, 44]
+        let fromUYVY = uyvyBytes.withUnsafeBytes { Luma.packed($0, width: 2, height: 2, stride: 4, lumaFirst: false) }
+        #expect(fromUYVY == [11, 22, 33, 44])
+        // Planar: the Y plane with a stride of 3, then chroma that must be ignored.
+        let planar: [UInt8] = [1, 2, 99, 3, 4, 99, 200, 200]
+        #expect(planar.withUnsafeBytes { Luma.firstPlane($0, width: 2, height: 2, stride: 3) } == [1, 2, 3, 4])
+        // A short buffer is refused, not read past its end.
+        #expect(
+            [UInt8](repeating: 0, count: 3).withUnsafeBytes { Luma.firstPlane($0, width: 2, height: 2, stride: 2) }
+                == nil)
+    }
+}
+
+@Suite struct CameraErrorTests {
+    @Test func aMissingDeviceOrANonCameraFileIsAClearError() {
+        #expect(throws: CaptureError.noSuchDevice("/dev/video-nonexistent")) {
+            try V4L2Camera(device: "/dev/video-nonexistent")
+        }
+        #expect(throws: CaptureError.notACaptureDevice("/dev/null")) { try V4L2Camera(device: "/dev/null") }
+        #expect(CaptureError.busy("/dev/video0").description.contains("fuser /dev/video0"))
+        #expect(CaptureError.permissionDenied("/dev/video0").description.contains("'video' group"))
+    }
+
+    @Test func theStationSaysWhichDeviceFailed() throws {
+        let result = try ProcessRunner.scanpick(["devices"])
+        if result.status == 1 { #expect(result.standardOutput.contains("no video capture devices found")) }
+    }
+}
+
+@Suite struct RecordedFramesTests {
+    @Test func stampsFramesAtTheFrameRateAndSkipsUnreadableOnes() throws {
+        let folder = try TemporaryDirectory()
+        let png = try Repository.sampleBytes("clean/ean8.png")
+        try folder.write("1.png", bytes: png)
+        try folder.write("2.png", text: "broken")
+        try folder.write("3.png", bytes: png)
+        try folder.write("notes.txt", text: "not a frame")
+        let source = try RecordedFrames(folder: folder.path, fps: 10)
+        let first = try #require(try source.nextFrame())
+        let second = try #require(try source.nextFrame())
+        #expect(try source.nextFrame() == nil)
+        #expect(first.time == 0)
+        #expect(second.index == 2)
+        #expect(abs(second.time - 0.2) < 1e-9)
+        #expect(source.skippedFrames == 1)
+        #expect(throws: CaptureError.noSuchFolder(folder.file("none"))) {
+            try RecordedFrames(folder: folder.file("none"))
+        }
+        let looping = try RecordedFrames(folder: folder.path, fps: 10, loop: true)
+        for _ in 0..<5 { _ = try looping.nextFrame() }
+        // Indexes 0, 2, 3, 5, 6 so far; 7 is the broken file again, so the next is 8.
+        #expect(try looping.nextFrame()?.index == 8)
+    }
+}
