@@ -130,11 +130,13 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             guard let choice = PixelFormat.cheapest(of: offered.map(\.format)) else {
                 throw .noUsableFormat(path, offered: offered.map { $0.format.description })
             }
-            // The closest size the camera has to the one asked for.
-            let sizes = device.sizes(of: choice)
+            // The closest size the camera has to the one asked for (a range: ask for it; the driver adjusts).
+            let (sizes, isRange) = device.sizes(of: choice)
             let target =
-                sizes.min { abs($0.width * $0.height - width * height) < abs($1.width * $1.height - width * height) }
-                ?? (width, height)
+                isRange
+                ? (width: width, height: height)
+                : sizes.min { abs($0.width * $0.height - width * height) < abs($1.width * $1.height - width * height) }
+                    ?? (width: width, height: height)
             var fourcc: UInt32 = 0
             var gotWidth: UInt32 = 0
             var gotHeight: UInt32 = 0

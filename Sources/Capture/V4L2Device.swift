@@ -48,18 +48,20 @@ final class V4L2Device {
         return result
     }
 
-    /// The frame sizes of `format` (a stepwise range gives its largest).
-    func sizes(of format: PixelFormat) -> [(width: Int, height: Int)] {
+    /// The frame sizes of `format`: discrete sizes, or (`isRange`) the largest of a range in which
+    /// any size may be asked for.
+    func sizes(of format: PixelFormat) -> (sizes: [(width: Int, height: Int)], isRange: Bool) {
         var result: [(Int, Int)] = []
         var index: UInt32 = 0
+        var range: Int32 = 0
         while true {
             var width: UInt32 = 0
             var height: UInt32 = 0
-            guard scanpick_v4l2_enum_size(descriptor, format.fourcc, index, &width, &height) == 0 else { break }
+            guard scanpick_v4l2_enum_size(descriptor, format.fourcc, index, &width, &height, &range) == 0 else { break }
             result.append((Int(width), Int(height)))
             index += 1
         }
-        return result
+        return (result, range != 0)
     }
 
     static func error(_ code: Int32, _ path: String) -> CaptureError {
@@ -98,7 +100,7 @@ public struct VideoDeviceDescription: Sendable {
                         formats: device.formats().map { format, description in
                             (
                                 format.description, description, format.emulated,
-                                device.sizes(of: format).map { "\($0.width)x\($0.height)" }
+                                Self.describe(device.sizes(of: format))
                             )
                         }))
             } catch .notACaptureDevice {
@@ -108,5 +110,10 @@ public struct VideoDeviceDescription: Sendable {
             }
         }
         return (devices, problems)
+    }
+
+    static func describe(_ sizes: (sizes: [(width: Int, height: Int)], isRange: Bool)) -> [String] {
+        sizes.isRange
+            ? sizes.sizes.map { "up to \($0.width)x\($0.height)" } : sizes.sizes.map { "\($0.width)x\($0.height)" }
     }
 }

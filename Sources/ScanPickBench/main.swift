@@ -17,6 +17,18 @@ func option(_ name: String, _ fallback: String? = nil) -> String {
     FileHandle.standardError.write(Data("scanpick-bench: --\(name) is required\n".utf8))
     exit(2)
 }
+if arguments.first == "grey-frame" {
+    // grey-frame IMAGE WIDTH HEIGHT OUT: the image centred on white in a raw 8-bit grey frame
+    // (what scripts/test-v4l2-vm writes to vivid's output node).
+    do {
+        try writeGreyFrame(
+            image: arguments[1], width: Int(arguments[2]) ?? 640, height: Int(arguments[3]) ?? 480, to: arguments[4])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if arguments.first == "queue" {
     do {
         print(

@@ -66,7 +66,7 @@ int scanpick_v4l2_enum_format(int fd, uint32_t index, uint32_t *fourcc, uint32_t
     return 0;
 }
 
-int scanpick_v4l2_enum_size(int fd, uint32_t fourcc, uint32_t index, uint32_t *width, uint32_t *height) {
+int scanpick_v4l2_enum_size(int fd, uint32_t fourcc, uint32_t index, uint32_t *width, uint32_t *height, int *range) {
     struct v4l2_frmsizeenum size;
     memset(&size, 0, sizeof size);
     size.index = index;
@@ -76,7 +76,9 @@ int scanpick_v4l2_enum_size(int fd, uint32_t fourcc, uint32_t index, uint32_t *w
     if (size.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
         *width = size.discrete.width;
         *height = size.discrete.height;
+        *range = 0;
     } else {
+        *range = 1;
         if (index > 0) return -EINVAL;
         *width = size.stepwise.max_width;
         *height = size.stepwise.max_height;

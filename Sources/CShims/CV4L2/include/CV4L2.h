@@ -27,8 +27,9 @@ int scanpick_v4l2_open(const char *path);
 void scanpick_v4l2_close(int fd);
 int scanpick_v4l2_query(int fd, scanpick_v4l2_info *info);
 int scanpick_v4l2_enum_format(int fd, uint32_t index, uint32_t *fourcc, uint32_t *flags, char *description, size_t length);
-/// Frame sizes of a format: discrete sizes by index; a stepwise range gives its largest size at index 0.
-int scanpick_v4l2_enum_size(int fd, uint32_t fourcc, uint32_t index, uint32_t *width, uint32_t *height);
+/// Frame sizes of a format: discrete sizes by index; a stepwise or continuous range gives its largest
+/// size at index 0 with `*range` set (any size up to it can be asked for).
+int scanpick_v4l2_enum_size(int fd, uint32_t fourcc, uint32_t index, uint32_t *width, uint32_t *height, int *range);
 int scanpick_v4l2_set_format(int fd, uint32_t fourcc, uint32_t width, uint32_t height, uint32_t *out_fourcc,
                              uint32_t *out_width, uint32_t *out_height, uint32_t *bytes_per_line, uint32_t *size_image);
 int scanpick_v4l2_set_fps(int fd, uint32_t fps);
