@@ -78,7 +78,9 @@ let package = Package(
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
         .executableTarget(
-            name: "scanpick-bench", dependencies: ["CSQLite", "Queue", "Imaging"], path: "Sources/ScanPickBench"),
+            name: "scanpick-bench",
+            dependencies: ["CSQLite", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire"],
+            path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
         .target(name: "TestSupport", dependencies: ["Digest", "HTTPServing"], path: "Tests/TestSupport"),

@@ -1,6 +1,7 @@
 import CV4L2
 import Foundation
 import Imaging
+import Synchronization
 
 /// A V4L2 camera as a ``FrameSource`` with the latest-frame policy: a capture thread keeps only the
 /// newest frame, so the decoder always works on what is in front of the camera now; frames that
@@ -11,13 +12,8 @@ import Imaging
 ///     let camera = try V4L2Camera(device: "/dev/video0", width: 1280, height: 720, fps: 30)
 ///     while let frame = try camera.nextFrame() { ... }
 public final class V4L2Camera: FrameSource, @unchecked Sendable {
-    // Shared between the capture thread and the caller; every field is guarded by `condition`.
-    private let condition = NSCondition()
-    private var latest: Frame?
-    private var dropped = 0
-    private var skipped = 0
-    private var closed = false
-    private var failure: CaptureError?
+    private let slot = LatestFrameSlot()
+    private let skipped = Mutex(0)
 
     public let device: String
     /// The format and size the camera agreed to.
@@ -42,25 +38,13 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         thread.start()
     }
 
-    public var droppedFrames: Int { condition.withLock { dropped } }
-    public var skippedFrames: Int { condition.withLock { skipped } }
+    public var droppedFrames: Int { slot.droppedFrames }
+    public var skippedFrames: Int { skipped.withLock { $0 } }
 
     /// The newest frame (waiting for one); nil once closed.
-    public func nextFrame() throws -> Frame? {
-        condition.lock()
-        defer { condition.unlock() }
-        while latest == nil && !closed { condition.wait() }
-        if closed { return nil }
-        defer { latest = nil }
-        return latest
-    }
+    public func nextFrame() throws -> Frame? { slot.take() }
 
-    public func close() {
-        condition.withLock {
-            closed = true
-            condition.broadcast()
-        }
-    }
+    public func close() { slot.close() }
 
     deinit { close() }
 
@@ -68,7 +52,8 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         var stream: Stream? = first
         var backoff = 1.0
         let clockStart = Date()
-        while !condition.withLock({ closed }) {
+        var index = 0
+        while !slot.isClosed {
             guard let current = stream else {
                 Thread.sleep(forTimeInterval: backoff)
                 do {
@@ -84,14 +69,10 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             switch current.capture() {
             case .frame(let image, let timestamp):
                 let frameTime = timestamp > 0 ? timestamp : Date().timeIntervalSince(clockStart)
-                condition.withLock {
-                    if latest != nil { dropped += 1 }
-                    let index = (latest?.index ?? current.frameCount) + 1
-                    latest = Frame(image: image, time: frameTime, index: index, capturedAt: Date())
-                    condition.signal()
-                }
+                index += 1
+                slot.put(Frame(image: image, time: frameTime, index: index, capturedAt: Date()))
             case .corrupt:
-                condition.withLock { skipped += 1 }
+                skipped.withLock { $0 += 1 }
             case .timeout:
                 continue
             case .gone(let reason):
@@ -114,7 +95,6 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         private var buffers: [UnsafeMutableRawPointer?]
         private var lengths: [Int]
         private let count: UInt32
-        private(set) var frameCount = 0
         private let jpeg = ImageLoader()
 
         enum Capture {
@@ -176,7 +156,6 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             if dequeued == -EAGAIN { return .timeout }
             if dequeued < 0 { return .gone(String(cString: strerror(-dequeued))) }
             defer { _ = scanpick_v4l2_requeue(device.descriptor, index) }
-            frameCount += 1
             guard Int(index) < buffers.count, let base = buffers[Int(index)] else { return .corrupt }
             let bytes = UnsafeRawBufferPointer(start: base, count: min(Int(used), lengths[Int(index)]))
             let pixels: [UInt8]?

@@ -29,6 +29,19 @@ if arguments.first == "grey-frame" {
         exit(1)
     }
 }
+if arguments.first == "frames" {
+    do {
+        print(
+            try framesBenchmark(
+                disk: option("disk"), count: Int(option("frames", "600")) ?? 600,
+                width: Int(option("width", "1280")) ?? 1280, height: Int(option("height", "720")) ?? 720,
+                sample: option("sample", "SampleImages/clean/ean13.png")))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if arguments.first == "queue" {
     do {
         print(

@@ -84,3 +84,30 @@ import Testing
         #expect(try looping.nextFrame()?.index == 8)
     }
 }
+
+@Suite struct LatestFrameSlotTests {
+    func frame(_ index: Int) -> Frame {
+        Frame(
+            image: GreyImage(width: 1, height: 1, filledWith: 0), time: Double(index), index: index, capturedAt: Date())
+    }
+
+    @Test func theDecoderGetsTheNewestFrameAndOlderOnesAreCountedAsDropped() {
+        let slot = LatestFrameSlot()
+        for index in 1...5 { slot.put(frame(index)) }
+        #expect(slot.take()?.index == 5)
+        #expect(slot.droppedFrames == 4)
+        slot.put(frame(6))
+        #expect(slot.take()?.index == 6)
+        #expect(slot.droppedFrames == 4)
+    }
+
+    @Test func closingWakesAWaitingDecoder() async throws {
+        let slot = LatestFrameSlot()
+        let taken = Task.detached { slot.take() }
+        try await Task.sleep(for: .milliseconds(50))
+        slot.close()
+        #expect(await taken.value == nil)
+        slot.put(frame(1))
+        #expect(slot.take() == nil)
+    }
+}
