@@ -4,6 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+/// Waits are up to 30 s: in a full parallel run other suites block the two-thread cooperative pool
+/// while they wait for subprocesses, which can starve the monitor's task for seconds.
 @Suite struct NetworkMonitorTests {
     /// Waits up to `seconds` for `condition`.
     static func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) async rethrows -> Bool {
@@ -20,13 +22,13 @@ import Testing
         let edges = Mutex<[Bool]>([])
         let monitor = NetworkMonitor(interval: 0.05) { reachable.withLock { $0 } }
         monitor.start { online in edges.withLock { $0.append(online) } }
-        #expect(await Self.eventually { edges.withLock { $0 } == [true] })
+        #expect(await Self.eventually(30) { edges.withLock { $0 } == [true] })
         try await Task.sleep(for: .milliseconds(200))
         #expect(edges.withLock { $0 } == [true])  // steady state: no more edges
         reachable.withLock { $0 = false }
-        #expect(await Self.eventually { edges.withLock { $0 } == [true, false] })
+        #expect(await Self.eventually(30) { edges.withLock { $0 } == [true, false] })
         reachable.withLock { $0 = true }
-        #expect(await Self.eventually { edges.withLock { $0 } == [true, false, true] })
+        #expect(await Self.eventually(30) { edges.withLock { $0 } == [true, false, true] })
         #expect(monitor.isOnline == true)
         await monitor.stop()
     }
@@ -38,9 +40,9 @@ import Testing
             return true
         }
         monitor.start { _ in }
-        #expect(await Self.eventually { probes.withLock { $0 } == 1 })
+        #expect(await Self.eventually(30) { probes.withLock { $0 } == 1 })
         monitor.probeNow()
-        #expect(await Self.eventually { probes.withLock { $0 } == 2 })
+        #expect(await Self.eventually(30) { probes.withLock { $0 } == 2 })
         await monitor.stop()
     }
 
@@ -53,7 +55,7 @@ import Testing
         let added = try ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
         #expect(added.status == 0, "\(added.standardError)")
         defer { _ = try? ProcessRunner.run("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
-        #expect(await Self.eventually { changes.withLock { $0 } > 0 })
+        #expect(await Self.eventually(30) { changes.withLock { $0 } > 0 })
         watcher.stop()
     }
 }
