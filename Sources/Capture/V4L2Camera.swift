@@ -32,7 +32,11 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         self.report = report
         let stream = try Stream(device: device, width: width, height: height, fps: fps)
         negotiated = (stream.format, stream.width, stream.height)
-        let thread = Thread { [self] in self.captureLoop(first: stream) }
+        // Hand the stream over through a box the capture loop empties: a closure capturing it would
+        // keep it (and the device's file descriptor) alive for the thread's whole life, so an
+        // unplugged camera could never be let go of (found by scripts/test-v4l2-vm).
+        let handoff = Mutex<Stream?>(stream)
+        let thread = Thread { [self] in self.captureLoop(first: handoff.withLock { $0.take() }) }
         thread.name = "scanpick-capture"
         self.thread = thread
         thread.start()
@@ -48,8 +52,8 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     deinit { close() }
 
-    private func captureLoop(first: Stream) {
-        var stream: Stream? = first
+    private func captureLoop(first: consuming Stream?) {
+        var stream = consume first  // no other binding may keep a lost stream (and its descriptor) alive
         var backoff = 1.0
         let clockStart = Date()
         var index = 0
