@@ -1,4 +1,5 @@
 import CV4L2
+import Imaging
 
 /// A V4L2 pixel format, and how cheaply scanpick gets 8-bit grey out of it.
 public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
@@ -52,6 +53,23 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
 
 /// Luma out of raw frame bytes; `stride` is the bytes per line the driver reported.
 enum Luma {
+    /// One captured buffer as a grey image, or nil when it is short or corrupt (a damaged MJPEG
+    /// frame is skipped and counted by the camera, never fatal).
+    static func grey(
+        from bytes: UnsafeRawBufferPointer, format: PixelFormat, width: Int, height: Int, stride: Int, jpeg: ImageLoader
+    ) -> GreyImage? {
+        let pixels: [UInt8]?
+        switch format.lumaPath {
+        case .grey, .planar: pixels = firstPlane(bytes, width: width, height: height, stride: stride)
+        case .packed:
+            pixels = packed(
+                bytes, width: width, height: height, stride: stride, lumaFirst: format.fourcc == scanpick_v4l2_fmt_yuyv)
+        case .jpeg: return try? jpeg.decode(Array(bytes))
+        case nil: pixels = nil
+        }
+        return pixels.map { GreyImage(width: width, height: height, pixels: $0) }
+    }
+
     /// GREY or the Y plane of planar YUV: the first `height` lines.
     static func firstPlane(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int) -> [UInt8]? {
         let lineBytes = max(stride, width)

@@ -162,20 +162,11 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             defer { _ = scanpick_v4l2_requeue(device.descriptor, index) }
             guard Int(index) < buffers.count, let base = buffers[Int(index)] else { return .corrupt }
             let bytes = UnsafeRawBufferPointer(start: base, count: min(Int(used), lengths[Int(index)]))
-            let pixels: [UInt8]?
-            switch format.lumaPath {
-            case .grey, .planar: pixels = Luma.firstPlane(bytes, width: width, height: height, stride: stride)
-            case .packed:
-                pixels = Luma.packed(
-                    bytes, width: width, height: height, stride: stride,
-                    lumaFirst: format.fourcc == scanpick_v4l2_fmt_yuyv)
-            case .jpeg:
-                guard let image = try? jpeg.decode(Array(bytes)) else { return .corrupt }
-                return .frame(image, timestamp: timestamp)
-            case nil: pixels = nil
-            }
-            guard let pixels else { return .corrupt }
-            return .frame(GreyImage(width: width, height: height, pixels: pixels), timestamp: timestamp)
+            guard
+                let image = Luma.grey(
+                    from: bytes, format: format, width: width, height: height, stride: stride, jpeg: jpeg)
+            else { return .corrupt }
+            return .frame(image, timestamp: timestamp)
         }
     }
 }

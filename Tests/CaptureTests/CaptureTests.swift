@@ -111,3 +111,38 @@ import Testing
         #expect(slot.take() == nil)
     }
 }
+
+@Suite struct FrameConversionTests {
+    @Test func mjpegFramesAreDecodedToGreyAndACorruptOneIsSkipped() throws {
+        let mjpeg = PixelFormat(fourcc: scanpick_v4l2_fmt_mjpeg)
+        let jpeg = try Repository.sampleBytes("degraded/ean13-small.jpg")
+        let good = jpeg.withUnsafeBytes {
+            Luma.grey(from: $0, format: mjpeg, width: 1280, height: 720, stride: 0, jpeg: ImageLoader())
+        }
+        #expect(good?.width == 1280)
+        #expect(good?.height == 720)
+        let cut = Array(jpeg.prefix(jpeg.count / 3))
+        #expect(
+            cut.withUnsafeBytes {
+                Luma.grey(from: $0, format: mjpeg, width: 1280, height: 720, stride: 0, jpeg: ImageLoader())
+            } == nil)
+    }
+
+    @Test func unreadableFormatsAndShortBuffersGiveNoFrame() {
+        let rgb = PixelFormat(fourcc: 0x3342_4752)
+        let bytes = [UInt8](repeating: 0, count: 12)
+        #expect(
+            bytes.withUnsafeBytes {
+                Luma.grey(from: $0, format: rgb, width: 2, height: 2, stride: 6, jpeg: ImageLoader())
+            } == nil)
+        let yuyv = PixelFormat(fourcc: scanpick_v4l2_fmt_yuyv)
+        #expect(
+            bytes.withUnsafeBytes {
+                Luma.grey(from: $0, format: yuyv, width: 4, height: 4, stride: 8, jpeg: ImageLoader())
+            } == nil)
+        #expect(
+            bytes.withUnsafeBytes {
+                Luma.grey(from: $0, format: yuyv, width: 2, height: 2, stride: 6, jpeg: ImageLoader())
+            }?.pixels.count == 4)
+    }
+}
