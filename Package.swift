@@ -95,7 +95,9 @@ let package = Package(
         .testTarget(
             name: "QueueTests", dependencies: ["Queue", "Station", "Storage", "Wire", "TestSupport", "scanpick"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
-        .testTarget(name: "StationTests", dependencies: ["Station", "Queue", "ConfigFile", "TestSupport", "scanpick"]),
+        .testTarget(
+            name: "StationTests",
+            dependencies: ["Station", "Queue", "Scanning", "ConfigFile", "TestSupport", "scanpick"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(

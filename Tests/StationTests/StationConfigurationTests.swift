@@ -1,6 +1,7 @@
 import ConfigFile
 import Foundation
 import Queue
+import Scanning
 import TestSupport
 import Testing
 
@@ -39,7 +40,33 @@ import Testing
         #expect(config.databasePath.hasSuffix("/db/s.sqlite"))
     }
 
+    @Test func scanningTakesTheOrganisationsSymbologiesDebounceAndCamera() throws {
+        let config = try load(
+            #"{"station": "s", "worker": "w", "server": "http://x", "debounce": {"eanUpcFrames": 3, "holdOffSeconds": 2}, "camera": {"device": "/dev/v4l/by-id/usb-cam", "width": 640, "height": 480}, "organisations": {"a": {"token": "t", "scanning": {"enabled": true, "symbologies": ["ean13", "qrcode"]}}}}"#
+        )
+        #expect(config.organisations["a"]?.symbologies == [.ean13, .qrcode])
+        #expect(config.debounce.eanUpcFrames == 3)
+        #expect(config.debounce.otherFrames == 1)
+        #expect(config.debounce.holdOff == 2)
+        #expect(config.camera.device == "/dev/v4l/by-id/usb-cam")
+        #expect(config.camera.width == 640)
+        #expect(config.camera.fps == 30)
+        #expect(try load(minimal).organisations["acme"]?.symbologies == Symbology.defaults)
+    }
+
     @Test(arguments: [
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "organisations": {"a": {"token": "t", "scanning": {"symbologies": ["ean99"]}}}}"#,
+            "organisations.a.scanning.symbologies"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "camera": {"fps": 0}, "organisations": {"a": {"token": "t"}}}"#,
+            "camera.fps"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "debounce": {"holdOff": 1}, "organisations": {"a": {"token": "t"}}}"#,
+            "debounce.holdOff"
+        ),
         (
             #"{"station": "s", "worker": "w", "server": "http://x", "organisations": {"a": {"token": "t"}}, "camera": 1}"#,
             "camera"
