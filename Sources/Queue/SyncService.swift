@@ -19,6 +19,7 @@ public final class SyncService: Sendable {
     public let monitor: NetworkMonitor
     private let options: QueueOptions
     private let onPass: @Sendable (DrainPass) -> Void
+    private let afterPass: (@Sendable () async -> Void)?
     private let state = Mutex(State())
 
     private struct State {
@@ -31,12 +32,13 @@ public final class SyncService: Sendable {
 
     public init(
         drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions,
-        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in }
+        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in }, afterPass: (@Sendable () async -> Void)? = nil
     ) {
         self.drainer = drainer
         self.monitor = monitor
         self.options = options
         self.onPass = onPass
+        self.afterPass = afterPass
     }
 
     /// Whether the server answered the last probe.
@@ -96,6 +98,7 @@ public final class SyncService: Sendable {
             case .empty: break
             }
             _ = try? drainer.queue.pruneSent(olderThan: options.sentRetention)
+            await afterPass?()  // e.g. the station refreshes its pick list while online
         }
     }
 

@@ -43,13 +43,20 @@ public final class PickListCache: Sendable {
         }
     }
 
-    /// Stores the server's view of `batch` and makes it the open batch. A row with an action not yet
-    /// confirmed sent keeps its local picked count: the server does not get to overwrite a tap it has
-    /// not seen.
-    public func store(_ batch: Batch, org: String, now: Date = Date()) throws {
-        let unsent = try queue.tasksWithUnsentActions(org: org)
+    /// Stores the server's view of `batch` and makes it the open batch. A row keeps its local picked
+    /// count when it has an action not yet confirmed sent, or one sent after the view was asked for
+    /// (`fetchedAt`): the server does not get to overwrite a tap it has not seen. Decided in the same
+    /// transaction as the write, so a tap queued meanwhile cannot slip between.
+    public func store(_ batch: Batch, org: String, fetchedAt: Date = .distantPast, now: Date = Date()) throws {
         try queue.database.write { db in
             try db.transaction {
+                let unsent = Set(
+                    try db.rows(
+                        """
+                        SELECT DISTINCT pick_task_id FROM actions WHERE org = ?
+                          AND (state IN ('pending', 'inFlight') OR (state = 'sent' AND sent_at >= ?))
+                        """, [org, fetchedAt.timeIntervalSince1970]
+                    ).map { try $0.string("pick_task_id") })
                 for (position, task) in batch.tasks.enumerated() {
                     try db.run(
                         """

@@ -35,6 +35,9 @@ public struct StationQueue: Sendable {
         let transport = self.transport
         let timeout = min(2, configuration.queue.requestTimeout)
         let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: timeout) }
-        return SyncService(drainer: drainer, monitor: monitor, options: configuration.queue, onPass: onPass)
+        let station = self
+        return SyncService(
+            drainer: drainer, monitor: monitor, options: configuration.queue, onPass: onPass,
+            afterPass: { _ = try? await station.refreshPickList() })
     }
 }

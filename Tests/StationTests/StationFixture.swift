@@ -9,14 +9,17 @@ struct StationFixture {
     let scenario: PickingScenario
     let folder: TemporaryDirectory
     let config: String
+    /// In front of the server when asked for (`viaProxy`): the station talks to it.
+    let proxy: FaultProxy?
 
-    init(scanning: Bool = true, openBatch: Bool = true) async throws {
+    init(scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false) async throws {
         server = try ServerProcess()
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         scenario = try await PickingScenario.create(on: acme)
         folder = try TemporaryDirectory("scanpick-station")
+        proxy = viaProxy ? try FaultProxy(upstream: server.baseURL) : nil
         let settings: [String: Any] = [
-            "station": "test-1", "worker": "worker-test", "server": server.baseURL.absoluteString,
+            "station": "test-1", "worker": "worker-test", "server": (proxy?.url ?? server.baseURL).absoluteString,
             "database": folder.file("station.sqlite"), "queue": ["requestTimeoutSeconds": 2],
             "organisations": [
                 "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
@@ -53,6 +56,17 @@ struct StationFixture {
     func picked() async throws -> [Int] {
         let byId = try await scenario.picked(on: acme)
         return scenario.tasks.map { byId[$0] ?? -1 }
+    }
+
+    /// The station's pick list (`scanpick pick-list --json`) rows by task id.
+    func pickList() throws -> [String: [String: Any]] {
+        let listed = try scanpick(["pick-list", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
+        var rows: [String: [String: Any]] = [:]
+        for task in object?["tasks"] as? [[String: Any]] ?? [] {
+            if let id = task["id"] as? String { rows[id] = task }
+        }
+        return rows
     }
 
     /// The JSON scan log lines the station wrote to standard error.

@@ -8,9 +8,11 @@ import Wire
 enum BatchCommand: Command {
     static let spec = CommandSpec(
         name: "batch",
-        abstract: "Open a batch on this station (fetches its pick list from the server into the cache).",
+        abstract: "Open a batch on this station (fetches its pick list from the server into the cache), or refresh it.",
         discussion: """
             scanpick batch open ID --org ORG
+            scanpick batch refresh             the open batch again from the server (rows with unsent
+                                               actions keep their local counts)
 
             Opening a batch needs the server the first time (the honest limit: the cache has to be filled
             once). A batch opened before can be reopened offline from the cache. Rows with actions not yet
@@ -20,20 +22,28 @@ enum BatchCommand: Command {
             StationOptions.config, .value("org", valueName: "ORG", help: "The batch's organisation. Required."),
         ],
         arguments: [
-            ArgumentSpec(name: "ACTION", help: "open"), ArgumentSpec(name: "ID", help: "The batch id."),
+            ArgumentSpec(name: "ACTION", help: "open or refresh"),
+            ArgumentSpec(name: "ID", help: "The batch id (for open).", optional: true),
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        guard arguments.positionals[0] == "open" else {
-            throw UsageError("the only action is 'open' (scanpick batch open ID --org ORG)")
+        if arguments.positionals[0] == "refresh" {
+            let station = try StationOptions.load(arguments)
+            guard try await station.refreshPickList() else { throw CacheError.noOpenBatch }
+            StandardStream.output.write("refreshed the open batch from the server\n")
+            if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
+            return 0
         }
+        guard arguments.positionals[0] == "open" else { throw UsageError("ACTION must be 'open' or 'refresh'") }
         guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
+        guard arguments.positionals.count == 2 else { throw UsageError("missing ID: scanpick batch open ID --org ORG") }
         let id = arguments.positionals[1]
         let station = try StationOptions.load(arguments)
         _ = try station.configuration.organisation(org)
         do {
+            let asked = Date()
             let batch = try await station.transport.fetchBatch(id, org: org)
-            try station.cache.store(batch, org: org)
+            try station.cache.store(batch, org: org, fetchedAt: asked)
             StandardStream.output.write("opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")
         } catch let error as FetchError {
             guard case .unreachable = error else { throw error }

@@ -35,6 +35,23 @@ enum TapCommand: Command {
         let station = try StationOptions.load(arguments)
         _ = try station.configuration.organisation(org)
         let worker = station.configuration.worker
+        // A task of the open batch goes through the pick list: its row flips with the action, and
+        // the station refuses at once what the server would (units already in a box, over-picks).
+        if let open = try station.cache.openBatch(), open.org == org,
+            try station.cache.tasks().contains(where: { $0.id == task })
+        {
+            let result: StationTaps.Result
+            switch kind {
+            case "pick": result = try station.taps.pick(task, qty: try arguments.integer("qty", in: 1...100_000) ?? 1)
+            case "qty":
+                guard let from = try arguments.integer("from", in: 0...100_000),
+                    let to = try arguments.integer("to", in: 0...100_000)
+                else { throw UsageError("a 'qty' tap needs --from A and --to B") }
+                result = try station.taps.setQty(task, from: from, to: to)
+            default: throw UsageError("KIND must be 'pick' or 'qty', not '\(kind)'")
+            }
+            return try report(station, id: result.actionId, json: arguments.has("json"))
+        }
         let action: NewAction
         switch kind {
         case "pick":
@@ -48,8 +65,12 @@ enum TapCommand: Command {
         default:
             throw UsageError("KIND must be 'pick' or 'qty', not '\(kind)'")
         }
-        let id = try station.queue.enqueue(action)
-        if arguments.has("json") {
+        return try report(station, id: try station.queue.enqueue(action), json: arguments.has("json"))
+    }
+
+    private static func report(_ station: StationQueue, id: Int, json: Bool) throws -> Int32 {
+        guard let action = try station.queue.action(id) else { return 1 }
+        if json {
             var line = JSONObjectWriter()
             line.add("id", number: id)
             line.add("idempotencyKey", string: action.idempotencyKey)

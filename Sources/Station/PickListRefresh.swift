@@ -1,0 +1,18 @@
+import Foundation
+import Queue
+import Wire
+
+extension StationQueue {
+    /// Refreshes the open batch from the server: the server's view replaces the cached rows, except
+    /// rows with an action not yet confirmed sent, which keep their local counts until it is (the
+    /// seed's audit bug: a refresh must never erase taps it has not seen). Returns false when no
+    /// batch is open; throws when the server cannot be reached.
+    @discardableResult
+    public func refreshPickList() async throws -> Bool {
+        guard let open = try cache.openBatch() else { return false }
+        let asked = Date()
+        let batch = try await transport.fetchBatch(open.batchId, org: open.org)
+        try cache.store(batch, org: open.org, fetchedAt: asked)
+        return true
+    }
+}

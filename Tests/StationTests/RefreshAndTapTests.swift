@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Taps through the pick list, refresh that never clobbers, and the interlock on the station,
+/// against a real server (and a fault proxy to catch a drain mid-flight).
+@Suite struct RefreshAndTapTests {
+    @Test func aRefreshNeverErasesTapsQueuedOrInFlight() async throws {
+        let fixture = try await StationFixture(viaProxy: true)
+        let proxy = try #require(fixture.proxy)
+        let (a1, b3) = (fixture.scenario.tasks[0], fixture.scenario.tasks[1])
+        #expect(try fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
+
+        // A drain is mid-flight: the server commits A1's pick, its answer is held back.
+        proxy.script([.holdAnswer(seconds: 4)])
+        let drain = Process()
+        drain.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
+        drain.arguments = ["drain", "--once", "--config", fixture.config]
+        drain.standardOutput = FileHandle.nullDevice
+        try drain.run()
+        for _ in 0..<100 where !proxy.log.contains(where: { $0.hasPrefix("POST /api/picking/pick") }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Meanwhile another station picks A1 too, and this picker taps B3 (queued, not sent).
+        _ = try await fixture.acme.post(
+            "/api/picking/pick",
+            json: ["pickTaskId": a1, "qty": 1, "idempotencyKey": "other-station", "workerId": "w2", "at": "t"])
+        #expect(try fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
+
+        // The server's view arrives now: A1 = 2, B3 = 0. Neither row may be overwritten.
+        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
+        var rows = try fixture.pickList()
+        #expect(rows[a1]?["qtyPicked"] as? Int == 1)
+        #expect(rows[a1]?["pending"] as? Bool == true)
+        #expect(rows[b3]?["qtyPicked"] as? Int == 1)
+        #expect(rows[b3]?["pending"] as? Bool == true)
+
+        // Once everything is confirmed sent, the next refresh shows the server's truth.
+        drain.waitUntilExit()
+        #expect(try fixture.scanpick(["drain"]).status == 0)
+        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
+        rows = try fixture.pickList()
+        #expect(rows[a1]?["qtyPicked"] as? Int == 2)
+        #expect(rows[a1]?["pending"] as? Bool == false)
+        #expect(rows[b3]?["qtyPicked"] as? Int == 1)
+        #expect(rows[b3]?["pending"] as? Bool == false)
+        #expect(try await fixture.picked() == [2, 1, 0])
+    }
+
+    @Test func unitsInABoxAreLockedOnTheStationUntilTheLabelIsVoided() async throws {
+        let fixture = try await StationFixture()
+        let a1 = fixture.scenario.tasks[0]
+        #expect(try fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "3"]).status == 0)
+        #expect(try fixture.scanpick(["drain"]).status == 0)
+        let shipment = try await fixture.acme.post(
+            "/api/shipments",
+            json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 2]], "idempotencyKey": "box-1"])
+        let shipmentId = try #require(shipment.json["id"] as? String)
+        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
+        #expect(try fixture.pickList()[a1]?["qtyLocked"] as? Int == 2)
+
+        let refused = try fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("2 units of A1 are already in a box"))
+        #expect(
+            try fixture.scanpick(["queue", "--json"]).standardOutput.components(separatedBy: "\"kind\"").count - 1 == 1)
+
+        _ = try await fixture.acme.post("/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "void-1"])
+        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
+        #expect(try fixture.pickList()[a1]?["qtyLocked"] as? Int == 0)
+        #expect(try fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"]).status == 0)
+        #expect(try fixture.pickList()[a1]?["qtyPicked"] as? Int == 1)
+    }
+
+    @Test func anOfflineTapFlipsItsRowAtOnce() async throws {
+        let fixture = try await StationFixture()
+        let b3 = fixture.scenario.tasks[1]
+        try fixture.server.stop()
+        let tap = try fixture.scanpick(["tap", "pick", b3, "--org", "acme"])
+        #expect(tap.status == 0)
+        #expect(tap.standardOutput.contains("pick B3 · ×1"))
+        let row = try #require(try fixture.pickList()[b3])
+        #expect(row["qtyPicked"] as? Int == 1)
+        #expect(row["pending"] as? Bool == true)
+        let over = try fixture.scanpick(["tap", "pick", b3, "--org", "acme", "--qty", "5"])
+        #expect(over.status == 1)
+        #expect(over.standardError.contains("over the 2 required"))
+        #expect(try fixture.scanpick(["batch", "refresh"]).status == 1)  // offline: says so, changes nothing
+        #expect(try fixture.pickList()[b3]?["qtyPicked"] as? Int == 1)
+    }
+}
