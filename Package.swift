@@ -65,7 +65,9 @@ let package = Package(
         .target(name: "Queue", dependencies: ["Storage", "Wire", "CNetlink"]),
         // The station: its configuration, pick-list cache, scan loop and page (built up by issues 4–6).
         .target(
-            name: "Station", dependencies: ["Queue", "Wire", "ConfigFile", "Storage", "Capture", "Scanning", "Imaging"]),
+            name: "Station",
+            dependencies: ["Queue", "Wire", "ConfigFile", "Storage", "Capture", "Scanning", "Imaging", "HTTPServing"],
+            resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
         .target(name: "Server", dependencies: ["Wire", "Storage", "HTTPServing", "Digest", "ConfigFile"]),
 

@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Foundation
 
 /// An HTTP/1.1 server on libmicrohttpd: one thread per connection (handlers may block on a

@@ -1,5 +1,6 @@
 import ConfigFile
 import Foundation
+import HTTPServing
 import Queue
 import Scanning
 
@@ -25,6 +26,8 @@ public struct StationConfiguration: Sendable, Equatable {
     public var debounce: Debouncer.Options
     /// The camera (`camera`): device, resolution and frame rate asked for.
     public var camera: CameraSettings
+    /// Where the station's local page and API listen (`page.listen`, loopback by default).
+    public var pageListen: ListenAddress
 
     /// One organisation the station works for.
     public struct Organisation: Sendable, Equatable {
@@ -133,10 +136,25 @@ public struct StationConfiguration: Sendable, Equatable {
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
             try options.finish()
         }
+        var pageListen = ListenAddress(host: "127.0.0.1", port: 8377)
+        if var options = try reader.object("page") {
+            let text = try options.string("listen", default: "127.0.0.1:8377")
+            do {
+                pageListen = try ListenAddress(parsing: text)
+            } catch {
+                throw options.error("listen", "is not HOST:PORT (\(error.reason))")
+            }
+            let allowRemote = try options.bool("allowRemote", default: false)
+            guard pageListen.isLoopback || allowRemote else {
+                throw options.error(
+                    "listen", "is not a loopback address: set page.allowRemote to true to serve other machines")
+            }
+            try options.finish()
+        }
         try reader.finish()
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations, debounce: debounce, camera: camera)
+            organisations: organisations, debounce: debounce, camera: camera, pageListen: pageListen)
     }
 
     /// The organisation `name`, or an error listing the configured ones.

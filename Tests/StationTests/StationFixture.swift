@@ -21,6 +21,7 @@ struct StationFixture {
         let settings: [String: Any] = [
             "station": "test-1", "worker": "worker-test", "server": (proxy?.url ?? server.baseURL).absoluteString,
             "database": folder.file("station.sqlite"), "queue": ["requestTimeoutSeconds": 2],
+            "page": ["listen": "127.0.0.1:0"],
             "organisations": [
                 "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
             ],

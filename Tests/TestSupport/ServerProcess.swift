@@ -100,13 +100,15 @@ public final class ServerProcess: Sendable {
 
 }
 
-/// Standard error of a server, collected as it arrives.
-final class LogBuffer: Sendable {
+/// A process's output, collected as it arrives.
+public final class LogBuffer: Sendable {
     private let data = Mutex(Data())
 
-    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    public init() {}
 
-    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+    public func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+
+    public var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 
     /// The address from the `{"event":"listening","address":"…"}` line, once it is there.
     var listeningAddress: String? {

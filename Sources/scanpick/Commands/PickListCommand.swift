@@ -22,17 +22,7 @@ enum PickListCommand: Command {
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
         let active = try station.cache.activeTask()?.id
         if arguments.has("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let rows = try tasks.map { task -> String in
-                let object = String(decoding: try encoder.encode(task), as: UTF8.self)
-                return String(object.dropLast()) + #","pending":\#(pending.contains(task.id))}"#
-            }
-            var line = JSONObjectWriter()
-            line.add("batchId", string: open.batchId)
-            if let active { line.add("activeTaskId", string: active) } else { line.add("activeTaskId", raw: "null") }
-            line.add("tasks", raw: "[" + rows.joined(separator: ",") + "]")
-            StandardStream.output.write(line.finished() + "\n")
+            StandardStream.output.write(try StationJSON.pickList(station) + "\n")
             return 0
         }
         let header = ["", "location", "sku", "barcode", "required", "picked", "locked", "task"]

@@ -32,7 +32,7 @@ enum QueueCommand: Command {
         let queue = station.queue
         guard let verb = arguments.positionals.first else {
             let actions = try queue.actions()
-            StandardStream.output.write(arguments.has("json") ? json(actions) + "\n" : table(actions))
+            StandardStream.output.write(arguments.has("json") ? StationJSON.queue(actions) + "\n" : table(actions))
             return 0
         }
         guard arguments.positionals.count == 2, let id = Int(arguments.positionals[1]) else {
@@ -81,34 +81,5 @@ enum QueueCommand: Command {
             }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func json(_ actions: [QueuedAction]) -> String {
-        "["
-            + actions.map { action in
-                var object = JSONObjectWriter()
-                object.add("id", number: action.id)
-                object.add("org", string: action.org)
-                object.add("kind", string: action.kind.rawValue)
-                object.add("pickTaskId", string: action.pickTaskId)
-                object.add("state", string: action.state.rawValue)
-                object.add("tries", number: action.tries)
-                object.add("idempotencyKey", string: action.idempotencyKey)
-                object.add("createdAt", string: action.createdAt)
-                if action.nextAttemptAt > 0 {
-                    object.add(
-                        "nextAttemptAt", string: Timestamp.iso8601(Date(timeIntervalSince1970: action.nextAttemptAt)))
-                } else {
-                    object.add("nextAttemptAt", raw: "null")
-                }
-                object.add("lastStatus", raw: action.lastStatus.map(String.init) ?? "null")
-                if let error = action.lastError {
-                    object.add("lastError", string: error)
-                } else {
-                    object.add("lastError", raw: "null")
-                }
-                object.add("label", string: action.label)
-                return object.finished()
-            }.joined(separator: ",") + "]"
     }
 }

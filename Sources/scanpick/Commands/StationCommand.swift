@@ -85,7 +85,10 @@ enum StationCommand: Command {
         let finished = DispatchSemaphore(value: 0)
         let sync = station.syncService()
         sync.start()
-        let run = StationRun()
+        let page = try StationPage(station: station, sync: sync, listen: configuration.pageListen)
+        StandardStream.output.write("page: http://\(page.address)/\n")
+        StandardStream.output.flush()  // a long-running command: every line is seen when it happens
+        let run = StationRun(page: page)
         let loopThread = Thread {
             defer { finished.signal() }
             let loop = ScanLoop(
@@ -140,6 +143,7 @@ enum StationCommand: Command {
             }
         }
         waiter.cancel()
+        page.stop()
         await sync.stop()
         if let failure = run.failure.withLock({ $0 }) { throw StationCommandError(failure) }
         let counts = run.counts.withLock { $0 }
@@ -161,16 +165,20 @@ enum StationCommand: Command {
 
     private static func report(_ outcomes: [ScanLoop.Outcome], _ run: StationRun) {
         for outcome in outcomes {
+            run.page.show(scanAccepted: outcome.verdict.isAccepted, message: outcome.verdict.message)
             run.counts.withLock {
                 if outcome.verdict.isAccepted { $0.accepted += 1 } else { $0.rejected += 1 }
             }
             StandardStream.output.write(outcome.verdict.message + "\n")
+            StandardStream.output.flush()
         }
     }
 }
 
 /// What the scan thread and the command share during a run: its counts, and the stop request.
 private final class StationRun: Sendable {
+    let page: StationPage
+    init(page: StationPage) { self.page = page }
     let counts = Mutex((accepted: 0, rejected: 0, frames: 0, dropped: 0))
     let stopped = Atomic(false)
     /// Why the scan thread stopped early, if it did.

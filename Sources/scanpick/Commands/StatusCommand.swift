@@ -20,17 +20,7 @@ enum StatusCommand: Command {
         let online = await station.probe()
         let counts = try station.queue.counts()
         if arguments.has("json") {
-            var object = JSONObjectWriter()
-            object.add("online", bool: online)
-            object.add("pending", number: counts.pending)
-            object.add("inFlight", number: counts.inFlight)
-            object.add("dead", number: counts.dead)
-            if let last = counts.lastSyncAt {
-                object.add("lastSyncAt", string: last)
-            } else {
-                object.add("lastSyncAt", raw: "null")
-            }
-            StandardStream.output.write(object.finished() + "\n")
+            StandardStream.output.write(StationJSON.status(online: online, counts: counts) + "\n")
         } else {
             let pill = [
                 online ? "online" : "offline", "\(counts.pending) pending", "\(counts.inFlight) in flight",

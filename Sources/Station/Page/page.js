@@ -1,0 +1,131 @@
+// The station page: polls the local API, renders the pick list, the pill, the last scan and the
+// queue. Taps flip the row at once (before the request returns) and go to POST /api/taps, which
+// answers as soon as the tap is durable on the station.
+"use strict";
+const $ = (selector) => document.querySelector(selector);
+let tasks = [];
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.message || response.statusText);
+  return data;
+}
+
+function renderPickList(list) {
+  tasks = list.tasks;
+  $("#batch").textContent = list.batchId ? `batch ${list.batchId}` : "";
+  $("#empty").hidden = list.batchId !== null;
+  const body = $("#pick-list tbody");
+  body.replaceChildren(...list.tasks.map((task) => {
+    const row = document.createElement("tr");
+    row.dataset.task = task.id;
+    row.className = [
+      task.id === list.activeTaskId ? "active" : "",
+      task.qtyPicked >= task.qtyRequired ? "complete" : "",
+      task.pending ? "pending" : "",
+    ].join(" ");
+    for (const text of [task.location, task.sku, task.barcode]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    const picked = document.createElement("td");
+    picked.className = "picked";
+    picked.textContent = `${task.qtyPicked}/${task.qtyRequired}`;
+    const locked = document.createElement("td");
+    locked.textContent = task.qtyLocked;
+    const actions = document.createElement("td");
+    const pick = document.createElement("button");
+    pick.textContent = "+1";
+    pick.className = "pick";
+    pick.onclick = () => tap(task, { kind: "pick", qty: 1 });
+    const set = document.createElement("button");
+    set.textContent = "Set…";
+    set.onclick = () => {
+      const to = Number(prompt(`Picked count for ${task.location}`, task.qtyPicked));
+      if (Number.isInteger(to)) tap(task, { kind: "setQty", from: task.qtyPicked, to });
+    };
+    actions.append(pick, set);
+    row.append(picked, locked, actions);
+    return row;
+  }));
+}
+
+async function tap(task, change) {
+  // The row flips on this frame; the server is never waited for.
+  const next = change.kind === "pick" ? task.qtyPicked + change.qty : change.to;
+  const row = document.querySelector(`tr[data-task="${task.id}"]`);
+  const before = row.querySelector(".picked").textContent;
+  row.querySelector(".picked").textContent = `${next}/${task.qtyRequired}`;
+  row.classList.add("pending");
+  try {
+    await api("/api/taps", { pickTaskId: task.id, ...change });
+  } catch (error) {
+    row.querySelector(".picked").textContent = before;
+    showScan(false, error.message);
+  }
+  refresh();
+}
+
+function showScan(accepted, message) {
+  const banner = $("#last-scan");
+  banner.className = `scan ${accepted ? "accepted" : "rejected"}`;
+  banner.textContent = message;
+}
+
+function renderStatus(status) {
+  const pill = $("#pill");
+  pill.className = `pill ${status.online ? "online" : "offline"} ${status.dead > 0 ? "dead" : ""}`;
+  pill.textContent = `${status.online ? "online" : "offline"} · ${status.pending + status.inFlight} pending`
+    + (status.dead > 0 ? ` · ${status.dead} dead` : "");
+  if (status.lastScan) showScan(status.lastScan.accepted, status.lastScan.message);
+}
+
+function renderQueue(actions) {
+  $("#queue tbody").replaceChildren(...actions.slice().reverse().map((action) => {
+    const row = document.createElement("tr");
+    row.className = action.state;
+    for (const text of [action.state === "dead" ? "×" : action.id, action.label, action.state, action.tries,
+      action.lastError || ""]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    const cell = document.createElement("td");
+    if (action.state === "dead") {
+      const retry = document.createElement("button");
+      retry.textContent = "Retry";
+      retry.onclick = () => api(`/api/queue/${action.id}/retry`, {}).then(refresh);
+      const clear = document.createElement("button");
+      clear.textContent = "Clear";
+      clear.className = "clear";
+      clear.onclick = () => {
+        if (confirm(`Clear #${action.id} (${action.label})? It is recorded in the station log.`)) {
+          api(`/api/queue/${action.id}/clear`, { by: "station page" }).then(refresh);
+        }
+      };
+      cell.append(retry, clear);
+    }
+    row.append(cell);
+    return row;
+  }));
+}
+
+async function refresh() {
+  try {
+    const [list, status, queue] = await Promise.all([api("/api/pick-list"), api("/api/status"), api("/api/queue")]);
+    renderPickList(list);
+    renderStatus(status);
+    renderQueue(queue);
+  } catch (error) {
+    $("#pill").textContent = "station not answering";
+  }
+}
+
+$("#toggle-diagnostics").onclick = () => { $("#diagnostics").hidden = !$("#diagnostics").hidden; };
+refresh();
+setInterval(refresh, 700);

@@ -1,0 +1,77 @@
+import Foundation
+import Queue
+import Wire
+
+/// The station's JSON shapes, shared by the command line's `--json` and the page's local API so the
+/// two can never differ.
+public enum StationJSON {
+    /// `{"online","pending","inFlight","dead","lastSyncAt"}`, plus `"lastScan"` when given.
+    public static func status(online: Bool, counts: QueueCounts, lastScan: String? = nil) -> String {
+        var object = JSONObjectWriter()
+        object.add("online", bool: online)
+        object.add("pending", number: counts.pending)
+        object.add("inFlight", number: counts.inFlight)
+        object.add("dead", number: counts.dead)
+        if let last = counts.lastSyncAt {
+            object.add("lastSyncAt", string: last)
+        } else {
+            object.add("lastSyncAt", raw: "null")
+        }
+        if let lastScan { object.add("lastScan", raw: lastScan) }
+        return object.finished()
+    }
+
+    /// `{"batchId","activeTaskId","tasks":[PickTask + "pending"]}` for the open batch.
+    public static func pickList(_ station: StationQueue) throws -> String {
+        guard let open = try station.cache.openBatch() else {
+            return #"{"batchId":null,"activeTaskId":null,"tasks":[]}"#
+        }
+        let pending = try station.queue.tasksWithUnsentActions(org: open.org)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let rows = try station.cache.tasks().map { task -> String in
+            let object = String(decoding: try encoder.encode(task), as: UTF8.self)
+            return String(object.dropLast()) + #","pending":\#(pending.contains(task.id))}"#
+        }
+        var object = JSONObjectWriter()
+        object.add("batchId", string: open.batchId)
+        if let active = try station.cache.activeTask()?.id {
+            object.add("activeTaskId", string: active)
+        } else {
+            object.add("activeTaskId", raw: "null")
+        }
+        object.add("tasks", raw: "[" + rows.joined(separator: ",") + "]")
+        return object.finished()
+    }
+
+    /// The queue as an array of `{"id","org","kind","pickTaskId","state","tries","idempotencyKey",
+    /// "createdAt","nextAttemptAt","lastStatus","lastError","label"}`.
+    public static func queue(_ actions: [QueuedAction]) -> String {
+        "["
+            + actions.map { action in
+                var object = JSONObjectWriter()
+                object.add("id", number: action.id)
+                object.add("org", string: action.org)
+                object.add("kind", string: action.kind.rawValue)
+                object.add("pickTaskId", string: action.pickTaskId)
+                object.add("state", string: action.state.rawValue)
+                object.add("tries", number: action.tries)
+                object.add("idempotencyKey", string: action.idempotencyKey)
+                object.add("createdAt", string: action.createdAt)
+                if action.nextAttemptAt > 0 {
+                    object.add(
+                        "nextAttemptAt", string: Timestamp.iso8601(Date(timeIntervalSince1970: action.nextAttemptAt)))
+                } else {
+                    object.add("nextAttemptAt", raw: "null")
+                }
+                object.add("lastStatus", raw: action.lastStatus.map(String.init) ?? "null")
+                if let error = action.lastError {
+                    object.add("lastError", string: error)
+                } else {
+                    object.add("lastError", raw: "null")
+                }
+                object.add("label", string: action.label)
+                return object.finished()
+            }.joined(separator: ",") + "]"
+    }
+}

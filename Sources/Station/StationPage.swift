@@ -1,0 +1,181 @@
+import Foundation
+import HTTPServing
+import Queue
+import Synchronization
+import Wire
+
+/// The station's local page and JSON API: what the picker's screen (or a kiosk, or a handheld) uses.
+/// The API has the command line's `--json` shapes. Taps answer once durable, never waiting for the
+/// server. Mutating endpoints refuse cross-origin requests, so a web page elsewhere cannot tap for
+/// the picker.
+///
+///     let page = try StationPage(station: station, sync: sync, listen: address)
+public final class StationPage: Sendable {
+    private let station: StationQueue
+    private let sync: SyncService
+    private let server: Mutex<HTTPServer?> = Mutex(nil)
+    private let lastScan = Mutex<String?>(nil)
+    private let files: [String: (type: String, bytes: [UInt8])]
+
+    /// The address the page listens on (port 0 resolved).
+    public let address: ListenAddress
+
+    public init(station: StationQueue, sync: SyncService, listen: ListenAddress) throws {
+        self.station = station
+        self.sync = sync
+        var files: [String: (String, [UInt8])] = [:]
+        for (name, type) in [
+            ("index.html", "text/html; charset=utf-8"), ("page.css", "text/css"), ("page.js", "text/javascript"),
+        ] {
+            guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Page"),
+                let data = FileManager.default.contents(atPath: url.path)
+            else { throw StationPageError.missingFile(name) }
+            files[name == "index.html" ? "/" : "/" + name] = (type, [UInt8](data))
+        }
+        self.files = files
+        let box = Handler()
+        let server = try HTTPServer(listen: listen, maxBodyBytes: 64 << 10) { box.page?.handle($0) ?? .json(503, []) }
+        address = server.address
+        self.server.withLock { $0 = server }
+        box.set(self)
+    }
+
+    public func stop() { server.withLock { $0?.stop() } }
+
+    /// Shows a scan's outcome on the page (the big banner readable from a metre away).
+    public func show(scanAccepted accepted: Bool, message: String) {
+        var object = JSONObjectWriter()
+        object.add("accepted", bool: accepted)
+        object.add("message", string: message)
+        object.add("at", string: Timestamp.iso8601())
+        lastScan.withLock { $0 = object.finished() }
+    }
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            if request.method == "POST" { try refuseCrossOrigin(request) }
+            switch (request.method, request.path) {
+            case ("GET", let path) where files[path] != nil:
+                let file = files[path]!
+                return HTTPResponse(
+                    status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")], body: file.bytes
+                )
+            case ("GET", "/api/status"):
+                let counts = try station.queue.counts()
+                return json(
+                    200, StationJSON.status(online: sync.isOnline, counts: counts, lastScan: lastScan.withLock { $0 }))
+            case ("GET", "/api/pick-list"):
+                return json(200, try StationJSON.pickList(station))
+            case ("GET", "/api/queue"):
+                return json(200, StationJSON.queue(try station.queue.actions()))
+            case ("POST", "/api/taps"):
+                return try tap(request)
+            case ("POST", let path) where path.hasPrefix("/api/queue/"):
+                return try queueAction(path, request)
+            default:
+                return errorResponse(404, "not_found", "no route \(request.method) \(request.path)")
+            }
+        } catch let refusal as TapRefusal {
+            return errorResponse(422, "refused", refusal.description)
+        } catch let failure as PageFailure {
+            return errorResponse(failure.status, failure.code, failure.message)
+        } catch {
+            return errorResponse(400, "bad_request", String(describing: error))
+        }
+    }
+
+    /// A browser sends `Origin` (and `Sec-Fetch-Site`) with a cross-site request; only this page's
+    /// own origin may change anything. JSON bodies also force a preflight no one answers.
+    private func refuseCrossOrigin(_ request: HTTPRequest) throws {
+        if let site = request.header("sec-fetch-site"), site != "same-origin" && site != "none" {
+            throw PageFailure(status: 403, code: "cross_origin", message: "requests from other sites are refused")
+        }
+        if let origin = request.header("origin"), origin != "http://" + (request.header("host") ?? "") {
+            throw PageFailure(status: 403, code: "cross_origin", message: "requests from \(origin) are refused")
+        }
+        guard request.header("content-type")?.hasPrefix("application/json") == true else {
+            throw PageFailure(status: 415, code: "json_required", message: "send Content-Type: application/json")
+        }
+    }
+
+    private func tap(_ request: HTTPRequest) throws -> HTTPResponse {
+        struct Tap: Decodable {
+            var pickTaskId: String
+            var kind: String
+            var qty: Int?
+            var from: Int?
+            var to: Int?
+        }
+        let body = try JSONDecoder().decode(Tap.self, from: Data(request.body))
+        let result: StationTaps.Result
+        switch body.kind {
+        case "pick": result = try station.taps.pick(body.pickTaskId, qty: body.qty ?? 1)
+        case "setQty":
+            guard let from = body.from, let to = body.to else {
+                throw PageFailure(status: 400, code: "bad_request", message: "a setQty tap needs from and to")
+            }
+            result = try station.taps.setQty(body.pickTaskId, from: from, to: to)
+        default:
+            throw PageFailure(status: 400, code: "bad_request", message: "kind must be pick or setQty")
+        }
+        sync.poke()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let task = String(decoding: try encoder.encode(result.task), as: UTF8.self)
+        return json(200, #"{"actionId":\#(result.actionId),"pickTask":\#(task)}"#)
+    }
+
+    private func queueAction(_ path: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let parts = path.split(separator: "/")  // api, queue, ID, verb
+        guard parts.count == 4, let id = Int(parts[2]) else {
+            throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
+        }
+        let by = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["by"] as? String
+        do {
+            switch parts[3] {
+            case "retry": try station.queue.retry(id, by: by ?? "station page")
+            case "clear": try station.queue.clear(id, by: by ?? "station page")
+            default: throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
+            }
+        } catch let error as QueueError {
+            throw PageFailure(status: error == .noSuchAction(id) ? 404 : 409, code: "queue", message: error.description)
+        }
+        sync.poke()
+        return json(200, #"{"id":\#(id),"done":"\#(parts[3])"}"#)
+    }
+
+    private func json(_ status: Int, _ text: String) -> HTTPResponse {
+        .json(status, Array(text.utf8), headers: [("Cache-Control", "no-store")])
+    }
+
+    private func errorResponse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        var object = JSONObjectWriter()
+        object.add("error", string: code)
+        object.add("message", string: message)
+        return json(status, object.finished())
+    }
+
+    /// Lets the server's handler reach the page once it exists (the server starts inside `init`).
+    private final class Handler: Sendable {
+        private let box = Mutex<StationPage?>(nil)
+        var page: StationPage? { box.withLock { $0 } }
+        func set(_ page: StationPage) { box.withLock { $0 = page } }
+    }
+}
+
+struct PageFailure: Error {
+    var status: Int
+    var code: String
+    var message: String
+}
+
+/// The page could not start.
+public enum StationPageError: Error, CustomStringConvertible {
+    case missingFile(String)
+    public var description: String { "the station page's file \(name) is missing from the build" }
+    private var name: String {
+        switch self {
+        case .missingFile(let name): name
+        }
+    }
+}

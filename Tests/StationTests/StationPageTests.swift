@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The station's local page and API, served by a real `scanpick station` process.
+@Suite struct StationPageTests {
+    @Test func servesThePageAndTheJSONShapesOfTheCommandLine() async throws {
+        let fixture = try await StationFixture()
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let html = try await page.get("/")
+        #expect(html.status == 200)
+        #expect(html.text.contains("<title>ScanPick Station</title>"))
+        #expect(try await page.get("/page.js").status == 200)
+        let list = try await page.get("/api/pick-list")
+        #expect(list.json["batchId"] as? String == fixture.scenario.batchId)
+        #expect((list.json["tasks"] as? [[String: Any]])?.count == 3)
+        let status = try await page.get("/api/status")
+        #expect(Set(status.json.keys).isSuperset(of: ["online", "pending", "inFlight", "dead", "lastSyncAt"]))
+        #expect(station.stop() == 0)
+    }
+
+    @Test func aTapAnswersOnceDurableAndTheRowFlips() async throws {
+        let fixture = try await StationFixture()
+        try fixture.server.stop()  // the dead spot: the tap must not wait for the server
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let a1 = fixture.scenario.tasks[0]
+        let tap = try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 2])
+        #expect(tap.status == 200)
+        #expect((tap.json["pickTask"] as? [String: Any])?["qtyPicked"] as? Int == 2)
+        let list = try await page.get("/api/pick-list")
+        let row = try #require((list.json["tasks"] as? [[String: Any]])?.first { $0["id"] as? String == a1 })
+        #expect(row["qtyPicked"] as? Int == 2)
+        #expect(row["pending"] as? Bool == true)
+        let over = try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "setQty", "from": 2, "to": 9])
+        #expect(over.status == 422)
+        #expect((over.json["message"] as? String)?.contains("over the 3 required") == true)
+        let status = try await page.get("/api/status")
+        #expect(status.json["pending"] as? Int == 1)
+        #expect(station.stop() == 0)
+    }
+
+    @Test func otherSitesCannotTapForThePicker() async throws {
+        let fixture = try await StationFixture()
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let body: [String: Any] = ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick", "qty": 1]
+        let fromElsewhere = try await page.post("/api/taps", json: body, headers: ["Origin": "http://evil.example"])
+        #expect(fromElsewhere.status == 403)
+        #expect(fromElsewhere.errorCode == "cross_origin")
+        #expect(try await page.post("/api/taps", json: body, headers: ["Sec-Fetch-Site": "cross-site"]).status == 403)
+        let form = try await page.send(
+            "POST", "/api/taps", body: Data("pickTaskId=x".utf8), headers: ["Content-Type": "text/plain"])
+        #expect(form.status == 415)
+        let queue = try await page.get("/api/queue")
+        #expect(queue.text == "[]")
+        #expect(station.stop() == 0)
+    }
+
+    @Test func supportRetriesAndClearsDeadLettersFromThePage() async throws {
+        let fixture = try await StationFixture()
+        // A tap for a task the server does not know: refused (404), so it goes dead.
+        #expect(try fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
+        _ = try fixture.scanpick(["drain"])
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let queue = try await page.get("/api/queue")
+        let dead = try #require((try JSONSerialization.jsonObject(with: queue.body) as? [[String: Any]])?.first)
+        #expect(dead["state"] as? String == "dead")
+        let id = try #require(dead["id"] as? Int)
+        #expect(try await page.post("/api/queue/\(id)/retry", json: [:] as [String: Any]).status == 200)
+        _ = try fixture.scanpick(["drain"])
+        let cleared = try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"])
+        #expect(cleared.status == 200)
+        #expect(try await page.post("/api/queue/\(id)/clear", json: [:] as [String: Any]).status == 404)
+        #expect(try await page.get("/api/queue").text == "[]")
+        #expect(station.stop() == 0)
+    }
+
+    @Test func theLastScanIsShownOnThePage() async throws {
+        let fixture = try await StationFixture()
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        station.scan("5901234123457")  // B3's code while A1 is active: refused
+        var last: [String: Any]?
+        for _ in 0..<100 {
+            last = try await page.get("/api/status").json["lastScan"] as? [String: Any]
+            if last != nil { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(last?["accepted"] as? Bool == false)
+        #expect((last?["message"] as? String)?.contains("wrong item") == true)
+        #expect(station.stop() == 0)
+    }
+}
