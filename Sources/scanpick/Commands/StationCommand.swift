@@ -56,38 +56,36 @@ enum StationCommand: Command {
         guard let org else { throw UsageError("which organisation? open a batch or pass --org ORG") }
         let organisation = try configuration.organisation(org)
 
-        guard organisation.scanningEnabled else {
-            StandardStream.output.write(
-                "scanning is off for organisation \(org) (organisations.\(org).scanning.enabled is false): no camera or scanner is opened; taps still work\n"
-            )
-            if arguments.has("frames") || arguments.has("wedge") { return 0 }
-            // Nothing to scan, but taps from other processes still drain until stopped.
-            let sync = station.syncService()
-            sync.start()
-            _ = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
-            await sync.stop()
-            return 0
-        }
-
-        let source: ScanSource
-        if let folder = arguments.value("frames") {
-            let fps = Double(try arguments.integer("fps", in: 1...1000) ?? 30)
-            _ = try RecordedFrames(folder: folder, fps: fps)  // fail now, clearly, if the folder is wrong
-            source = .frames(folder: folder, fps: fps, loop: arguments.has("loop"))
-        } else if arguments.has("wedge") {
-            source = .wedge
-        } else {
-            let camera = configuration.camera
-            let device = arguments.value("device") ?? camera.device
-            source = .camera(device: device, width: camera.width, height: camera.height, fps: camera.fps)
-        }
-
-        let finished = DispatchSemaphore(value: 0)
+        // The drainer and the page run whatever the scanning flag says: taps always work.
         let sync = station.syncService()
         sync.start()
         let page = try StationPage(station: station, sync: sync, listen: configuration.pageListen)
         StandardStream.output.write("page: http://\(page.address)/\n")
         StandardStream.output.flush()  // a long-running command: every line is seen when it happens
+
+        guard organisation.scanningEnabled else {
+            StandardStream.output.write(
+                "scanning is off for organisation \(org) (organisations.\(org).scanning.enabled is false): no camera or scanner is opened; taps still work\n"
+            )
+            StandardStream.output.flush()
+            if !(arguments.has("frames") || arguments.has("wedge")) {
+                _ = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+            }
+            page.stop()
+            await sync.stop()
+            return 0
+        }
+
+        let source: ScanSource
+        do {
+            source = try chooseSource(arguments, camera: configuration.camera)
+        } catch {
+            page.stop()
+            await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
+            throw error
+        }
+
+        let finished = DispatchSemaphore(value: 0)
         let run = StationRun(page: page)
         let loopThread = Thread {
             defer { finished.signal() }
@@ -154,6 +152,19 @@ enum StationCommand: Command {
                 + (counts.dropped > 0 ? " (\(counts.dropped) dropped while decoding)" : "")
                 + "; \(pending) actions pending in the queue\n")
         return 0
+    }
+
+    private static func chooseSource(_ arguments: ParsedArguments, camera: StationConfiguration.CameraSettings) throws
+        -> ScanSource
+    {
+        if let folder = arguments.value("frames") {
+            let fps = Double(try arguments.integer("fps", in: 1...1000) ?? 30)
+            _ = try RecordedFrames(folder: folder, fps: fps)  // fail now, clearly, if the folder is wrong
+            return .frames(folder: folder, fps: fps, loop: arguments.has("loop"))
+        }
+        if arguments.has("wedge") { return .wedge }
+        let device = arguments.value("device") ?? camera.device
+        return .camera(device: device, width: camera.width, height: camera.height, fps: camera.fps)
     }
 
     /// Which source the scan thread opens (it owns the source and the reader).
