@@ -66,6 +66,23 @@ public final class HTTPActionTransport: ActionTransport {
         var request = URLRequest(url: server.appendingPathComponent("/api/batches/\(id)"))
         request.timeoutInterval = timeout
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return try await batch(from: request)
+    }
+
+    /// `POST /api/batches` for `org`: the server resolves the filters against its orders table.
+    public func createBatch(_ filters: BatchFilters, org: String) async throws(FetchError) -> Batch {
+        guard let token = tokens[org] else { throw .noToken(org) }
+        var request = URLRequest(url: server.appendingPathComponent("/api/batches"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = timeout
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try? JSONEncoder().encode(CreateBatchRequest(filters: filters))
+        return try await batch(from: request)
+    }
+
+    /// Sends a request whose answer is a batch.
+    private func batch(from request: URLRequest) async throws(FetchError) -> Batch {
         let body: Data
         let response: URLResponse
         do {
@@ -74,8 +91,10 @@ public final class HTTPActionTransport: ActionTransport {
             throw .unreachable(server, reason: Self.describe(error))
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else {
-            throw .refused(status: status, reason: String(decoding: body.prefix(500), as: UTF8.self))
+        guard (200..<300).contains(status) else {
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            let reason = (object?["message"] as? String) ?? String(decoding: body.prefix(500), as: UTF8.self)
+            throw .refused(status: status, reason: reason)
         }
         do {
             return try JSONDecoder().decode(Batch.self, from: body)

@@ -72,6 +72,44 @@ import Testing
         #expect(try fixture.pickList()[a1]?["qtyPicked"] as? Int == 1)
     }
 
+    @Test func batchCreateResolvesFiltersOnTheServerAndOpensTheBatch() async throws {
+        let fixture = try await StationFixture()
+        _ = try await fixture.acme.post(
+            "/api/orders",
+            json: [
+                "orders": [
+                    [
+                        "id": "o9", "carrier": "UPS", "zone": "B", "shipBy": "2026-12-05",
+                        "lines": [
+                            ["id": "l1", "sku": "SKU-D4", "location": "D4", "barcode": "4006381333931", "qty": 4]
+                        ],
+                    ]
+                ]
+            ])
+        let unknown = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "colour=red"])
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("unknown filter 'colour'"))
+
+        let created = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
+        #expect(created.status == 0)
+        #expect(created.standardOutput.contains("created and opened batch"))
+        #expect(created.standardOutput.contains("active: D4  SKU-D4  4006381333931  0/4"))
+        let rows = try fixture.pickList()
+        #expect(rows.count == 1)
+        #expect(rows.values.first?["location"] as? String == "D4")
+
+        // Every UPS line is now in an open batch: the server's refusal is shown as it gave it.
+        let again = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
+        #expect(again.status == 1)
+        #expect(again.standardError.contains("422"))
+
+        try fixture.server.stop()
+        let offline = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "zone=B"])
+        #expect(offline.status == 1)
+        #expect(offline.standardError.contains("Creating a batch needs the server"))
+        #expect(try fixture.pickList().count == 1)  // the open batch is untouched
+    }
+
     @Test func anOfflineTapFlipsItsRowAtOnce() async throws {
         let fixture = try await StationFixture()
         let b3 = fixture.scenario.tasks[1]

@@ -13,6 +13,9 @@ enum BatchCommand: Command {
             scanpick batch open ID --org ORG
             scanpick batch refresh             the open batch again from the server (rows with unsent
                                                actions keep their local counts)
+            scanpick batch create --org ORG --filter KEY=VALUE...
+                                               a new batch on the server (carrier, zone, shipByOnOrBefore,
+                                               orderIds=A,B), then opened here; needs the server
 
             Opening a batch needs the server the first time (the honest limit: the cache has to be filled
             once). A batch opened before can be reopened offline from the cache. Rows with actions not yet
@@ -20,9 +23,13 @@ enum BatchCommand: Command {
             """,
         options: [
             StationOptions.config, .value("org", valueName: "ORG", help: "The batch's organisation. Required."),
+            .value(
+                "filter", valueName: "KEY=VALUE",
+                help: "A filter for 'create': carrier, zone, shipByOnOrBefore or orderIds (comma-separated).",
+                repeating: true),
         ],
         arguments: [
-            ArgumentSpec(name: "ACTION", help: "open or refresh"),
+            ArgumentSpec(name: "ACTION", help: "open, refresh or create"),
             ArgumentSpec(name: "ID", help: "The batch id (for open).", optional: true),
         ])
 
@@ -34,7 +41,10 @@ enum BatchCommand: Command {
             if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
             return 0
         }
-        guard arguments.positionals[0] == "open" else { throw UsageError("ACTION must be 'open' or 'refresh'") }
+        if arguments.positionals[0] == "create" { return try await create(arguments) }
+        guard arguments.positionals[0] == "open" else {
+            throw UsageError("ACTION must be 'open', 'refresh' or 'create'")
+        }
         guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
         guard arguments.positionals.count == 2 else { throw UsageError("missing ID: scanpick batch open ID --org ORG") }
         let id = arguments.positionals[1]
@@ -54,6 +64,40 @@ enum BatchCommand: Command {
             }
             StandardStream.output.write("the server is unreachable: reopened batch \(id) from the station's cache\n")
         }
+        if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
+        return 0
+    }
+
+    /// Creates a batch on the server (it alone can resolve filters against the orders) and opens it.
+    private static func create(_ arguments: ParsedArguments) async throws -> Int32 {
+        guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
+        var filters = BatchFilters()
+        for filter in arguments.values["filter"] ?? [] {
+            let parts = filter.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw UsageError("--filter wants KEY=VALUE, not '\(filter)'") }
+            switch parts[0] {
+            case "carrier": filters.carrier = parts[1]
+            case "zone": filters.zone = parts[1]
+            case "shipByOnOrBefore": filters.shipByOnOrBefore = parts[1]
+            case "orderIds": filters.orderIds = parts[1].split(separator: ",").map(String.init)
+            default: throw UsageError("unknown filter '\(parts[0])': use carrier, zone, shipByOnOrBefore or orderIds")
+            }
+        }
+        let station = try StationOptions.load(arguments)
+        _ = try station.configuration.organisation(org)
+        let asked = Date()
+        let batch: Wire.Batch
+        do {
+            batch = try await station.transport.createBatch(filters, org: org)
+        } catch {
+            if case .unreachable = error {
+                throw StationCommandError(
+                    "\(error). Creating a batch needs the server: it resolves the filters against the orders table.")
+            }
+            throw error
+        }
+        try station.cache.store(batch, org: org, fetchedAt: asked)
+        StandardStream.output.write("created and opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")
         if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
         return 0
     }
