@@ -25,8 +25,26 @@ public final class BarcodeReader {
         zbar_image_scanner_destroy(scanner)
     }
 
-    /// The codes in `image`, in the order ZBar found them.
+    /// The codes in `image`, in the order ZBar found them. With ``ReaderOptions/tryHarder``, an image
+    /// where the first look finds nothing is looked at again through each ``RetryPass`` in turn,
+    /// stopping at the first that finds something.
     public func read(_ image: GreyImage) -> [Barcode] {
+        let found = finished(scan(image))
+        guard found.isEmpty, options.tryHarder else { return found }
+        for pass in RetryPass.allCases {
+            let again = finished(scan(pass.transform(image)))
+            if !again.isEmpty { return again }
+        }
+        return []
+    }
+
+    /// ZBar's symbols as reported: implausible ones dropped.
+    private func finished(_ codes: [Barcode]) -> [Barcode] {
+        LoneAddOnGuard.apply(codes)
+    }
+
+    /// One look by ZBar at `image`.
+    private func scan(_ image: GreyImage) -> [Barcode] {
         guard image.width > 0, image.height > 0 else { return [] }
         guard let zbarImage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zbarImage) }

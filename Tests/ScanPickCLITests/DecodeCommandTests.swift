@@ -32,6 +32,20 @@ import Testing
         #expect(result.standardError.contains("missing.jpg: no such file or directory"))
     }
 
+    @Test func tryHarderReadsALightOnDarkCodeTheFirstLookMisses() throws {
+        let folder = try TemporaryDirectory()
+        let drawn = BarcodeRenderer.ean13("590123412345")
+        let inverted = ImageBytes.pgm(
+            width: drawn.width, height: drawn.height, samples: drawn.pixels.map { 255 - Int($0) })
+        let file = try folder.write("inverted.pgm", bytes: inverted)
+        let fast = try ProcessRunner.scanpick(["decode", "-q", file])
+        #expect(fast.status == 4)
+        #expect(fast.standardOutput.isEmpty)
+        let harder = try ProcessRunner.scanpick(["decode", "-q", "--try-harder", file])
+        #expect(harder.status == 0)
+        #expect(harder.standardOutput == "EAN-13:5901234123457\n")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         for arguments in [
             ["decode"], ["decode", "--jobs", "0", "x.png"], ["decode", "-S", "ean99", "x.png"], ["frobnicate"],

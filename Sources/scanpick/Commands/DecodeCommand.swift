@@ -36,6 +36,9 @@ enum DecodeCommand: Command {
                 help:
                     "Comma-separated ZBar names to look for (ean13,ean8,upca,upce,i25,code39,code93,code128,codabar,databar,databar-exp,qrcode,...; 'all'). Default: all but isbn10/isbn13."
             ),
+            .flag(
+                "try-harder",
+                help: "Look again (larger, contrast-stretched, inverted) at images where the first look found nothing."),
             .value("jobs", short: "j", valueName: "N", help: "Images decoded at once (default: one per core)."),
             .value("expect", valueName: "MANIFEST", help: "Compare results with a CSV manifest and print a table."),
             .value(
@@ -48,7 +51,7 @@ enum DecodeCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        var options = ReaderOptions()
+        var options = ReaderOptions(tryHarder: arguments.has("try-harder"))
         if let list = arguments.value("symbologies") {
             do {
                 options.symbologies = try Symbology.parseList(list)

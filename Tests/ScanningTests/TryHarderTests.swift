@@ -1,0 +1,54 @@
+import Imaging
+import TestSupport
+import Testing
+
+@testable import Scanning
+
+/// The try-harder retry passes: each one reads a code the first look misses, in an image made here.
+@Suite struct TryHarderTests {
+    let fast = BarcodeReader()
+    let tryHarder = BarcodeReader(options: ReaderOptions(tryHarder: true))
+
+    func rendered(_ digits: String) -> GreyImage {
+        let drawn = BarcodeRenderer.ean13(digits)
+        return GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels)
+    }
+
+    @Test func aLightOnDarkCodeIsReadInverted() throws {
+        let image = rendered("590123412345").inverted()
+        #expect(fast.read(image).isEmpty)
+        #expect(tryHarder.read(image).map(\.text) == ["5901234123457"])
+    }
+
+    @Test func aWashedOutCodeIsReadContrastStretched() throws {
+        // Black and white squeezed into 6 grey levels, as from a glare-washed label.
+        var image = rendered("590123412345")
+        image.pixels = image.pixels.map { 125 + $0 / 51 }
+        #expect(fast.read(image).isEmpty)
+        #expect(tryHarder.read(image).map(\.text) == ["5901234123457"])
+    }
+
+    @Test func anImageWithNoCodeStaysEmptyAfterEveryPass() {
+        var noise = GreyImage(width: 64, height: 48, filledWith: 200)
+        for index in noise.pixels.indices where index % 7 == 0 { noise.pixels[index] = 30 }
+        #expect(tryHarder.read(noise).isEmpty)
+    }
+
+    @Test func aLoneAddOnIsDroppedAndAnAddOnBesideItsMainCodeIsKept() {
+        func code(_ symbology: Symbology, _ text: String) -> Barcode {
+            Barcode(symbology: symbology, payload: Array(text.utf8), quality: 1, points: [], orientation: .up)
+        }
+        let book = [code(.ean13, "9780735200449"), code(.ean5, "51299")]
+        #expect(LoneAddOnGuard.apply(book) == book)
+        #expect(LoneAddOnGuard.apply([code(.ean2, "17"), code(.ean5, "12345")]).isEmpty)
+        #expect(LoneAddOnGuard.apply([code(.ean2, "12"), code(.qrcode, "hi")]).map(\.symbology) == [.qrcode])
+    }
+
+    @Test func contrastStretchMapsTheRangeToFullScaleAndLeavesFlatImagesAlone() {
+        let image = GreyImage(width: 4, height: 1, pixels: [100, 110, 120, 140])
+        #expect(image.contrastStretched().pixels == [0, 63, 127, 255])
+        let flat = GreyImage(width: 4, height: 1, filledWith: 90)
+        #expect(flat.contrastStretched() == flat)
+        #expect(image.inverted().pixels == [155, 145, 135, 115])
+    }
+}
