@@ -19,6 +19,8 @@ public final class BarcodeReader {
         for symbology in Self.zbarSymbologies(for: options.symbologies) {
             zbar_image_scanner_set_config(scanner, symbology.zbarType, ZBAR_CFG_ENABLE, 1)
         }
+        // QR bytes come raw; QRText chooses their character set better than ZBar's guess.
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
 
     deinit {
@@ -94,6 +96,7 @@ public final class BarcodeReader {
                 Array(UnsafeBufferPointer(start: $0, count: length))
             }
         }
+        if symbology == .qrcode { payload = QRText.utf8(from: payload) }
         let located = (0..<zbar_symbol_get_loc_size(symbol)).map { index in
             Barcode.Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index)))
         }
