@@ -40,9 +40,10 @@ public final class BarcodeReader {
         return []
     }
 
-    /// ZBar's symbols as reported: implausible ones dropped.
+    /// ZBar's symbols as reported: implausible ones dropped, add-ons joined when asked.
     private func finished(_ codes: [Barcode]) -> [Barcode] {
-        LoneAddOnGuard.apply(codes)
+        let plausible = LoneAddOnGuard.apply(codes)
+        return options.joinsAddOns ? AddOnJoining.join(plausible) : plausible
     }
 
     /// One look by ZBar at `image`.

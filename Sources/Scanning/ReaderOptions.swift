@@ -10,9 +10,14 @@ public struct ReaderOptions: Sendable, Equatable {
     /// When the first look finds nothing, look again at transformed copies of the image (see
     /// ``BarcodeReader/RetryPass``). Off by default: the camera loop keeps one fast pass per frame.
     public var tryHarder: Bool
+    /// Report an EAN-2/EAN-5 add-on appended to its main code's digits instead of as a symbol of its
+    /// own (see `AddOnJoining`). Off by default, as in zxing: most labels' add-ons are a price or an
+    /// issue number, not part of the product's code.
+    public var joinsAddOns: Bool
 
-    public init(symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false) {
+    public init(symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false) {
         self.symbologies = symbologies
         self.tryHarder = tryHarder
+        self.joinsAddOns = joinsAddOns
     }
 }

@@ -46,6 +46,12 @@ import Testing
         #expect(harder.standardOutput == "EAN-13:5901234123457\n")
     }
 
+    @Test func joinAddOnsIsAcceptedAndLeavesPlainCodesAlone() throws {
+        let result = try ProcessRunner.scanpick(["decode", "-q", "--join-add-ons", "SampleImages/clean/ean13.png"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "EAN-13:5901234123457\n")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         for arguments in [
             ["decode"], ["decode", "--jobs", "0", "x.png"], ["decode", "-S", "ean99", "x.png"], ["frobnicate"],

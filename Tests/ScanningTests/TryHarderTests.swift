@@ -52,3 +52,31 @@ import Testing
         #expect(image.inverted().pixels == [155, 145, 135, 115])
     }
 }
+
+/// Add-ons joined to their nearest main code when asked.
+@Suite struct AddOnJoiningTests {
+    func code(_ symbology: Symbology, _ text: String, at x: Int) -> Barcode {
+        Barcode(
+            symbology: symbology, payload: Array(text.utf8), quality: 1,
+            points: [.init(x: x, y: 0), .init(x: x + 10, y: 0), .init(x: x + 10, y: 10), .init(x: x, y: 10)],
+            orientation: .up)
+    }
+
+    @Test func eachAddOnJoinsTheNearestMainCodeWithNoSpace() {
+        let codes = [
+            code(.ean13, "9780735200449", at: 0), code(.qrcode, "hi", at: 500), code(.upca, "036000291452", at: 1000),
+            code(.ean5, "51299", at: 40), code(.ean2, "07", at: 1040),
+        ]
+        let joined = AddOnJoining.join(codes)
+        #expect(joined.map(\.text) == ["978073520044951299", "hi", "03600029145207"])
+        #expect(joined.map(\.symbology) == [.ean13, .qrcode, .upca])
+        #expect(joined.first?.points.map(\.x).max() == 50)  // the outline takes in the add-on
+    }
+
+    @Test func aSecondAddOnForOneMainCodeStaysOnItsOwn() {
+        let joined = AddOnJoining.join([
+            code(.ean13, "9780735200449", at: 0), code(.ean5, "51299", at: 40), code(.ean2, "07", at: 80),
+        ])
+        #expect(joined.map(\.text) == ["978073520044951299", "07"])
+    }
+}

@@ -39,6 +39,9 @@ enum DecodeCommand: Command {
             .flag(
                 "try-harder",
                 help: "Look again (larger, contrast-stretched, inverted) at images where the first look found nothing."),
+            .flag(
+                "join-add-ons",
+                help: "Report an EAN-2/EAN-5 add-on appended to its EAN/UPC (978073520044951299), not on its own."),
             .value("jobs", short: "j", valueName: "N", help: "Images decoded at once (default: one per core)."),
             .value("expect", valueName: "MANIFEST", help: "Compare results with a CSV manifest and print a table."),
             .value(
@@ -51,7 +54,7 @@ enum DecodeCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        var options = ReaderOptions(tryHarder: arguments.has("try-harder"))
+        var options = ReaderOptions(tryHarder: arguments.has("try-harder"), joinsAddOns: arguments.has("join-add-ons"))
         if let list = arguments.value("symbologies") {
             do {
                 options.symbologies = try Symbology.parseList(list)
