@@ -40,9 +40,14 @@ public final class BarcodeReader {
         return []
     }
 
-    /// ZBar's symbols as reported: implausible ones dropped, add-ons joined when asked.
+    /// ZBar's symbols as reported: implausible ones dropped; Full ASCII and add-ons when asked.
     private func finished(_ codes: [Barcode]) -> [Barcode] {
-        let plausible = LoneAddOnGuard.apply(codes)
+        var plausible = LoneAddOnGuard.apply(codes)
+        if options.code39FullASCII {
+            for index in plausible.indices where plausible[index].symbology == .code39 {
+                plausible[index].payload = Code39FullASCII.decode(plausible[index].payload) ?? plausible[index].payload
+            }
+        }
         return options.joinsAddOns ? AddOnJoining.join(plausible) : plausible
     }
 

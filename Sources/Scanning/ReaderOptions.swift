@@ -14,10 +14,17 @@ public struct ReaderOptions: Sendable, Equatable {
     /// own (see `AddOnJoining`). Off by default, as in zxing: most labels' add-ons are a price or an
     /// issue number, not part of the product's code.
     public var joinsAddOns: Bool
+    /// Decode Code 39's Full ASCII shifts (`+A` → `a`; see `Code39FullASCII`). Off by default, as in
+    /// zxing: nothing in a Code 39 says which mode it was printed in.
+    public var code39FullASCII: Bool
 
-    public init(symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false) {
+    public init(
+        symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false,
+        code39FullASCII: Bool = false
+    ) {
         self.symbologies = symbologies
         self.tryHarder = tryHarder
         self.joinsAddOns = joinsAddOns
+        self.code39FullASCII = code39FullASCII
     }
 }

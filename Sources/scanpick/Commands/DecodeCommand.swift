@@ -42,6 +42,11 @@ enum DecodeCommand: Command {
             .flag(
                 "join-add-ons",
                 help: "Report an EAN-2/EAN-5 add-on appended to its EAN/UPC (978073520044951299), not on its own."),
+            .flag(
+                "code39-full-ascii",
+                help:
+                    "Decode Code 39 Full ASCII shifts (+A is a, /A is !); a code with an undefined shift stays as printed."
+            ),
             .value("jobs", short: "j", valueName: "N", help: "Images decoded at once (default: one per core)."),
             .value("expect", valueName: "MANIFEST", help: "Compare results with a CSV manifest and print a table."),
             .value(
@@ -54,7 +59,9 @@ enum DecodeCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        var options = ReaderOptions(tryHarder: arguments.has("try-harder"), joinsAddOns: arguments.has("join-add-ons"))
+        var options = ReaderOptions(
+            tryHarder: arguments.has("try-harder"), joinsAddOns: arguments.has("join-add-ons"),
+            code39FullASCII: arguments.has("code39-full-ascii"))
         if let list = arguments.value("symbologies") {
             do {
                 options.symbologies = try Symbology.parseList(list)
