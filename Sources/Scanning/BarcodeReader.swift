@@ -40,14 +40,10 @@ public final class BarcodeReader {
         return []
     }
 
-    /// ZBar's symbols as reported: implausible ones dropped; Full ASCII and add-ons when asked.
+    /// One look's codes as reported: lone add-ons dropped, the others joined to their main codes
+    /// when asked.
     private func finished(_ codes: [Barcode]) -> [Barcode] {
-        var plausible = LoneAddOnGuard.apply(codes)
-        if options.code39FullASCII {
-            for index in plausible.indices where plausible[index].symbology == .code39 {
-                plausible[index].payload = Code39FullASCII.decode(plausible[index].payload) ?? plausible[index].payload
-            }
-        }
+        let plausible = LoneAddOnGuard.apply(codes)
         return options.joinsAddOns ? AddOnJoining.join(plausible) : plausible
     }
 
@@ -83,12 +79,16 @@ public final class BarcodeReader {
         return enabled
     }
 
-    /// Renames an EAN-13 with a leading zero to UPC-A when UPC-A is wanted; drops what is not wanted.
+    /// Renames an EAN-13 with a leading zero to UPC-A when UPC-A is wanted, decodes Code 39 Full
+    /// ASCII when asked, and drops what is not wanted.
     private func report(_ barcode: Barcode) -> Barcode? {
         var barcode = barcode
         if barcode.symbology == .ean13 && options.symbologies.contains(.upca) && barcode.payload.first == 48 {
             barcode.symbology = .upca
             barcode.payload.removeFirst()
+        }
+        if barcode.symbology == .code39 && options.code39FullASCII {
+            barcode.payload = Code39FullASCII.decode(barcode.payload) ?? barcode.payload
         }
         return options.symbologies.contains(barcode.symbology) ? barcode : nil
     }

@@ -2,8 +2,8 @@
 ///
 /// ZBar reports the small add-on beside a book's or magazine's EAN/UPC as a symbol of its own. With no
 /// EAN/UPC in the same image it is five digits of a price or an issue number, never a product, and
-/// bar-like texture misread as one is the commonest false read on the real-world corpus (it turned
-/// three misses into misreads there). Such a lone add-on is dropped.
+/// bar-like texture misread as one is the commonest false read on the real-world corpus (5 of its
+/// misreads were lone add-ons). Such a lone add-on is dropped.
 enum LoneAddOnGuard {
     static let mainCodes: Set<Symbology> = [.ean13, .upca, .upce, .ean8, .isbn10, .isbn13]
     static let addOns: Set<Symbology> = [.ean2, .ean5]

@@ -34,17 +34,27 @@ enum BatchCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        if arguments.positionals[0] == "refresh" {
-            let station = try StationOptions.load(arguments)
-            guard try await station.refreshPickList() else { throw CacheError.noOpenBatch }
-            StandardStream.output.write("refreshed the open batch from the server\n")
-            if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
-            return 0
+        let station: StationQueue
+        switch arguments.positionals[0] {
+        case "open": station = try await open(arguments)
+        case "refresh": station = try await refresh(arguments)
+        case "create": station = try await create(arguments)
+        default: throw UsageError("ACTION must be 'open', 'refresh' or 'create'")
         }
-        if arguments.positionals[0] == "create" { return try await create(arguments) }
-        guard arguments.positionals[0] == "open" else {
-            throw UsageError("ACTION must be 'open', 'refresh' or 'create'")
-        }
+        if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
+        return 0
+    }
+
+    /// Asks the server for the open batch again.
+    private static func refresh(_ arguments: ParsedArguments) async throws -> StationQueue {
+        let station = try StationOptions.load(arguments)
+        guard try await station.refreshPickList() else { throw CacheError.noOpenBatch }
+        StandardStream.output.write("refreshed the open batch from the server\n")
+        return station
+    }
+
+    /// Fetches a batch into the cache, or reopens it from the cache when the server is unreachable.
+    private static func open(_ arguments: ParsedArguments) async throws -> StationQueue {
         guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
         guard arguments.positionals.count == 2 else { throw UsageError("missing ID: scanpick batch open ID --org ORG") }
         let id = arguments.positionals[1]
@@ -64,12 +74,11 @@ enum BatchCommand: Command {
             }
             StandardStream.output.write("the server is unreachable: reopened batch \(id) from the station's cache\n")
         }
-        if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
-        return 0
+        return station
     }
 
     /// Creates a batch on the server (it alone can resolve filters against the orders) and opens it.
-    private static func create(_ arguments: ParsedArguments) async throws -> Int32 {
+    private static func create(_ arguments: ParsedArguments) async throws -> StationQueue {
         guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
         var filters = BatchFilters()
         for filter in arguments.values["filter"] ?? [] {
@@ -98,8 +107,7 @@ enum BatchCommand: Command {
         }
         try station.cache.store(batch, org: org, fetchedAt: asked)
         StandardStream.output.write("created and opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")
-        if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
-        return 0
+        return station
     }
 
     static func describe(active task: Wire.PickTask) -> String {
