@@ -38,7 +38,7 @@ enum DecodeCommand: Command {
             ),
             .flag(
                 "try-harder",
-                help: "Look again (larger, contrast-stretched, inverted) at images where the first look found nothing."),
+                help: "Look again (contrast-stretched, then inverted) at images where the first look found nothing."),
             .flag(
                 "join-add-ons",
                 help: "Report an EAN-2/EAN-5 add-on appended to its EAN/UPC (978073520044951299), not on its own."),
