@@ -106,7 +106,9 @@ import Testing
         let blocker = try Database(path: fixture.server.databasePath)
         try blocker.execute("BEGIN IMMEDIATE")
         async let first = fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
-        try await Task.sleep(for: .milliseconds(300))
+        // Time for the first request to reach the server and claim the key, with margin for a loaded
+        // CI machine (300 ms once was not enough), and well inside SQLite's 5 s busy timeout.
+        try await Task.sleep(for: .milliseconds(1500))
         let second = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(second.status == 409)
         #expect(second.errorCode == "request_in_progress")
