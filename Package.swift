@@ -29,6 +29,9 @@ let package = Package(
             name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(
+            name: "CPostgres", path: "Sources/CShims/CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
             name: "CCrypto", path: "Sources/CShims/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         // Linux rtnetlink (kernel headers only): a C target, so its module reaches every dependent.
@@ -49,6 +52,8 @@ let package = Package(
         .target(name: "Wire"),
         // SQLite: one connection, cached statements, transactions, versioned migrations.
         .target(name: "Storage", dependencies: ["CSQLite"]),
+        // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
+        .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
         .target(name: "HTTPServing", dependencies: ["CMicroHTTPD"]),
 
@@ -69,7 +74,9 @@ let package = Package(
             dependencies: ["Queue", "Wire", "ConfigFile", "Storage", "Capture", "Scanning", "Imaging", "HTTPServing"],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
-        .target(name: "Server", dependencies: ["Wire", "Storage", "HTTPServing", "Digest", "ConfigFile"]),
+        .target(
+            name: "Server",
+            dependencies: ["Wire", "Storage", "PostgresStorage", "HTTPServing", "Digest", "ConfigFile"]),
 
         .executableTarget(
             name: "scanpick",
@@ -85,7 +92,8 @@ let package = Package(
             path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
-        .target(name: "TestSupport", dependencies: ["Digest", "HTTPServing"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["Digest", "HTTPServing", "PostgresStorage"], path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "Wire", "TestSupport"]),
@@ -104,7 +112,9 @@ let package = Package(
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Wire", "Storage", "HTTPServing", "Digest", "TestSupport", "scanpick"]),
+            dependencies: [
+                "Server", "Wire", "Storage", "PostgresStorage", "HTTPServing", "Digest", "TestSupport", "scanpick",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

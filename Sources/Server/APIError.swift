@@ -37,6 +37,10 @@ struct APIError: Error, Equatable {
     static let internalError = APIError(
         status: 500, code: "internal_error", message: "the server could not complete the request; it is safe to retry")
 
+    static let databaseUnavailable = APIError(
+        status: 503, code: "database_unavailable",
+        message: "the database is unavailable for the moment; nothing was changed and it is safe to retry")
+
     var response: HTTPResponse {
         let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
         return .json(status, JSONCoding.encode(APIErrorBody(error: code, message: message)), headers: allow)

@@ -3,9 +3,11 @@ import Storage
 import Wire
 
 /// The API's operations on the database for one organisation. Every method runs inside the caller's
-/// transaction and throws an ``APIError`` for a refusal, so a refused request changes nothing.
+/// transaction and throws an ``APIError`` for a refusal, so a refused request changes nothing. The
+/// statements are the same on SQLite and PostgreSQL; `dialect` adds the locks PostgreSQL needs.
 struct PickingStore {
-    let db: Database
+    let db: any SQLConnection
+    let dialect: SQLDialect
     let org: String
     /// The time recorded on rows this request writes (ISO 8601).
     let now: String
@@ -42,20 +44,24 @@ struct PickingStore {
 
     /// Makes a batch of every matching order line not already in an open batch, in location order.
     func createBatch(_ filters: BatchFilters) throws -> Batch {
-        let orderIds: String? = try filters.orderIds.map { ids in
-            String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        if let lock = dialect.lockBatching { try db.run(lock, [org]) }
+        var orderFilter = ""
+        if let ids = filters.orderIds {
+            orderFilter =
+                ids.isEmpty
+                ? "AND 1 = 0" : "AND o.id IN (" + ids.indices.map { "?\($0 + 5)" }.joined(separator: ", ") + ")"
         }
         let lines = try db.rows(
             """
             SELECT l.order_id, l.id FROM order_lines l JOIN orders o ON o.org = l.org AND o.id = l.order_id
-            WHERE l.org = ? AND l.qty > 0
-              AND (?2 IS NULL OR o.carrier = ?2) AND (?3 IS NULL OR o.zone = ?3) AND (?4 IS NULL OR o.ship_by <= ?4)
-              AND (?5 IS NULL OR o.id IN (SELECT value FROM json_each(?5)))
+            WHERE l.org = ?1 AND l.qty > 0
+              AND (CAST(?2 AS TEXT) IS NULL OR o.carrier = ?2) AND (CAST(?3 AS TEXT) IS NULL OR o.zone = ?3)
+              AND (CAST(?4 AS TEXT) IS NULL OR o.ship_by <= ?4) \(orderFilter)
               AND NOT EXISTS (
                 SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
                 WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open')
             ORDER BY l.location, l.order_id, l.id
-            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds])
+            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore] + (filters.orderIds ?? []))
         guard !lines.isEmpty else {
             throw APIError.unprocessable(
                 "nothing_to_batch", "no order line matches these filters outside an open batch")
@@ -83,6 +89,13 @@ struct PickingStore {
 
     // MARK: Picking
 
+    /// Locks a task's row for the rest of the transaction (PostgreSQL) and reads it; every change to
+    /// a task's picked or boxed units reads it this way.
+    func lockedPickTask(_ id: String) throws -> PickTask {
+        if let lock = dialect.lockPickTask { try db.run(lock, [org, id]) }
+        return try pickTask(id)
+    }
+
     func pickTask(_ id: String) throws -> PickTask {
         guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
             throw APIError.notFound("pick task \(id)")
@@ -92,7 +105,7 @@ struct PickingStore {
 
     /// One scanned unit: the barcode must be the task's (GTIN forms alike) and the task not complete.
     func submitScan(_ request: SubmitScanRequest, key: String) throws -> PickTask {
-        let task = try pickTask(request.pickTaskId)
+        let task = try lockedPickTask(request.pickTaskId)
         guard GTIN.sameItem(request.barcode, task.barcode) else {
             throw APIError.unprocessable(
                 "barcode_mismatch",
@@ -109,7 +122,7 @@ struct PickingStore {
     /// A tap that picks `qty` more units.
     func pick(_ request: PickRequest, key: String) throws -> PickTask {
         guard request.qty >= 1 else { throw APIError.badRequest("qty must be 1 or more") }
-        let task = try pickTask(request.pickTaskId)
+        let task = try lockedPickTask(request.pickTaskId)
         guard task.qtyPicked + request.qty <= task.qtyRequired else {
             throw APIError.unprocessable(
                 "over_pick",
@@ -123,7 +136,7 @@ struct PickingStore {
     /// A tap that sets the picked count; never below the units already in a box.
     func setQty(_ request: SetQtyRequest, key: String) throws -> PickTask {
         guard request.to >= 0 else { throw APIError.badRequest("to must be 0 or more") }
-        let task = try pickTask(request.pickTaskId)
+        let task = try lockedPickTask(request.pickTaskId)
         guard request.to >= task.qtyLocked else {
             throw APIError.unprocessable(
                 "locked_by_shipment",
@@ -160,6 +173,9 @@ struct PickingStore {
         guard !request.units.isEmpty else { throw APIError.badRequest("units must list at least one pick task") }
         guard Set(request.units.map(\.pickTaskId)).count == request.units.count else {
             throw APIError.badRequest("each pick task may appear once in units")
+        }
+        for taskId in request.units.map(\.pickTaskId).sorted() {  // one lock order: no deadlocks
+            _ = try lockedPickTask(taskId)
         }
         let id = "shipment-" + Self.newIdentifier()
         try db.run(

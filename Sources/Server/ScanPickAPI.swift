@@ -1,29 +1,27 @@
 import Digest
 import Foundation
 import HTTPServing
+import PostgresStorage
 import Storage
 import Wire
 
 /// The reference ScanPick API: authenticates each request to an organisation, routes it, runs it in
-/// one SQLite transaction, and logs one line for it. Mutations under `/api/picking/` and
+/// one database transaction (SQLite or PostgreSQL, see ``ServerStore``), and logs one line for it. Mutations under `/api/picking/` and
 /// `/api/shipments` are idempotent: the first result for a key is stored in the same transaction as
 /// the change and replayed byte for byte.
 ///
 ///     let api = try ScanPickAPI(configuration: config, log: { line in print(line) })
 ///     let server = try HTTPServer(listen: config.listen, handler: api.handle)
 public final class ScanPickAPI: Sendable {
-    private let database: DatabaseQueue
+    private let store: any ServerStore
     private let organisationByTokenHash: [String: String]
     private let inFlight = InFlightKeys()
     private let log: @Sendable (String) -> Void
     public let retentionDays: Int
 
-    /// Opens (and migrates) the database named by `configuration`.
+    /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
-        try FileManager.default.createDirectory(
-            atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
-            withIntermediateDirectories: true)
-        database = try DatabaseQueue(path: configuration.databasePath, migrations: ServerSchema.migrations)
+        store = try Self.openStore(configuration.database, poolSize: configuration.databasePoolSize)
         var byHash: [String: String] = [:]
         for (organisation, hashes) in configuration.organisations {
             for hash in hashes { byHash[hash] = organisation }
@@ -51,6 +49,9 @@ public final class ScanPickAPI: Sendable {
             }
         } catch let error as APIError {
             response = error.response
+        } catch let error as PostgresError where error.isUnavailable {
+            log(Self.errorLine(request, error))
+            response = APIError.databaseUnavailable.response
         } catch {
             log(Self.errorLine(request, error))
             response = APIError.internalError.response
@@ -63,7 +64,21 @@ public final class ScanPickAPI: Sendable {
     @discardableResult
     public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
         let cutoff = Int(now.timeIntervalSince1970) - retentionDays * 86_400
-        return try database.write { db in try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff]) }
+        return try store.write { db in try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff]) }
+    }
+
+    /// Opens the store and migrates it (creating a SQLite file's folder first).
+    static func openStore(_ database: ServerDatabase, poolSize: Int) throws -> any ServerStore {
+        switch database {
+        case .sqlite(let path):
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            return SQLiteServerStore(queue: try DatabaseQueue(path: path, migrations: ServerSchema.sqlite))
+        case .postgres(let connectionString):
+            let pool = try PostgresPool(connectionString, size: poolSize)
+            try PostgresMigrator.apply(ServerSchema.postgres, to: pool)
+            return PostgresServerStore(pool: pool)
+        }
     }
 
     // MARK: Routing
@@ -122,7 +137,10 @@ public final class ScanPickAPI: Sendable {
 
     /// Runs `body` in one immediate transaction for `org`.
     private func transaction<T: Sendable>(_ org: String, _ body: @escaping (PickingStore) throws -> T) throws -> T {
-        try database.groupCommit { db in try body(PickingStore(db: db, org: org, now: Self.timestamp())) }
+        let dialect = store.dialect
+        return try store.write { db in
+            try body(PickingStore(db: db, dialect: dialect, org: org, now: Self.timestamp()))
+        }
     }
 
     /// The idempotency protocol around a mutation: resolve the key, refuse a key already running
@@ -141,21 +159,42 @@ public final class ScanPickAPI: Sendable {
 
         guard inFlight.claim(org: org, key: key) else { throw APIError.inProgress }
         defer { inFlight.release(org: org, key: key) }
-        return try database.groupCommit { db in
-            if let stored = try db.row(
-                "SELECT request_hash, status, body FROM idempotency_keys WHERE org = ? AND key = ?", [org, key])
-            {
-                guard try stored.string("request_hash") == fingerprint else { throw APIError.keyReused }
-                return .json(
-                    try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
+        let dialect = store.dialect
+        do {
+            return try store.write { db in
+                try Self.runOnce(db, dialect, org: org, key: key, fingerprint: fingerprint, status: status) { store in
+                    try operation(store, body, key)
+                }
             }
-            let store = PickingStore(db: db, org: org, now: Self.timestamp())
-            let answer = JSONCoding.encode(try operation(store, body, key))
-            try db.run(
-                "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
-            return .json(status, answer)
+        } catch let error as PostgresError where error.isUniqueViolation {
+            // Another server process stored this key between our look and our insert; its transaction
+            // won and ours rolled back. Retrying now replays its answer.
+            throw APIError.inProgress
         }
+    }
+
+    /// Inside one transaction: claim the key across processes (PostgreSQL), replay or refuse a stored
+    /// result, or run `operation` and store its answer with the change.
+    private static func runOnce<Result: Encodable>(
+        _ db: any SQLConnection, _ dialect: SQLDialect, org: String, key: String, fingerprint: String, status: Int,
+        _ operation: (PickingStore) throws -> Result
+    ) throws -> HTTPResponse {
+        if let claim = dialect.claimIdempotencyKey {
+            guard try db.row(claim, [org, key])?.int("claimed") == 1 else { throw APIError.inProgress }
+        }
+        if let stored = try db.row(
+            "SELECT request_hash, status, body FROM idempotency_keys WHERE org = ? AND key = ?", [org, key])
+        {
+            guard try stored.string("request_hash") == fingerprint else { throw APIError.keyReused }
+            return .json(
+                try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
+        }
+        let store = PickingStore(db: db, dialect: dialect, org: org, now: Self.timestamp())
+        let answer = JSONCoding.encode(try operation(store))
+        try db.run(
+            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
+        return .json(status, answer)
     }
 
     // MARK: Logging

@@ -6,24 +6,28 @@ import HTTPServing
 ///
 ///     {"listen": "127.0.0.1:8080", "database": "var/server.sqlite",
 ///      "organisations": {"acme": {"tokenSha256": ["<64 hex>", ...]}},
-///      "idempotencyRetentionDays": 7}
+///      "idempotencyRetentionDays": 7, "databasePoolSize": 8}
 ///
 /// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
-/// `database` is relative to the config file's folder.
+/// SQLite `database` is relative to the config file's folder; a `postgres://` URL or libpq connection
+/// string selects PostgreSQL.
 public struct ServerConfiguration: Sendable, Equatable {
     public var listen: ListenAddress
-    public var databasePath: String
+    public var database: ServerDatabase
+    /// PostgreSQL only: how many connections one server process keeps at most (default 8).
+    public var databasePoolSize: Int
     /// Organisation name → the SHA-256 hex of each bearer token that acts for it.
     public var organisations: [String: [String]]
     /// How long a stored idempotency key replays its first answer (default 7 days).
     public var idempotencyRetentionDays: Int
 
     public init(
-        listen: ListenAddress, databasePath: String, organisations: [String: [String]],
-        idempotencyRetentionDays: Int = 7
+        listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
+        idempotencyRetentionDays: Int = 7, databasePoolSize: Int = 8
     ) {
         self.listen = listen
-        self.databasePath = databasePath
+        self.database = database
+        self.databasePoolSize = databasePoolSize
         self.organisations = organisations
         self.idempotencyRetentionDays = idempotencyRetentionDays
     }
@@ -40,6 +44,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         let database = try reader.string("database", default: "var/server.sqlite")
         let retention = try reader.integer("idempotencyRetentionDays", default: 7, in: 1...3650)
+        let poolSize = try reader.integer("databasePoolSize", default: 8, in: 1...200)
         guard var organisationsReader = try reader.object("organisations") else {
             throw reader.error("organisations", "is required: a map from organisation name to {\"tokenSha256\": [...]}")
         }
@@ -59,11 +64,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         try organisationsReader.finish()
         try reader.finish()
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-        let databasePath =
-            database.hasPrefix("/") ? database : base.appendingPathComponent(database).standardizedFileURL.path
         return ServerConfiguration(
-            listen: listen, databasePath: databasePath, organisations: organisations,
-            idempotencyRetentionDays: retention)
+            listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
+            idempotencyRetentionDays: retention, databasePoolSize: poolSize)
     }
 
     static func isSHA256Hex(_ text: String) -> Bool {

@@ -6,6 +6,12 @@ public struct Row: Sendable {
     public let columns: [String]
     public let values: [DatabaseValue]
 
+    /// A row whose `values[i]` is the value of `columns[i]`.
+    public init(columns: [String], values: [DatabaseValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
     public subscript(_ column: String) -> DatabaseValue? {
         columns.firstIndex(of: column).map { values[$0] }
     }

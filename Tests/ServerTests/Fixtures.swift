@@ -10,8 +10,8 @@ struct PickingFixture {
     let tasks: [String]
     let batchId: String
 
-    init() async throws {
-        server = try ServerProcess()
+    init(store: ServerStoreKind) async throws {
+        server = try ServerProcess(store: store)
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         globex = APIClient(server.baseURL, token: ServerProcess.tokens["globex"])
         let scenario = try await PickingScenario.create(on: acme)

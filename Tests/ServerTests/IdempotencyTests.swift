@@ -1,12 +1,15 @@
 import Foundation
+import PostgresStorage
 import Storage
 import TestSupport
 import Testing
 
-/// The idempotency rules, against a real `scanpick serve` and its SQLite file.
+/// The idempotency rules, against a real `scanpick serve` on each store.
 @Suite struct IdempotencyTests {
-    @Test func aReplayReturnsTheStoredAnswerByteForByteAndChangesNothing() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func aReplayReturnsTheStoredAnswerByteForByteAndChangesNothing(
+        store: ServerStoreKind
+    ) async throws {
+        let fixture = try await PickingFixture(store: store)
         let a1 = fixture.tasks[0]
         let first = try await fixture.scan(a1, "036000291452", key: "scan-1")
         _ = try await fixture.pick(a1, qty: 1)  // the task moves on after the first scan
@@ -19,8 +22,10 @@ import Testing
         #expect(fixture.server.log.contains(#""replayed":true"#))
     }
 
-    @Test func theSameKeyForAnotherRequestIsRefused() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func theSameKeyForAnotherRequestIsRefused(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         #expect(try await fixture.pick(fixture.tasks[0], qty: 1, key: "k").status == 200)
         let reused = try await fixture.pick(fixture.tasks[0], qty: 2, key: "k")
         #expect(reused.status == 422)
@@ -28,8 +33,10 @@ import Testing
         #expect(try await fixture.picked(fixture.tasks[0]) == 1)
     }
 
-    @Test func theKeyMayComeAsAHeaderButBothMustAgree() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func theKeyMayComeAsAHeaderButBothMustAgree(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let body: [String: Any] = ["pickTaskId": fixture.tasks[1], "qty": 1, "workerId": "w", "at": "t"]
         let missing = try await fixture.acme.post("/api/picking/pick", json: body)
         #expect(missing.status == 400)
@@ -48,8 +55,10 @@ import Testing
         #expect(try await fixture.picked(fixture.tasks[1]) == 1)
     }
 
-    @Test func aRefusalIsNotStoredSoARetryIsJudgedAfresh() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func aRefusalIsNotStoredSoARetryIsJudgedAfresh(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let c2 = fixture.tasks[2]  // 1 unit required
         let refused = try await fixture.pick(c2, qty: 2, key: "retry-me")
         #expect(refused.errorCode == "over_pick")
@@ -70,8 +79,10 @@ import Testing
         #expect(try await fixture.picked(c2) == 2)
     }
 
-    @Test func aReplayStillReplaysAfterARestart() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func aReplayStillReplaysAfterARestart(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let first = try await fixture.scan(fixture.tasks[0], "036000291452", key: "durable")
         try fixture.server.restart()
         let client = APIClient(fixture.server.baseURL, token: ServerProcess.tokens["acme"])
@@ -85,8 +96,10 @@ import Testing
         #expect(replay.headers["idempotent-replayed"] == "true")
     }
 
-    @Test func twentyConcurrentRequestsWithOneKeyHaveOneEffect() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func twentyConcurrentRequestsWithOneKeyHaveOneEffect(
+        store: ServerStoreKind
+    ) async throws {
+        let fixture = try await PickingFixture(store: store)
         let a1 = fixture.tasks[0]
         let replies = try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
             for _ in 0..<20 { group.addTask { try await fixture.scan(a1, "036000291452", key: "same-key") } }
@@ -99,12 +112,11 @@ import Testing
         #expect(try await fixture.picked(a1) == 1)
     }
 
-    @Test func aKeyStillRunningGets409() async throws {
-        let fixture = try await PickingFixture()
-        // Hold SQLite's write lock from outside, as a slow disk would: the first request waits inside
-        // its transaction while it holds the key.
-        let blocker = try Database(path: fixture.server.databasePath)
-        try blocker.execute("BEGIN IMMEDIATE")
+    @Test(arguments: ServerStoreKind.allCases) func aKeyStillRunningGets409(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
+        // Hold the database from outside, as a slow disk would, so the first request waits inside its
+        // transaction while it holds the key: SQLite's write lock, or PostgreSQL's row lock on the task.
+        let blocker = try Blocker(store, fixture.server.database, task: fixture.tasks[0])
         async let first = fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         // Time for the first request to reach the server and claim the key, with margin for a loaded
         // CI machine (300 ms once was not enough), and well inside SQLite's 5 s busy timeout.
@@ -112,10 +124,35 @@ import Testing
         let second = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(second.status == 409)
         #expect(second.errorCode == "request_in_progress")
-        try blocker.execute("COMMIT")
+        try blocker.release()
         #expect(try await first.status == 200)
         #expect(try await fixture.picked(fixture.tasks[0]) == 1)
         let third = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(third.headers["idempotent-replayed"] == "true")
+    }
+}
+
+/// A transaction held open from outside the server, blocking whoever next writes the task.
+private struct Blocker {
+    let sqlite: Database?
+    let postgres: PostgresConnection?
+
+    init(_ store: ServerStoreKind, _ database: String, task: String) throws {
+        switch store {
+        case .sqlite:
+            sqlite = try Database(path: database)
+            postgres = nil
+            try sqlite?.execute("BEGIN IMMEDIATE")
+        case .postgres:
+            sqlite = nil
+            postgres = try PostgresConnection(database)
+            try postgres?.execute("BEGIN")
+            try postgres?.run("SELECT 1 FROM pick_tasks WHERE id = ? FOR UPDATE", [task])
+        }
+    }
+
+    func release() throws {
+        try sqlite?.execute("COMMIT")
+        try postgres?.execute("COMMIT")
     }
 }

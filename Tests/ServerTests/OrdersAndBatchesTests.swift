@@ -4,8 +4,9 @@ import Testing
 
 /// Orders, batches, auth and organisation boundaries, against a real `scanpick serve`.
 @Suite struct OrdersAndBatchesTests {
-    @Test func healthNeedsNoTokenButTheAPIDoes() async throws {
-        let server = try ServerProcess()
+    @Test(arguments: ServerStoreKind.allCases) func healthNeedsNoTokenButTheAPIDoes(store: ServerStoreKind) async throws
+    {
+        let server = try ServerProcess(store: store)
         #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
         let anonymous = try await APIClient(server.baseURL, token: nil).get("/api/batches/x")
         #expect(anonymous.status == 401)
@@ -14,8 +15,10 @@ import Testing
         #expect(try await APIClient(server.baseURL, token: nil).get("/api/no-such-route").status == 401)
     }
 
-    @Test func batchTasksAreTheMatchingLinesInLocationOrder() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func batchTasksAreTheMatchingLinesInLocationOrder(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let batch = try await fixture.acme.get("/api/batches/\(fixture.batchId)")
         #expect(batch.status == 200)
         let tasks = try #require(batch.json["tasks"] as? [[String: Any]])
@@ -35,8 +38,8 @@ import Testing
         #expect(try await fixture.acme.get("/api/batches/nope").status == 404)
     }
 
-    @Test func filtersSelectOrders() async throws {
-        let server = try ServerProcess()
+    @Test(arguments: ServerStoreKind.allCases) func filtersSelectOrders(store: ServerStoreKind) async throws {
+        let server = try ServerProcess(store: store)
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         func order(_ id: String, carrier: String, zone: String, shipBy: String) -> [String: Any] {
             [
@@ -65,8 +68,9 @@ import Testing
         #expect(try await batchOrders([:]) == [])
     }
 
-    @Test func upsertingAnOrderUpdatesItsLines() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func upsertingAnOrderUpdatesItsLines(store: ServerStoreKind) async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let lowered = try await fixture.acme.post(
             "/api/orders",
             json: [
@@ -83,8 +87,10 @@ import Testing
         #expect(try await fixture.task(fixture.tasks[0])["qtyRequired"] as? Int == 1)
     }
 
-    @Test func organisationsCannotSeeOrTouchEachOther() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func organisationsCannotSeeOrTouchEachOther(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let task = fixture.tasks[0]
         #expect(try await fixture.globex.get("/api/batches/\(fixture.batchId)").status == 404)
         #expect(try await fixture.scan(task, "036000291452", as: fixture.globex).status == 404)
@@ -126,8 +132,10 @@ import Testing
         #expect(globexScan.headers["idempotent-replayed"] == nil)
     }
 
-    @Test func badInputIsRefusedAndTheServerGoesOn() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func badInputIsRefusedAndTheServerGoesOn(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let client = fixture.acme
         func raw(_ path: String, _ body: [UInt8]) async throws -> APIClient.Reply {
             try await client.send("POST", path, body: Data(body))

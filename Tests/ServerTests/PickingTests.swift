@@ -4,8 +4,10 @@ import Testing
 
 /// Scans, taps and the pack–pick interlock, against a real `scanpick serve`.
 @Suite struct PickingTests {
-    @Test func aScanCountsOneUnitAndGTINFormsAreTheSameItem() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func aScanCountsOneUnitAndGTINFormsAreTheSameItem(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let a1 = fixture.tasks[0]
         let first = try await fixture.scan(a1, "036000291452")
         #expect(first.status == 200)
@@ -23,8 +25,8 @@ import Testing
         #expect(try await fixture.scan("task-nope", "036000291452").status == 404)
     }
 
-    @Test func pickAddsAndSetQtySets() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func pickAddsAndSetQtySets(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
         let b3 = fixture.tasks[1]
         #expect(try await fixture.pick(b3, qty: 2).pickTask["qtyPicked"] as? Int == 2)
         let over = try await fixture.pick(b3, qty: 1)
@@ -36,8 +38,10 @@ import Testing
         #expect(try await fixture.picked(b3) == 1)
     }
 
-    @Test func boxedUnitsAreLockedUntilTheLabelIsVoided() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases) func boxedUnitsAreLockedUntilTheLabelIsVoided(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
         let a1 = fixture.tasks[0]
         #expect(try await fixture.pick(a1, qty: 3).status == 200)
         let tooMany = try await fixture.acme.post(

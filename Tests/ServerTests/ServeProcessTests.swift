@@ -8,8 +8,9 @@ import Testing
 
 /// The `scanpick serve` process itself: logging, shutdown, configuration, key retention.
 @Suite struct ServeProcessTests {
-    @Test func logsOneLinePerRequestWithoutTheToken() async throws {
-        let fixture = try await PickingFixture()
+    @Test(arguments: ServerStoreKind.allCases)
+    func logsOneLinePerRequestWithoutTheToken(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
         _ = try await fixture.scan(fixture.tasks[0], "036000291452")
         _ = try await APIClient(fixture.server.baseURL, token: "secret-wrong-token").get("/api/batches/x")
         let lines = fixture.server.log.split(separator: "\n").map(String.init)
@@ -68,10 +69,16 @@ import Testing
         #expect(try ProcessRunner.scanpick(["token", "new"]).status == 2)
     }
 
-    @Test func storedKeysArePrunedAfterTheRetentionPeriod() throws {
+    @Test(arguments: ServerStoreKind.allCases)
+    func storedKeysArePrunedAfterTheRetentionPeriod(store: ServerStoreKind) throws {
         let folder = try TemporaryDirectory()
+        let database: ServerDatabase =
+            switch store {
+            case .sqlite: .sqlite(path: folder.file("s.sqlite"))
+            case .postgres: .postgres(connectionString: try PostgresCluster.shared().createDatabase())
+            }
         let configuration = ServerConfiguration(
-            listen: ListenAddress(host: "127.0.0.1", port: 0), databasePath: folder.file("s.sqlite"),
+            listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
             organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7)
         let api = try ScanPickAPI(configuration: configuration, log: { _ in })
         func post(_ path: String, _ json: String) -> HTTPResponse {

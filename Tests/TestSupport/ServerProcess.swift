@@ -2,8 +2,9 @@ import Digest
 import Foundation
 import Synchronization
 
-/// A real `scanpick serve` process on a free loopback port with its own config and SQLite file,
-/// for integration tests. Two organisations are configured, with the tokens in ``tokens``.
+/// A real `scanpick serve` process on a free loopback port with its own config and database (a SQLite
+/// file, or a fresh database in the test PostgreSQL cluster), for integration tests. Two
+/// organisations are configured, with the tokens in ``tokens``.
 ///
 ///     let server = try ServerProcess()
 ///     let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
@@ -14,7 +15,9 @@ public final class ServerProcess: Sendable {
 
     public let folder: TemporaryDirectory
     public let configPath: String
-    public let databasePath: String
+    public let store: ServerStoreKind
+    /// The SQLite file, or the PostgreSQL connection string.
+    public let database: String
     private let state = Mutex<State>(State())
 
     private struct State {
@@ -24,12 +27,16 @@ public final class ServerProcess: Sendable {
     }
 
     /// Starts a server; `extraConfig` is merged into the config's top level (e.g. retention).
-    public init(extraConfig: [String: Any] = [:]) throws {
+    public init(store: ServerStoreKind = .sqlite, extraConfig: [String: Any] = [:]) throws {
         folder = try TemporaryDirectory("scanpick-server")
-        databasePath = folder.file("server.sqlite")
+        self.store = store
+        switch store {
+        case .sqlite: database = folder.file("server.sqlite")
+        case .postgres: database = try PostgresCluster.shared().createDatabase()
+        }
         var organisations: [String: Any] = [:]
         for (org, token) in Self.tokens { organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]] }
-        var config: [String: Any] = ["listen": "127.0.0.1:0", "database": databasePath, "organisations": organisations]
+        var config: [String: Any] = ["listen": "127.0.0.1:0", "database": database, "organisations": organisations]
         config.merge(extraConfig) { _, new in new }
         configPath = try folder.write("server.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
         try start()
@@ -120,6 +127,14 @@ public final class LogBuffer: Sendable {
         }
         return nil
     }
+}
+
+/// Which database a test server keeps its data in; API tests run against each.
+public enum ServerStoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    public var description: String { rawValue }
 }
 
 public struct ServerProcessError: Error, CustomStringConvertible {

@@ -10,10 +10,12 @@ import Wire
 enum ServeCommand: Command {
     static let spec = CommandSpec(
         name: "serve",
-        abstract: "Run the ScanPick API server (HTTP/1.1, SQLite).",
+        abstract: "Run the ScanPick API server (HTTP/1.1; SQLite or PostgreSQL).",
         discussion: """
             Reads the server configuration (see config/server.json and the README), opens the database
-            (WAL, synchronous=FULL: a 2xx for a change means it is committed), and serves until SIGINT or
+            and applies its pending migrations (SQLite: WAL, synchronous=FULL; PostgreSQL: a pool of
+            connections, several servers may share one database; either way a 2xx for a change means it
+            is committed), and serves until SIGINT or
             SIGTERM, then finishes the requests in flight and exits 0. Logs one JSON line per request to
             standard error (method, path, status, ms, organisation; never a token); the first line says
             where it listens: {"event":"listening","address":"127.0.0.1:8080"}.
@@ -24,7 +26,9 @@ enum ServeCommand: Command {
             .value(
                 "listen", valueName: "HOST:PORT",
                 help: "Address to listen on, overriding the file (port 0: any free port)."),
-            .value("database", valueName: "PATH", help: "SQLite database file, overriding the file."),
+            .value(
+                "database", valueName: "PATH|URL",
+                help: "SQLite file, or postgres://… URL or libpq connection string, overriding the file."),
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
@@ -36,13 +40,16 @@ enum ServeCommand: Command {
                 throw UsageError("--listen: \(error)")
             }
         }
-        if let database = arguments.value("database") { configuration.databasePath = database }
+        if let database = arguments.value("database") {
+            configuration.database = ServerDatabase(
+                database, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        }
 
         let api = try ScanPickAPI(configuration: configuration, log: { StandardStream.error.write($0 + "\n") })
         try api.pruneIdempotencyKeys()
         let server = try HTTPServer(listen: configuration.listen, handler: { api.handle($0) })
         StandardStream.error.write(
-            event("listening", ["address": server.address.description, "database": configuration.databasePath]))
+            event("listening", ["address": server.address.description, "database": configuration.database.description]))
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)

@@ -1,0 +1,16 @@
+/// The statements a store runs inside one transaction, whatever the engine: SQLite's ``Database`` or
+/// a PostgreSQL connection. SQL uses `?` placeholders (or `?N` for the N-th argument), which each
+/// engine binds its own way, so a store's queries are written once.
+///
+///     let task = try connection.row("SELECT * FROM pick_tasks WHERE org = ? AND id = ?", [org, id])
+public protocol SQLConnection {
+    /// Runs a statement that returns no rows; returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Int
+    /// Runs a query and returns every row.
+    func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [Row]
+    /// Runs a query and returns its first row, if any.
+    func row(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Row?
+}
+
+extension Database: SQLConnection {}

@@ -1,0 +1,137 @@
+import Foundation
+import PostgresStorage
+import Synchronization
+
+/// A throw-away PostgreSQL cluster for tests: `initdb` into a temporary folder, `pg_ctl start`
+/// listening only on a Unix socket in that folder, and removed when the test process exits. Each
+/// test takes a database of its own with ``createDatabase()``. Run as root (as CI does), the cluster
+/// runs as the `postgres` user, because PostgreSQL refuses to run as root.
+///
+///     let connectionString = try PostgresCluster.shared().createDatabase()
+public final class PostgresCluster: Sendable {
+    public let folder: String
+    public let port = 5432
+    private let state = Mutex(0)  // databases made so far
+
+    private static let sharedCluster = Mutex<Result<PostgresCluster, any Error>?>(nil)
+    private static let allClusters = Mutex<[String]>([])
+
+    /// The cluster shared by every test of this process, started on first use.
+    public static func shared() throws -> PostgresCluster {
+        try sharedCluster.withLock { cluster in
+            if cluster == nil { cluster = Result { try PostgresCluster() } }
+            return try cluster!.get()
+        }
+    }
+
+    /// Starts a cluster of one's own (for a test that stops and restarts it).
+    public init() throws {
+        let template = NSTemporaryDirectory() + "/scanpick-postgres-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        guard let made = mkdtemp(&bytes) else { throw ServerProcessError(message: "cannot make \(template)") }
+        folder = String(cString: made)
+        Self.allClusters.withLock { clusters in
+            if clusters.isEmpty { atexit { PostgresCluster.removeAll() } }
+            clusters.append(String(cString: made))
+        }
+        if getuid() == 0 { try Self.runTool("/bin/chown", ["-R", "postgres:postgres", folder], log: nil) }
+        try runAsOwner(
+            "initdb", ["-D", folder + "/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
+        try start()
+    }
+
+    /// The libpq connection string of the cluster's `postgres` database (or `database`).
+    public func connectionString(database: String = "postgres") -> String {
+        "host=\(folder) port=\(port) user=postgres dbname=\(database)"
+    }
+
+    /// Creates an empty database and returns its connection string.
+    public func createDatabase() throws -> String {
+        let number = state.withLock { count in
+            count += 1
+            return count
+        }
+        let name = "test_\(getpid())_\(number)"
+        let admin = try PostgresConnection(connectionString())
+        try admin.execute("CREATE DATABASE \(name)")
+        return connectionString(database: name)
+    }
+
+    /// Starts the server (again) and waits until it accepts connections.
+    public func start() throws {
+        let options = "-k \(folder) -c listen_addresses='' -p \(port) -c max_connections=400 -c shared_buffers=32MB"
+        try runAsOwner("pg_ctl", ["-D", folder + "/data", "-l", folder + "/server.log", "-o", options, "-w", "start"])
+    }
+
+    /// Stops the server at once (`immediate`: like a crash, no checkpoint).
+    public func stop() throws {
+        try runAsOwner("pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "stop"])
+    }
+
+    // MARK: Processes
+
+    /// Where Debian puts the server programs (not on PATH).
+    static let binaries: String = {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let newest = versions.compactMap(Int.init).max().map(String.init) ?? "15"
+        return "/usr/lib/postgresql/\(newest)/bin"
+    }()
+
+    private func runAsOwner(_ tool: String, _ arguments: [String]) throws {
+        if getuid() == 0 {
+            try Self.runTool(
+                "/usr/sbin/runuser", ["-u", "postgres", "--", Self.binaries + "/" + tool] + arguments,
+                log: folder + "/tools.log")
+        } else {
+            try Self.runTool(Self.binaries + "/" + tool, arguments, log: folder + "/tools.log")
+        }
+    }
+
+    /// Runs a program with its output appended to `log` (not a pipe: the server pg_ctl starts would
+    /// keep an inherited pipe open), and names the output in the error if it fails.
+    private static func runTool(_ path: String, _ arguments: [String], log: String?) throws {
+        let logPath = log ?? "/dev/null"
+        if !FileManager.default.fileExists(atPath: logPath) {
+            FileManager.default.createFile(atPath: logPath, contents: nil)
+        }
+        guard let output = FileHandle(forWritingAtPath: logPath) else {
+            throw ServerProcessError(message: "cannot write \(logPath)")
+        }
+        defer { try? output.close() }
+        _ = try? output.seekToEnd()
+        // Foundation's Process notices a child's end when every inherited copy of a socket it gives
+        // the child is closed; a server started by pg_ctl would keep it open for ever. So the child
+        // closes every descriptor above standard error before it runs the tool.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments =
+            [
+                "-c",
+                #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; exec "$@""#,
+                "bash", path,
+            ] + arguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let tail = (try? String(contentsOfFile: logPath, encoding: .utf8))?.suffix(2000) ?? ""
+            throw ServerProcessError(
+                message: "\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(tail)")
+        }
+    }
+
+    private static func removeAll() {
+        for folder in allClusters.withLock({ $0 }) {
+            let stop = Process()
+            stop.executableURL = URL(fileURLWithPath: getuid() == 0 ? "/usr/sbin/runuser" : binaries + "/pg_ctl")
+            let pgctl = ["-D", folder + "/data", "-m", "immediate", "-w", "stop"]
+            stop.arguments = getuid() == 0 ? ["-u", "postgres", "--", binaries + "/pg_ctl"] + pgctl : pgctl
+            stop.standardOutput = FileHandle.nullDevice
+            stop.standardError = FileHandle.nullDevice
+            try? stop.run()
+            stop.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+}
