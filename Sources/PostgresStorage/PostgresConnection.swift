@@ -18,19 +18,21 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
             throw PostgresError(
                 sqlState: nil, message: "libpq could not allocate a connection", isConnectionFailure: true)
         }
-        self.handle = handle
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = Self.trimmed(PQerrorMessage(handle))
             PQfinish(handle)
             throw PostgresError(sqlState: nil, message: message, isConnectionFailure: true)
         }
+        // Only now: a class whose stored properties are all set runs deinit (PQfinish) if init throws.
+        self.handle = handle
         _ = PQsetClientEncoding(handle, "UTF8")
     }
 
     deinit { PQfinish(handle) }
 
     /// Whether the connection can still be used (libpq notices a broken socket on the next call).
-    public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+    public var isHealthy: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
+    private var isBroken = false
 
     /// Runs one or more statements without arguments (schema changes, `BEGIN`, `COMMIT`).
     public func execute(_ sql: String) throws(PostgresError) {
@@ -124,8 +126,10 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
         var message = result.map { Self.trimmed(PQresultErrorMessage($0)) } ?? ""
         if message.isEmpty { message = Self.trimmed(PQerrorMessage(handle)) }
         if let sql { message += " (in: \(sql.prefix(120)))" }
-        throw PostgresError(
-            sqlState: sqlState, message: message, isConnectionFailure: PQstatus(handle) != CONNECTION_OK)
+        // An error without SQLSTATE came from libpq itself, not the server: the connection broke
+        // (libpq may not have marked it bad yet).
+        if sqlState == nil { isBroken = true }
+        throw PostgresError(sqlState: sqlState, message: message, isConnectionFailure: !isHealthy)
     }
 
     // MARK: Values

@@ -34,13 +34,19 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `body` in one transaction and commits it; any error rolls it back. A transaction that
-    /// lost a race (serialization failure, deadlock) is run again, up to `attempts` times.
+    /// lost a race (serialization failure, deadlock) is run again, up to `attempts` times, and so is
+    /// one whose idle connection turned out broken at `BEGIN` (the database restarted since), on a
+    /// fresh connection: nothing had run yet.
     public func transaction<T>(attempts: Int = 5, _ body: (PostgresConnection) throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
                 return try withConnection { connection in
-                    try connection.execute("BEGIN")
+                    do {
+                        try connection.execute("BEGIN")
+                    } catch let error as PostgresError where error.isConnectionFailure {
+                        throw StaleConnection(underlying: error)
+                    }
                     do {
                         let value = try body(connection)
                         try connection.execute("COMMIT")
@@ -52,7 +58,16 @@ public final class PostgresPool: Sendable {
                 }
             } catch let error as PostgresError where error.isRetryableConflict && attempt < attempts {
                 attempt += 1
+            } catch let stale as StaleConnection {
+                guard attempt < attempts else { throw stale.underlying }
+                idle.withLock { $0.removeAll() }  // made before the same break, most likely: all stale
+                attempt += 1
             }
         }
+    }
+
+    /// An idle connection that broke while it waited in the pool.
+    private struct StaleConnection: Error {
+        var underlying: PostgresError
     }
 }

@@ -27,12 +27,14 @@ public final class ServerProcess: Sendable {
     }
 
     /// Starts a server; `extraConfig` is merged into the config's top level (e.g. retention).
-    public init(store: ServerStoreKind = .sqlite, extraConfig: [String: Any] = [:]) throws {
+    /// `database` shares an existing database (e.g. two servers on one PostgreSQL database); by
+    /// default each server gets a fresh one.
+    public init(store: ServerStoreKind = .sqlite, database: String? = nil, extraConfig: [String: Any] = [:]) throws {
         folder = try TemporaryDirectory("scanpick-server")
         self.store = store
         switch store {
-        case .sqlite: database = folder.file("server.sqlite")
-        case .postgres: database = try PostgresCluster.shared().createDatabase()
+        case .sqlite: self.database = database ?? folder.file("server.sqlite")
+        case .postgres: self.database = try database ?? PostgresCluster.shared().createDatabase()
         }
         var organisations: [String: Any] = [:]
         for (org, token) in Self.tokens { organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]] }

@@ -1,0 +1,65 @@
+import Storage
+import TestSupport
+import Testing
+
+@testable import PostgresStorage
+
+/// The libpq layer against the test cluster: placeholders, values both ways, transactions, the pool.
+@Suite struct PostgresStorageTests {
+    @Test func sqlitePlaceholdersBecomeNumberedOnesOutsideQuotes() {
+        #expect(Placeholders.postgres("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(
+            Placeholders.postgres("WHERE a = ?1 AND (?2 IS NULL OR b = ?2) AND c = ?")
+                == "WHERE a = $1 AND ($2 IS NULL OR b = $2) AND c = $3")
+        #expect(Placeholders.postgres("SELECT '?', \"?\", ?") == "SELECT '?', \"?\", $1")
+        #expect(Placeholders.postgres("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
+    }
+
+    @Test func valuesRoundTripWithTheirTypes() throws {
+        let db = try PostgresConnection(try PostgresCluster.shared().createDatabase())
+        try db.execute("CREATE TABLE t (i BIGINT, r DOUBLE PRECISION, s TEXT, b BYTEA, n TEXT, ok BOOLEAN)")
+        let bytes: [UInt8] = [0, 1, 0xFE, 0xFF, 10, 92]
+        #expect(
+            try db.run(
+                "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", [42, 2.5, "naïve 'quoted'", bytes, String?.none, true]) == 1)
+        let row = try #require(try db.row("SELECT * FROM t", []))
+        #expect(try row.int("i") == 42)
+        #expect(try row.double("r") == 2.5)
+        #expect(try row.string("s") == "naïve 'quoted'")
+        #expect(try row.bytes("b") == bytes)
+        #expect(try row.optionalString("n") == nil)
+        #expect(try row.int("ok") == 1)
+        #expect(try db.row("SELECT COALESCE(SUM(i), 0) AS total FROM t", [])?.int("total") == 42)
+    }
+
+    @Test func aFailedTransactionLeavesNothingAndTheConnectionGoesOn() throws {
+        let pool = try PostgresPool(try PostgresCluster.shared().createDatabase(), size: 2)
+        try pool.transaction { db in try db.execute("CREATE TABLE t (id TEXT PRIMARY KEY)") }
+        #expect(throws: PostgresError.self) {
+            try pool.transaction { db in
+                try db.run("INSERT INTO t VALUES (?)", ["a"])
+                try db.run("INSERT INTO t VALUES (?)", ["a"])  // unique violation: all rolled back
+            }
+        }
+        do {
+            try pool.transaction { db in try db.run("INSERT INTO t VALUES (?)", ["a"]) }
+        } catch let error as PostgresError {
+            Issue.record("the pool should go on after a failed transaction: \(error)")
+        }
+        let count = try pool.transaction { db in try db.row("SELECT COUNT(*) AS n FROM t", [])?.int("n") }
+        #expect(count == 1)
+    }
+
+    @Test func migrationsApplyOnceAndRecordTheirVersion() throws {
+        let pool = try PostgresPool(try PostgresCluster.shared().createDatabase(), size: 1)
+        let migrations = [
+            Migration("m-1", sql: "CREATE TABLE a (x INT)"), Migration("m-2", sql: "CREATE TABLE b (y INT)"),
+        ]
+        #expect(try PostgresMigrator.apply(Array(migrations.prefix(1)), to: pool) == ["m-1"])
+        #expect(try PostgresMigrator.apply(migrations, to: pool) == ["m-2"])
+        #expect(try PostgresMigrator.apply(migrations, to: pool) == [])
+        #expect(throws: DatabaseError.schemaTooNew(unknown: ["m-2"])) {
+            try PostgresMigrator.apply(Array(migrations.prefix(1)), to: pool)
+        }
+    }
+}

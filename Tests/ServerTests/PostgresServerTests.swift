@@ -1,0 +1,121 @@
+import Foundation
+import PostgresStorage
+import TestSupport
+import Testing
+
+@testable import Server
+
+/// What only PostgreSQL has: several server processes on one database, a database that restarts
+/// under a running server, and schema versions shared by servers of different ages.
+@Suite struct PostgresServerTests {
+    @Test func twoServersOnOneDatabaseGiveEachKeyExactlyOneEffect() async throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        // Both start at once on an empty database: the schema is created exactly once.
+        async let startA = ServerProcess(store: .postgres, database: database)
+        async let startB = ServerProcess(store: .postgres, database: database)
+        let servers = try await [startA, startB]
+        let clients = servers.map { APIClient($0.baseURL, token: ServerProcess.tokens["acme"]) }
+        let scenario = try await PickingScenario.create(on: clients[0], bulkQty: 200)
+        let bulk = scenario.tasks[3]
+
+        func pick(_ client: APIClient, key: String) async throws -> APIClient.Reply {
+            try await client.post(
+                "/api/picking/pick",
+                json: ["pickTaskId": bulk, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": "t"])
+        }
+        // Each key reaches both servers twice at the same moment, as a station's retry could.
+        let keys = (0..<30).map { "same-\($0)" }
+        let replies = try await withThrowingTaskGroup(of: (String, APIClient.Reply).self) { group in
+            for key in keys {
+                for client in clients + clients { group.addTask { (key, try await pick(client, key: key)) } }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for key in keys {
+            let forKey = replies.filter { $0.0 == key }.map(\.1)
+            let fresh = forKey.filter { $0.status == 200 && $0.headers["idempotent-replayed"] == nil }
+            #expect(fresh.count == 1, "\(key): \(forKey.map(\.status))")
+            #expect(forKey.allSatisfy { $0.status == 200 || $0.errorCode == "request_in_progress" })
+        }
+        // Different keys for one task at once on both servers: no update is lost.
+        let distinct = try await withThrowingTaskGroup(of: Int.self) { group in
+            for number in 0..<40 {
+                group.addTask { try await pick(clients[number % 2], key: "distinct-\(number)").status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(distinct.allSatisfy { $0 == 200 })
+        let batch = try await clients[1].get("/api/batches/\(scenario.batchId)")
+        let task = (batch.json["tasks"] as? [[String: Any]] ?? []).first { $0["id"] as? String == bulk }
+        #expect(task?["qtyPicked"] as? Int == keys.count + 40)
+    }
+
+    @Test func theDatabaseRestartingGives503sThenRecoversWithoutAServerRestart() async throws {
+        let cluster = try PostgresCluster()
+        let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
+        let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let scenario = try await PickingScenario.create(on: client)
+        let task = scenario.tasks[0]
+        func pick(key: String) async throws -> APIClient.Reply {
+            try await client.post(
+                "/api/picking/pick",
+                json: ["pickTaskId": task, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": "t"])
+        }
+        #expect(try await pick(key: "before").status == 200)
+
+        try cluster.stop()
+        let during = try await pick(key: "during")
+        #expect(during.status == 503, "\(server.log)")
+        #expect(during.errorCode == "database_unavailable")
+        #expect(try await client.get("/health").status == 200)
+
+        try cluster.start()
+        let retried = try await pick(key: "during")  // a station retries the same action
+        #expect(retried.status == 200)
+        #expect(retried.headers["idempotent-replayed"] == nil)
+        #expect(try await pick(key: "before").headers["idempotent-replayed"] == "true")
+        let batch = try await client.get("/api/batches/\(scenario.batchId)")
+        let picked = (batch.json["tasks"] as? [[String: Any]] ?? []).first { $0["id"] as? String == task }?["qtyPicked"]
+        #expect(picked as? Int == 2)
+    }
+
+    @Test func refusesADatabaseWithANewerSchema() throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        let server = try ServerProcess(store: .postgres, database: database)
+        try server.stop()
+        try PostgresConnection(database).run(
+            "INSERT INTO schema_migrations (identifier, applied_at) VALUES ('server-99', 'later')", [])
+        let refused = try ProcessRunner.scanpick(["serve", "--config", server.configPath])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("server-99"))
+        #expect(refused.standardError.contains("newer scanpick"))
+    }
+}
+
+/// How `database` in the server's config chooses the store.
+@Suite struct ServerDatabaseTests {
+    @Test func urlsAndConnectionStringsArePostgresAndPathsAreSQLite() {
+        let base = URL(fileURLWithPath: "/etc/scanpick")
+        #expect(
+            ServerDatabase("postgres://u@db/scanpick", relativeTo: base)
+                == .postgres(connectionString: "postgres://u@db/scanpick"))
+        #expect(
+            ServerDatabase("postgresql://db/s", relativeTo: base) == .postgres(connectionString: "postgresql://db/s"))
+        #expect(
+            ServerDatabase("host=/run/postgresql dbname=s", relativeTo: base)
+                == .postgres(connectionString: "host=/run/postgresql dbname=s"))
+        #expect(
+            ServerDatabase("var/server.sqlite", relativeTo: base) == .sqlite(path: "/etc/scanpick/var/server.sqlite"))
+        #expect(ServerDatabase("/srv/a=b.sqlite", relativeTo: base) == .sqlite(path: "/srv/a=b.sqlite"))
+    }
+
+    @Test func logsNeverShowAPassword() {
+        let base = URL(fileURLWithPath: "/")
+        let url = ServerDatabase("postgres://scanpick:s3cret@db:5432/scanpick", relativeTo: base).description
+        #expect(!url.contains("s3cret"))
+        #expect(url.contains("db:5432/scanpick"))
+        let keywords = ServerDatabase("host=db password=s3cret dbname=s", relativeTo: base).description
+        #expect(!keywords.contains("s3cret"))
+        #expect(keywords.contains("dbname=s"))
+    }
+}
