@@ -26,6 +26,9 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
         // Only now: a class whose stored properties are all set runs deinit (PQfinish) if init throws.
         self.handle = handle
         _ = PQsetClientEncoding(handle, "UTF8")
+        // libpq prints server notices ("relation … already exists, skipping") to standard error by
+        // default, where they would break the server's one-JSON-object-per-line log.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
     }
 
     deinit { PQfinish(handle) }

@@ -4,6 +4,9 @@ import Synchronization
 
 /// `scanpick-bench`: load generators for the scripts/bench-* benchmarks. Not part of the product.
 ///
+///     scanpick-bench load-stations --servers URL[,URL…] --token T --disk DIR [--stations 50]
+///         [--actions 100] [--outage SECONDS]      (scripts/load-stations; see LoadStations.swift)
+///
 ///     scanpick-bench http --port P --token T [--requests N] [--connections C] [--disk DIR]
 ///
 /// Loads one order line with room for every scan, opens a batch, then runs GET /health (the HTTP
@@ -36,6 +39,21 @@ if arguments.first == "frames" {
                 disk: option("disk"), count: Int(option("frames", "600")) ?? 600,
                 width: Int(option("width", "1280")) ?? 1280, height: Int(option("height", "720")) ?? 720,
                 sample: option("sample", "SampleImages/clean/ean13.png")))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.first == "load-stations" {
+    do {
+        let servers = option("servers").split(separator: ",").compactMap { URL(string: String($0)) }
+        print(
+            try await loadStations(
+                LoadStationsOptions(
+                    servers: servers, token: option("token"), stations: Int(option("stations", "50")) ?? 50,
+                    actions: Int(option("actions", "100")) ?? 100, outage: Double(option("outage", "1")) ?? 1,
+                    disk: option("disk"))))
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))

@@ -92,12 +92,12 @@ struct PickingStore {
     /// Locks a task's row for the rest of the transaction (PostgreSQL) and reads it; every change to
     /// a task's picked or boxed units reads it this way.
     func lockedPickTask(_ id: String) throws -> PickTask {
-        if let lock = dialect.lockPickTask { try db.run(lock, [org, id]) }
-        return try pickTask(id)
+        try pickTask(id, locking: true)
     }
 
-    func pickTask(_ id: String) throws -> PickTask {
-        guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
+    func pickTask(_ id: String, locking: Bool = false) throws -> PickTask {
+        let lock = locking ? dialect.lockingPickTasks : ""
+        guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?" + lock, [org, id]) else {
             throw APIError.notFound("pick task \(id)")
         }
         return try Self.pickTask(row)

@@ -39,12 +39,13 @@ enum SQLDialect: Sendable {
     case sqlite
     case postgres
 
-    /// Locks a pick task's row until commit, so two requests never both read the same `qty_picked`
-    /// and each add to it (a lost update). Reads after it see the latest committed state.
-    var lockPickTask: String? {
+    /// Appended to a query of pick tasks (aliased `t`) to lock the rows it reads until commit, so two
+    /// requests never both read the same `qty_picked` and each add to it (a lost update); the read
+    /// returns the latest committed state once the lock is held.
+    var lockingPickTasks: String {
         switch self {
-        case .sqlite: nil
-        case .postgres: "SELECT 1 AS locked FROM pick_tasks WHERE org = ? AND id = ? FOR UPDATE"
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE OF t"
         }
     }
 

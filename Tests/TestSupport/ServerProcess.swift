@@ -38,7 +38,9 @@ public final class ServerProcess: Sendable {
         }
         var organisations: [String: Any] = [:]
         for (org, token) in Self.tokens { organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]] }
-        var config: [String: Any] = ["listen": "127.0.0.1:0", "database": database, "organisations": organisations]
+        var config: [String: Any] = [
+            "listen": "127.0.0.1:0", "database": self.database, "organisations": organisations,
+        ]
         config.merge(extraConfig) { _, new in new }
         configPath = try folder.write("server.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
         try start()
@@ -66,6 +68,12 @@ public final class ServerProcess: Sendable {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let address = buffer.listeningAddress {
+                // The server must use the database this test meant (a config slip once sent the
+                // PostgreSQL runs to a default SQLite file without a word).
+                guard buffer.text.contains(#""database":"\#(database)""#) else {
+                    process.terminate()
+                    throw ServerProcessError(message: "scanpick serve opened another database: \(buffer.text)")
+                }
                 state.withLock {
                     $0.process = process
                     $0.log = buffer

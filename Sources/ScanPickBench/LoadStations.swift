@@ -1,0 +1,253 @@
+import Dispatch
+import Foundation
+import Queue
+import Synchronization
+import Wire
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `scanpick-bench load-stations`: many simulated stations, each with its own queue database and
+/// drainer, picking concurrently through one or more `scanpick serve` processes.
+///
+/// Each station gets an order of its own (three lines with room for every unit) and a batch, then
+/// does `actions` actions: scans (60%), pick taps (30%), qty taps, and on purpose every 50th a scan
+/// of a wrong barcode (a refusal that must end as a dead letter). After each action it runs a drain
+/// pass, as a station's enqueue poke does. Stations with `index % 3 == 0` have no server for the
+/// first `outage` seconds of the run (their requests go to a closed port: connection refused) and
+/// replay their backlog afterwards. Every 10th action is also sent at the same moment to another
+/// server (a duplicate on purpose). At the end the server's picked counts are compared with what
+/// the stations did.
+struct LoadStationsOptions {
+    var servers: [URL]
+    var token: String
+    var org = "bench"
+    var stations = 50
+    var actions = 100
+    var outage: TimeInterval = 1
+    var disk: String
+}
+
+func loadStations(_ options: LoadStationsOptions) async throws -> String {
+    let setup = HTTPActionTransport(server: options.servers[0], tokens: [options.org: options.token], timeout: 30)
+    let runTag = String(UUID().uuidString.prefix(8)).lowercased()
+    let barcodes = ["4006381333931", "5901234123457", "036000291452"]
+    let orders = (0..<options.stations).map { station in
+        Order(
+            id: "load-\(runTag)-\(station)", carrier: "DHL", zone: "L", shipBy: "2026-12-31",
+            lines: barcodes.enumerated().map { line, barcode in
+                OrderLine(
+                    id: "l\(line)", sku: "SKU-\(line)", location: "S\(station)-\(line)", barcode: barcode,
+                    qty: options.actions * 3)
+            })
+    }
+    try await post(
+        UpsertOrdersRequest(orders: orders), to: options.servers[0].appendingPathComponent("/api/orders"),
+        token: options.token)
+    var batches: [Batch] = []
+    for order in orders {
+        batches.append(try await setup.createBatch(BatchFilters(orderIds: [order.id]), org: options.org))
+    }
+
+    let latencies = LatencyLog()
+    let start = ContinuousClock.now
+    let outcomes = try await withThrowingTaskGroup(of: StationOutcome.self) { group in
+        for (index, batch) in batches.enumerated() {
+            // Each station on a thread of its own, as a real one has its own machine: its durable
+            // commits block that thread, not the two threads of Swift's shared cooperative pool.
+            group.addTask(executorPreference: StationExecutor(label: "station-\(index)")) {
+                try await runStation(index, batch: batch, options: options, start: start, latencies: latencies)
+            }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+    }
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+
+    // The server's view, station by station.
+    var mismatches: [String] = []
+    for outcome in outcomes {
+        let batch = try await setup.fetchBatch(outcome.batchId, org: options.org)
+        for task in batch.tasks where task.qtyPicked != outcome.expected[task.id, default: 0] {
+            mismatches.append(
+                "\(task.location): server \(task.qtyPicked), station \(outcome.expected[task.id, default: 0])")
+        }
+    }
+    let sent = outcomes.reduce(0) { $0 + $1.sent }
+    let dead = outcomes.reduce(0) { $0 + $1.dead }
+    let provoked = outcomes.reduce(0) { $0 + $1.provoked }
+    let stats = LatencyStats(requests: sent + dead, seconds: seconds, latencies: latencies.values.withLock { $0 })
+    let units = outcomes.reduce(0) { $0 + $1.expected.values.reduce(0, +) }
+    return """
+        {"stations":\(options.stations),"actions":\(outcomes.reduce(0) { $0 + $1.enqueued }),\
+        "sent":\(sent),"dead":\(dead),"provokedDead":\(provoked),\
+        "duplicatesSent":\(outcomes.reduce(0) { $0 + $1.duplicates }),\
+        "offlineFailures":\(outcomes.reduce(0) { $0 + $1.offlineFailures }),\
+        "unitsExpected":\(units),"mismatches":\(mismatches.count),"firstMismatches":\(jsonStrings(mismatches.prefix(5))),\
+        "seconds":\(rounded(seconds)),"actionsPerSecond":\(Int(Double(sent + dead) / seconds)),\
+        "p50ms":\(rounded(stats.percentile(0.5))),"p99ms":\(rounded(stats.percentile(0.99)))}
+        """
+}
+
+/// Runs a station's task on a serial dispatch queue of its own (dispatch adds threads when one blocks).
+private final class StationExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// Request latencies (ms) from every station of a run.
+private final class LatencyLog: Sendable {
+    let values = Mutex<[Double]>([])
+}
+
+/// What one station did, to compare with the server.
+private struct StationOutcome: Sendable {
+    var batchId: String
+    var expected: [String: Int] = [:]
+    var enqueued = 0
+    var sent = 0
+    var dead = 0
+    var provoked = 0
+    var duplicates = 0
+    var offlineFailures = 0
+}
+
+private func runStation(
+    _ index: Int, batch: Batch, options: LoadStationsOptions, start: ContinuousClock.Instant,
+    latencies: LatencyLog
+) async throws -> StationOutcome {
+    let queue = try ActionQueue(path: options.disk + "/station-\(index).sqlite")
+    let tokens = [options.org: options.token]
+    let home = HTTPActionTransport(server: options.servers[index % options.servers.count], tokens: tokens, timeout: 30)
+    let other = HTTPActionTransport(
+        server: options.servers[(index + 1) % options.servers.count], tokens: tokens, timeout: 30)
+    let closedPort = HTTPActionTransport(server: URL(string: "http://127.0.0.1:1")!, tokens: tokens, timeout: 5)
+    let outageWindow: Range<Duration>? =
+        index % 3 == 0 ? .zero..<(.seconds(options.outage)) : nil
+    let transport = LoadTransport(
+        home: home, other: other, closedPort: closedPort, start: start, outage: outageWindow, latencies: latencies)
+    let drainer = Drainer(queue: queue, transport: transport, backoff: BackoffPolicy(initial: 0.1, cap: 0.5))
+
+    var outcome = StationOutcome(batchId: batch.id)
+    var local = Dictionary(uniqueKeysWithValues: batch.tasks.map { ($0.id, $0.qtyPicked) })
+    var generator = SystemRandomNumberGenerator()
+    for number in 0..<options.actions {
+        let task = batch.tasks[number % batch.tasks.count]
+        let roll = Int.random(in: 0..<100, using: &generator)
+        let action: NewAction
+        if number % 50 == 49 {
+            action = .scan(
+                org: options.org, pickTaskId: task.id, location: task.location, barcode: "96385074", worker: "w",
+                scannedAt: Date())
+            outcome.provoked += 1
+        } else if roll < 60 {
+            action = .scan(
+                org: options.org, pickTaskId: task.id, location: task.location, barcode: task.barcode, worker: "w",
+                scannedAt: Date())
+            local[task.id, default: 0] += 1
+        } else if roll < 90 {
+            let qty = 1 + roll % 2
+            action = .pick(org: options.org, pickTaskId: task.id, location: task.location, qty: qty, worker: "w")
+            local[task.id, default: 0] += qty
+        } else {
+            let from = local[task.id, default: 0]
+            action = .setQty(
+                org: options.org, pickTaskId: task.id, location: task.location, from: from, to: from + 1, worker: "w")
+            local[task.id] = from + 1
+        }
+        _ = try queue.enqueue(action)
+        outcome.enqueued += 1
+        let pass = try await drainer.drainPass()
+        outcome.sent += pass.sent
+        outcome.dead += pass.dead
+    }
+    // Drain what is left (the offline stations' backlog), waiting out the backoff.
+    while true {
+        let counts = try queue.counts()
+        if counts.pending == 0 && counts.inFlight == 0 { break }
+        let pass = try await drainer.drainPass()
+        outcome.sent += pass.sent
+        outcome.dead += pass.dead
+        if case .transient(_, let retryAt) = pass.stop {
+            try await Task.sleep(for: .milliseconds(max(10, Int(retryAt.timeIntervalSinceNow * 1000))))
+        } else if case .notDue(let until) = pass.stop {
+            try await Task.sleep(for: .milliseconds(max(10, Int(until.timeIntervalSinceNow * 1000))))
+        }
+    }
+    outcome.expected = local
+    outcome.duplicates = transport.duplicates
+    outcome.offlineFailures = transport.offlineFailures
+    return outcome
+}
+
+/// A station's way to the server in the load test: its home server, a closed port while the
+/// station is "offline", and every 10th action also sent at once to another server.
+private final class LoadTransport: ActionTransport {
+    let home: HTTPActionTransport
+    let other: HTTPActionTransport
+    let closedPort: HTTPActionTransport
+    let start: ContinuousClock.Instant
+    let outage: Range<Duration>?
+    let latencies: LatencyLog
+    private let counters = Mutex((duplicates: 0, offlineFailures: 0))
+
+    init(
+        home: HTTPActionTransport, other: HTTPActionTransport, closedPort: HTTPActionTransport,
+        start: ContinuousClock.Instant, outage: Range<Duration>?, latencies: LatencyLog
+    ) {
+        self.home = home
+        self.other = other
+        self.closedPort = closedPort
+        self.start = start
+        self.outage = outage
+        self.latencies = latencies
+    }
+
+    var duplicates: Int { counters.withLock { $0.duplicates } }
+    var offlineFailures: Int { counters.withLock { $0.offlineFailures } }
+
+    func deliver(_ action: QueuedAction) async -> DeliveryOutcome {
+        if let outage, outage.contains(ContinuousClock.now - start) {
+            counters.withLock { $0.offlineFailures += 1 }
+            return await closedPort.deliver(action)
+        }
+        let began = ContinuousClock.now
+        let outcome: DeliveryOutcome
+        if action.id % 10 == 0 {
+            counters.withLock { $0.duplicates += 1 }
+            async let duplicate = other.deliver(action)
+            outcome = await home.deliver(action)
+            _ = await duplicate
+        } else {
+            outcome = await home.deliver(action)
+        }
+        let elapsed = milliseconds(since: began)
+        latencies.values.withLock { $0.append(elapsed) }
+        return outcome
+    }
+}
+
+private func post<Body: Encodable>(_ body: Body, to url: URL, token: String) async throws {
+    var request = URLRequest(url: url)
+    request.httpMethod = "POST"
+    request.httpBody = try JSONEncoder().encode(body)
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    let (data, response) = try await URLSession.shared.data(for: request)
+    guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+        throw BenchError("\(url.path): \(String(decoding: data, as: UTF8.self))")
+    }
+}
+
+private func jsonStrings(_ values: some Sequence<String>) -> String {
+    "[" + values.map { "\"" + $0.replacingOccurrences(of: "\"", with: "'") + "\"" }.joined(separator: ",") + "]"
+}
+
+private func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
