@@ -11,6 +11,8 @@ import Storage
 public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
     private var prepared: [String: String] = [:]
+    /// Statements queued by ``runLater(_:_:)``, sent with the next one that needs an answer.
+    private var deferred: [Statement] = []
 
     /// Connects with a `postgres://` URL or a libpq `key=value` connection string.
     public init(_ connectionString: String) throws(PostgresError) {
@@ -37,8 +39,9 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     public var isHealthy: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
     private var isBroken = false
 
-    /// Runs one or more statements without arguments (schema changes, `BEGIN`, `COMMIT`).
+    /// Runs one or more statements without arguments (schema changes); sends deferred ones first.
     public func execute(_ sql: String) throws(PostgresError) {
+        if !deferred.isEmpty { PQclear(try send(takeDeferred())) }
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
@@ -50,6 +53,16 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
         defer { PQclear(result) }
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
+
+    /// Queues a statement whose result nobody needs yet (`BEGIN`, a write): it goes to the server in
+    /// one round trip with the next statement that needs an answer, or with `COMMIT`, and its error,
+    /// if any, is thrown there. Order is kept.
+    public func runLater(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(PostgresError) {
+        deferred.append(Statement(name: try preparedName(sql), values: arguments.map(\.databaseValue)))
+    }
+
+    /// Forgets queued statements (the transaction is being abandoned).
+    public func discardDeferred() { deferred.removeAll() }
 
     public func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(PostgresError) -> [Row] {
         let result = try query(sql, arguments)
@@ -68,12 +81,86 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     // MARK: Statements
 
-    /// Prepares `sql` on first use and executes it with `arguments`; the result must be cleared.
+    /// A prepared statement and its arguments.
+    struct Statement {
+        var name: String
+        var values: [DatabaseValue]
+    }
+
+    /// Prepares `sql` on first use and executes it with `arguments`, together with any deferred
+    /// statements; the result must be cleared.
     private func query(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(PostgresError)
         -> OpaquePointer?
     {
-        let name = try preparedName(sql)
-        let values = arguments.map(\.databaseValue)
+        let statement = Statement(name: try preparedName(sql), values: arguments.map(\.databaseValue))
+        guard deferred.isEmpty else { return try send(takeDeferred() + [statement]) }
+        let result = Self.withParameters(statement.values) { count, values, lengths, formats in
+            PQexecPrepared(handle, statement.name, count, values, lengths, formats, 0)
+        }
+        do {
+            try check(result)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    private func takeDeferred() -> [Statement] {
+        defer { deferred.removeAll() }
+        return deferred
+    }
+
+    /// Sends `statements` in one round trip (libpq's pipeline mode) and returns the last one's
+    /// result (to be cleared); throws the first error. After an error the server skips the rest.
+    private func send(_ statements: [Statement]) throws(PostgresError) -> OpaquePointer? {
+        guard PQenterPipelineMode(handle) == 1 else { throw failure("cannot enter pipeline mode") }
+        defer { _ = PQexitPipelineMode(handle) }
+        for statement in statements {
+            let sent = Self.withParameters(statement.values) { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, statement.name, count, values, lengths, formats, 0)
+            }
+            guard sent == 1 else { throw failure("could not send a statement") }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw failure("could not send the pipeline") }
+        var firstError: PostgresError?
+        var last: OpaquePointer?
+        for index in statements.indices {
+            let result = PQgetResult(handle)
+            while let extra = PQgetResult(handle) { PQclear(extra) }  // up to the NULL ending this statement
+            if firstError != nil {
+                PQclear(result)  // skipped by the server after the error (PGRES_PIPELINE_ABORTED)
+                continue
+            }
+            do {
+                try check(result)
+            } catch {
+                firstError = error
+                PQclear(result)
+                continue
+            }
+            if index == statements.count - 1 { last = result } else { PQclear(result) }
+        }
+        if let sync = PQgetResult(handle) { PQclear(sync) }  // PGRES_PIPELINE_SYNC
+        if let firstError {
+            PQclear(last)
+            throw firstError
+        }
+        return last
+    }
+
+    /// A libpq-side failure: the connection is not to be trusted any more.
+    private func failure(_ what: String) -> PostgresError {
+        isBroken = true
+        return PostgresError(
+            sqlState: nil, message: what + ": " + Self.trimmed(PQerrorMessage(handle)), isConnectionFailure: true)
+    }
+
+    /// Calls `body` with `values` as libpq parameters: text, or binary for blobs.
+    private static func withParameters<R>(
+        _ values: [DatabaseValue],
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, [Int32], [Int32]) -> R
+    ) -> R {
         var buffers: [UnsafeMutablePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -84,9 +171,9 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
                 buffers.append(nil)
                 lengths.append(0)
                 formats.append(0)
-            case .integer(let number): Self.appendText(String(number), &buffers, &lengths, &formats)
-            case .real(let number): Self.appendText(String(number), &buffers, &lengths, &formats)
-            case .text(let text): Self.appendText(text, &buffers, &lengths, &formats)
+            case .integer(let number): appendText(String(number), &buffers, &lengths, &formats)
+            case .real(let number): appendText(String(number), &buffers, &lengths, &formats)
+            case .text(let text): appendText(text, &buffers, &lengths, &formats)
             case .blob(let bytes):
                 let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
                 bytes.withUnsafeBytes { source in
@@ -97,19 +184,11 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
                 formats.append(1)
             }
         }
-        let result = buffers.withUnsafeBufferPointer { pointers in
+        return buffers.withUnsafeBufferPointer { pointers in
             pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constPointers in
-                PQexecPrepared(
-                    handle, name, Int32(values.count), constPointers.baseAddress, lengths, formats, 0)
+                body(Int32(values.count), constPointers.baseAddress, lengths, formats)
             }
         }
-        do {
-            try check(result)
-        } catch {
-            PQclear(result)
-            throw error
-        }
-        return result
     }
 
     private func preparedName(_ sql: String) throws(PostgresError) -> String {

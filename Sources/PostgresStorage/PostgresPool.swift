@@ -33,41 +33,51 @@ public final class PostgresPool: Sendable {
         return try body(connection)
     }
 
-    /// Runs `body` in one transaction and commits it; any error rolls it back. A transaction that
-    /// lost a race (serialization failure, deadlock) is run again, up to `attempts` times, and so is
-    /// one whose idle connection turned out broken at `BEGIN` (the database restarted since), on a
-    /// fresh connection: nothing had run yet.
+    /// Runs `body` in one transaction and commits it; any error rolls it back. `BEGIN` and the
+    /// writes `body` defers travel with its first query and with `COMMIT`. The transaction is run
+    /// again, up to `attempts` times, when it lost a race (serialization failure, deadlock) or when
+    /// its connection broke before `COMMIT` was sent (an idle connection gone stale while the
+    /// database restarted): nothing of it was committed.
     public func transaction<T>(attempts: Int = 5, _ body: (PostgresConnection) throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
                 return try withConnection { connection in
+                    let value: T
                     do {
-                        try connection.execute("BEGIN")
+                        try connection.runLater("BEGIN")
+                        value = try body(connection)
                     } catch let error as PostgresError where error.isConnectionFailure {
-                        throw StaleConnection(underlying: error)
-                    }
-                    do {
-                        let value = try body(connection)
-                        try connection.execute("COMMIT")
-                        return value
+                        throw BrokenBeforeCommit(underlying: error)
                     } catch {
-                        if connection.isHealthy { try? connection.execute("ROLLBACK") }
+                        Self.rollBack(connection)
                         throw error
                     }
+                    do {
+                        try connection.run("COMMIT")
+                    } catch {
+                        Self.rollBack(connection)
+                        throw error
+                    }
+                    return value
                 }
             } catch let error as PostgresError where error.isRetryableConflict && attempt < attempts {
                 attempt += 1
-            } catch let stale as StaleConnection {
-                guard attempt < attempts else { throw stale.underlying }
-                idle.withLock { $0.removeAll() }  // made before the same break, most likely: all stale
+            } catch let broken as BrokenBeforeCommit {
+                guard attempt < attempts else { throw broken.underlying }
                 attempt += 1
+                idle.withLock { $0.removeAll() }  // made before the same break, most likely: all stale
             }
         }
     }
 
-    /// An idle connection that broke while it waited in the pool.
-    private struct StaleConnection: Error {
+    private static func rollBack(_ connection: PostgresConnection) {
+        connection.discardDeferred()
+        if connection.isHealthy { try? connection.execute("ROLLBACK") }
+    }
+
+    /// A connection that broke before the transaction's `COMMIT` was sent.
+    private struct BrokenBeforeCommit: Error {
         var underlying: PostgresError
     }
 }

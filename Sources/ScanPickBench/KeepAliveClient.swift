@@ -26,24 +26,40 @@ final class KeepAliveClient {
 
     deinit { close(socket) }
 
+    /// One response: status, body and the `Retry-After` header if any.
+    struct Response {
+        var status: Int
+        var body: [UInt8]
+        var retryAfter: String?
+    }
+
     /// Sends one request and returns the response status and body.
     @discardableResult
     func send(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> (
         status: Int, body: [UInt8]
     ) {
+        try write(method: method, path: path, headers: headers, body: body)
+        let response = try readResponse()
+        return (response.status, response.body)
+    }
+
+    /// Sends one request without waiting for its answer (read it with ``readResponse()``).
+    func write(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) throws {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: bench\r\nContent-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let request = Array((head + "\r\n").utf8) + body
         var sent = 0
         while sent < request.count {
-            let count = request.withUnsafeBytes { Foundation.send(socket, $0.baseAddress! + sent, $0.count - sent, 0) }
+            let count = request.withUnsafeBytes {
+                Foundation.send(socket, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { throw BenchError("send failed: \(String(cString: strerror(errno)))") }
             sent += count
         }
-        return try readResponse()
     }
 
-    private func readResponse() throws -> (status: Int, body: [UInt8]) {
+    /// Reads the next response on the connection.
+    func readResponse() throws -> Response {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headerEnd: Int?
         while headerEnd == nil {
@@ -61,7 +77,9 @@ final class KeepAliveClient {
         while buffer.count < headerEnd! + length { try fill() }
         let body = Array(buffer[headerEnd!..<(headerEnd! + length)])
         buffer.removeFirst(headerEnd! + length)
-        return (status, body)
+        let retryAfter = lines.first { $0.lowercased().hasPrefix("retry-after:") }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
+        return Response(status: status, body: body, retryAfter: retryAfter)
     }
 
     private func fill() throws {

@@ -24,14 +24,14 @@ struct PickingStore {
                     throw APIError.badRequest("line \(line.id) of order \(order.id): qty must be 0 or more")
                 }
             }
-            try db.run(
+            try db.runLater(
                 """
                 INSERT INTO orders (org, id, carrier, zone, ship_by, updated_at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (org, id) DO UPDATE SET carrier = excluded.carrier, zone = excluded.zone,
                     ship_by = excluded.ship_by, updated_at = excluded.updated_at
                 """, [org, order.id, order.carrier, order.zone, order.shipBy, now])
             for line in order.lines {
-                try db.run(
+                try db.runLater(
                     """
                     INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (org, order_id, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
@@ -44,7 +44,7 @@ struct PickingStore {
 
     /// Makes a batch of every matching order line not already in an open batch, in location order.
     func createBatch(_ filters: BatchFilters) throws -> Batch {
-        if let lock = dialect.lockBatching { try db.run(lock, [org]) }
+        if let lock = dialect.lockBatching { try db.runLater(lock, [org]) }
         var orderFilter = ""
         if let ids = filters.orderIds {
             orderFilter =
@@ -67,9 +67,9 @@ struct PickingStore {
                 "nothing_to_batch", "no order line matches these filters outside an open batch")
         }
         let batchId = "batch-" + Self.newIdentifier()
-        try db.run("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
+        try db.runLater("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
         for (position, line) in lines.enumerated() {
-            try db.run(
+            try db.runLater(
                 "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position) VALUES (?, ?, ?, ?, ?, ?)",
                 [
                     org, "task-" + Self.newIdentifier(), batchId, try line.string("order_id"), try line.string("id"),
@@ -152,8 +152,8 @@ struct PickingStore {
     private func setPicked(_ task: PickTask, to qty: Int, kind: String, worker: String, at: String, key: String) throws
         -> PickTask
     {
-        try db.run("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
-        try db.run(
+        try db.runLater("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
+        try db.runLater(
             """
             INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -178,7 +178,7 @@ struct PickingStore {
             _ = try lockedPickTask(taskId)
         }
         let id = "shipment-" + Self.newIdentifier()
-        try db.run(
+        try db.runLater(
             "INSERT INTO shipments (org, id, order_id, status, created_at) VALUES (?, ?, ?, 'active', ?)",
             [org, id, request.orderId, now])
         for unit in request.units {
@@ -195,7 +195,7 @@ struct PickingStore {
                     "only \(free) picked units of task \(task.id) (\(task.location)) are not in a box yet, \(unit.qty) asked"
                 )
             }
-            try db.run(
+            try db.runLater(
                 "INSERT INTO shipment_units (org, shipment_id, pick_task_id, qty) VALUES (?, ?, ?, ?)",
                 [org, id, unit.pickTaskId, unit.qty])
         }
@@ -207,7 +207,7 @@ struct PickingStore {
         guard try db.row("SELECT 1 AS found FROM shipments WHERE org = ? AND id = ?", [org, id]) != nil else {
             throw APIError.notFound("shipment \(id)")
         }
-        try db.run(
+        try db.runLater(
             "UPDATE shipments SET status = 'voided', voided_at = ? WHERE org = ? AND id = ? AND status = 'active'",
             [now, org, id])
         return ShipmentStatus(id: id, status: "voided")

@@ -179,19 +179,16 @@ public final class ScanPickAPI: Sendable {
         _ db: any SQLConnection, _ dialect: SQLDialect, org: String, key: String, fingerprint: String, status: Int,
         _ operation: (PickingStore) throws -> Result
     ) throws -> HTTPResponse {
-        if let claim = dialect.claimIdempotencyKey {
-            guard try db.row(claim, [org, key])?.int("claimed") == 1 else { throw APIError.inProgress }
-        }
-        if let stored = try db.row(
-            "SELECT request_hash, status, body FROM idempotency_keys WHERE org = ? AND key = ?", [org, key])
-        {
-            guard try stored.string("request_hash") == fingerprint else { throw APIError.keyReused }
+        let stored = try db.row(dialect.lookUpIdempotencyKey, [org, key])
+        guard try stored?.int("claimed") == 1 else { throw APIError.inProgress }
+        if let stored, let hash = try stored.optionalString("request_hash") {
+            guard hash == fingerprint else { throw APIError.keyReused }
             return .json(
                 try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
         }
         let store = PickingStore(db: db, dialect: dialect, org: org, now: Self.timestamp())
         let answer = JSONCoding.encode(try operation(store))
-        try db.run(
+        try db.runLater(
             "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
         return .json(status, answer)

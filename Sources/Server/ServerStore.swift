@@ -57,13 +57,24 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// Tries to claim an idempotency key until commit without waiting: `claimed` is 0 when another
-    /// transaction (in any server process) is running a request with the same key, the 409 case.
-    var claimIdempotencyKey: String? {
-        switch self {
-        case .sqlite: nil
-        case .postgres:
-            "SELECT pg_try_advisory_xact_lock(hashtextextended(? || chr(10) || ?, 1)) AS claimed"
-        }
+    /// Looks up a stored idempotency key and, on PostgreSQL, claims it until commit without waiting
+    /// in one round trip: `claimed` is 0 when another transaction (in any server process) is running
+    /// a request with the same key, the 409 case; `request_hash`, `status` and `body` are null when
+    /// no answer is stored. SQLite runs one write transaction at a time, so its claim always holds.
+    ///
+    /// On PostgreSQL the lookup's snapshot is taken just before the claim, so a request that stored
+    /// the key in between is not seen: this one then runs, and its insert of the key fails the
+    /// primary key at commit, which rolls it back whole and answers 409. The unique key is the
+    /// guarantee of one effect; the advisory lock only makes the common case cheap and quick.
+    var lookUpIdempotencyKey: String {
+        let claim =
+            switch self {
+            case .sqlite: "1"
+            case .postgres: "pg_try_advisory_xact_lock(hashtextextended(?1 || chr(10) || ?2, 1))::int"
+            }
+        return """
+            SELECT \(claim) AS claimed, k.request_hash, k.status, k.body
+            FROM (SELECT 1 AS one) AS one LEFT JOIN idempotency_keys k ON k.org = ?1 AND k.key = ?2
+            """
     }
 }
