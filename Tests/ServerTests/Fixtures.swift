@@ -1,4 +1,6 @@
 import Foundation
+import PostgresStorage
+import Storage
 import TestSupport
 
 /// A running server with one organisation's orders loaded and a batch opened, for picking tests.
@@ -59,4 +61,29 @@ struct PickingFixture {
 
 extension APIClient.Reply {
     var pickTask: [String: Any] { json["pickTask"] as? [String: Any] ?? [:] }
+}
+
+/// A transaction held open from outside the server, blocking whoever next writes the task.
+struct Blocker {
+    let sqlite: Database?
+    let postgres: PostgresConnection?
+
+    init(_ store: ServerStoreKind, _ database: String, task: String) throws {
+        switch store {
+        case .sqlite:
+            sqlite = try Database(path: database)
+            postgres = nil
+            try sqlite?.execute("BEGIN IMMEDIATE")
+        case .postgres:
+            sqlite = nil
+            postgres = try PostgresConnection(database)
+            try postgres?.execute("BEGIN")
+            try postgres?.run("SELECT 1 FROM pick_tasks WHERE id = ? FOR UPDATE", [task])
+        }
+    }
+
+    func release() throws {
+        try sqlite?.execute("COMMIT")
+        try postgres?.execute("COMMIT")
+    }
 }

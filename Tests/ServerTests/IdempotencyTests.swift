@@ -1,5 +1,4 @@
 import Foundation
-import PostgresStorage
 import Storage
 import TestSupport
 import Testing
@@ -129,30 +128,5 @@ import Testing
         #expect(try await fixture.picked(fixture.tasks[0]) == 1)
         let third = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(third.headers["idempotent-replayed"] == "true")
-    }
-}
-
-/// A transaction held open from outside the server, blocking whoever next writes the task.
-private struct Blocker {
-    let sqlite: Database?
-    let postgres: PostgresConnection?
-
-    init(_ store: ServerStoreKind, _ database: String, task: String) throws {
-        switch store {
-        case .sqlite:
-            sqlite = try Database(path: database)
-            postgres = nil
-            try sqlite?.execute("BEGIN IMMEDIATE")
-        case .postgres:
-            sqlite = nil
-            postgres = try PostgresConnection(database)
-            try postgres?.execute("BEGIN")
-            try postgres?.run("SELECT 1 FROM pick_tasks WHERE id = ? FOR UPDATE", [task])
-        }
-    }
-
-    func release() throws {
-        try sqlite?.execute("COMMIT")
-        try postgres?.execute("COMMIT")
     }
 }

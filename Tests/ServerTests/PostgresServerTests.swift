@@ -50,6 +50,32 @@ import Testing
         #expect(task?["qtyPicked"] as? Int == keys.count + 40)
     }
 
+    @Test func aKeyInFlightOnOneServerGets409OnAnother() async throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        let serverA = try ServerProcess(store: .postgres, database: database)
+        let serverB = try ServerProcess(store: .postgres, database: database)
+        let clientA = APIClient(serverA.baseURL, token: ServerProcess.tokens["acme"])
+        let clientB = APIClient(serverB.baseURL, token: ServerProcess.tokens["acme"])
+        let task = try await PickingScenario.create(on: clientA).tasks[0]
+        func pick(_ client: APIClient) async throws -> APIClient.Reply {
+            try await client.post(
+                "/api/picking/pick",
+                json: ["pickTaskId": task, "qty": 1, "idempotencyKey": "held", "workerId": "w", "at": "t"])
+        }
+        // The first request waits on the task's row lock on server A while holding the key.
+        let blocker = try Blocker(.postgres, database, task: task)
+        async let first = pick(clientA)
+        try await Task.sleep(for: .milliseconds(1500))
+        let second = try await pick(clientB)
+        #expect(second.status == 409)
+        #expect(second.errorCode == "request_in_progress")
+        try blocker.release()
+        #expect(try await first.status == 200)
+        let third = try await pick(clientB)
+        #expect(third.headers["idempotent-replayed"] == "true")
+        #expect(third.pickTask["qtyPicked"] as? Int == 1)
+    }
+
     @Test func theDatabaseRestartingGives503sThenRecoversWithoutAServerRestart() async throws {
         let cluster = try PostgresCluster()
         let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
