@@ -41,6 +41,15 @@ public struct Barcode: Sendable, Equatable {
     }
 
     /// A pixel position.
+    /// The same code with its outline scaled by `factor` (read from a resized image).
+    func scaled(by factor: Double) -> Barcode {
+        var copy = self
+        copy.points = points.map {
+            Point(x: Int((Double($0.x) * factor).rounded()), y: Int((Double($0.y) * factor).rounded()))
+        }
+        return copy
+    }
+
     public struct Point: Sendable, Equatable {
         public var x: Int
         public var y: Int

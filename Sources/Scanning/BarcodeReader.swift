@@ -10,32 +10,51 @@ import Imaging
 public final class BarcodeReader {
     public let options: ReaderOptions
     private let scanner: OpaquePointer
+    /// A scanner for the passes limited to some symbologies (made on first use).
+    private var limitedScanners: [Set<Symbology>: OpaquePointer] = [:]
 
     public init(options: ReaderOptions = ReaderOptions()) {
         self.options = options
-        scanner = zbar_image_scanner_create()
-        // Start from nothing so the enabled set is exactly ours, not ZBar's defaults plus ours.
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in Self.zbarSymbologies(for: options.symbologies) {
-            zbar_image_scanner_set_config(scanner, symbology.zbarType, ZBAR_CFG_ENABLE, 1)
-        }
-        // QR bytes come raw; QRText chooses their character set better than ZBar's guess.
-        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        scanner = Self.makeScanner(for: options.symbologies)
     }
 
     deinit {
         zbar_image_scanner_destroy(scanner)
+        limitedScanners.values.forEach { zbar_image_scanner_destroy($0) }
+    }
+
+    /// A ZBar scanner with exactly `symbologies` enabled (not ZBar's defaults plus ours).
+    private static func makeScanner(for symbologies: Set<Symbology>) -> OpaquePointer {
+        let scanner = zbar_image_scanner_create()!
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for symbology in zbarSymbologies(for: symbologies) {
+            zbar_image_scanner_set_config(scanner, symbology.zbarType, ZBAR_CFG_ENABLE, 1)
+        }
+        // QR bytes come raw; QRText chooses their character set better than ZBar's guess.
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        return scanner
+    }
+
+    private func scanner(limitedTo symbologies: Set<Symbology>?) -> OpaquePointer? {
+        guard let symbologies else { return scanner }
+        let wanted = symbologies.intersection(options.symbologies)
+        guard !wanted.isEmpty else { return nil }
+        if let made = limitedScanners[wanted] { return made }
+        let made = Self.makeScanner(for: wanted)
+        limitedScanners[wanted] = made
+        return made
     }
 
     /// The codes in `image`, in the order ZBar found them. With ``ReaderOptions/tryHarder``, an image
-    /// where the first look finds nothing is looked at again through each ``RetryPass`` in turn,
-    /// stopping at the first that finds something.
+    /// where the first look finds nothing is looked at again through each of
+    /// ``ReaderOptions/retryPasses`` in turn, stopping at the first that finds something.
     public func read(_ image: GreyImage) -> [Barcode] {
-        let found = finished(scan(image))
+        let found = finished(scan(image, with: scanner))
         guard found.isEmpty, options.tryHarder else { return found }
-        for pass in RetryPass.allCases {
-            let again = finished(scan(pass.transform(image)))
-            if !again.isEmpty { return again }
+        for pass in options.retryPasses where pass.applies(to: image) {
+            guard let limited = scanner(limitedTo: pass.onlySymbologies) else { continue }
+            let again = finished(scan(pass.transform(image), with: limited))
+            if !again.isEmpty { return pass.scale == 1 ? again : again.map { $0.scaled(by: 1 / pass.scale) } }
         }
         return []
     }
@@ -48,7 +67,7 @@ public final class BarcodeReader {
     }
 
     /// One look by ZBar at `image`.
-    private func scan(_ image: GreyImage) -> [Barcode] {
+    private func scan(_ image: GreyImage, with scanner: OpaquePointer) -> [Barcode] {
         guard image.width > 0, image.height > 0 else { return [] }
         guard let zbarImage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zbarImage) }

@@ -10,6 +10,8 @@ public struct ReaderOptions: Sendable, Equatable {
     /// When the first look finds nothing, look again at transformed copies of the image (see
     /// ``BarcodeReader/RetryPass``). Off by default: the camera loop keeps one fast pass per frame.
     public var tryHarder: Bool
+    /// The looks a try-harder read takes, in order (default: ``BarcodeReader/RetryPass/standard``).
+    public var retryPasses: [BarcodeReader.RetryPass]
     /// Report an EAN-2/EAN-5 add-on appended to its main code's digits instead of as a symbol of its
     /// own (see `AddOnJoining`). Off by default, as in zxing: most labels' add-ons are a price or an
     /// issue number, not part of the product's code.
@@ -20,8 +22,9 @@ public struct ReaderOptions: Sendable, Equatable {
 
     public init(
         symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false,
-        code39FullASCII: Bool = false
+        code39FullASCII: Bool = false, retryPasses: [BarcodeReader.RetryPass] = BarcodeReader.RetryPass.standard
     ) {
+        self.retryPasses = retryPasses
         self.symbologies = symbologies
         self.tryHarder = tryHarder
         self.joinsAddOns = joinsAddOns

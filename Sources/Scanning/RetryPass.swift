@@ -5,18 +5,77 @@ extension BarcodeReader {
     ///
     /// Each pass is kept only for what it gains on the real-world corpus (`scripts/bench-decode
     /// --try-harder`); the measured gain of each, and of the passes tried and not kept, is in the
-    /// README. Both keep the image's geometry, so positions need no mapping back.
+    /// README.
     public enum RetryPass: CaseIterable, Sendable {
         /// Contrast stretched between the 1st and 99th percentile: washed-out or dark pictures.
         case contrastStretched
         /// Light for dark: codes printed light on a dark ground.
         case inverted
+        /// Half the size: big, soft codes whose edges are too gradual at full size.
+        case halved
+        /// Twice the size, QR codes only: modules of a pixel or two. Linear codes are not read from
+        /// it, because interpolated bars gave EAN/UPC misreads on the corpus.
+        case doubledQROnly
+        /// An unsharp mask: slightly out-of-focus codes.
+        case sharpened
+        /// Smoothed (σ ≈ 1): speckle, print texture and JPEG ringing that break ZBar's scanlines.
+        case blurred
 
         func transform(_ image: GreyImage) -> GreyImage {
             switch self {
             case .contrastStretched: image.contrastStretched()
             case .inverted: image.inverted()
+            case .blurred: image.blurred()
+            case .halved: image.halved()
+            case .sharpened: image.sharpened()
+            case .doubledQROnly: image.doubled()
             }
+        }
+
+        /// How many times bigger the transformed image is than the original.
+        var scale: Double {
+            switch self {
+            case .halved: 0.5
+            case .doubledQROnly: 2
+            default: 1
+            }
+        }
+
+        /// The passes `--try-harder` makes, in order: each of these earned its place on the corpus.
+        /// ``sharpened`` and ``blurred`` read a few more images there but cost far more time than
+        /// they gain (README, "Try-harder passes"); ask for them with ``ReaderOptions/retryPasses``.
+        public static let standard: [RetryPass] = [.contrastStretched, .inverted, .halved, .doubledQROnly]
+
+        /// The name on the command line (`--retry-passes`).
+        public var name: String {
+            switch self {
+            case .contrastStretched: "contrast-stretched"
+            case .inverted: "inverted"
+            case .blurred: "blurred"
+            case .halved: "halved"
+            case .sharpened: "sharpened"
+            case .doubledQROnly: "doubled-qr"
+            }
+        }
+
+        /// The pass named `name`, if any.
+        public init?(name: String) {
+            guard let pass = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = pass
+        }
+
+        /// Whether this pass is worth its time on `image`: doubling is for small pictures only,
+        /// where a QR code's modules are a pixel or two (and doubling costs little).
+        func applies(to image: GreyImage) -> Bool {
+            self != .doubledQROnly || image.width * image.height <= Self.doublingLimit
+        }
+
+        /// The largest picture (in pixels) the doubling pass is tried on: 400 × 400.
+        static let doublingLimit = 160_000
+
+        /// Only these codes are taken from this pass (nil: every wanted symbology).
+        var onlySymbologies: Set<Symbology>? {
+            self == .doubledQROnly ? [.qrcode] : nil
         }
     }
 }

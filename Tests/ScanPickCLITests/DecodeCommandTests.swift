@@ -55,6 +55,7 @@ import Testing
     @Test func usageErrorsExitTwo() throws {
         for arguments in [
             ["decode"], ["decode", "--jobs", "0", "x.png"], ["decode", "-S", "ean99", "x.png"], ["frobnicate"],
+            ["decode", "--retry-passes", "inverted,upscaled", "x.png"],
         ] {
             let result = try ProcessRunner.scanpick(arguments)
             #expect(result.status == 2, "\(arguments)")

@@ -9,9 +9,28 @@ import Testing
     let fast = BarcodeReader()
     let tryHarder = BarcodeReader(options: ReaderOptions(tryHarder: true))
 
-    func rendered(_ digits: String) -> GreyImage {
-        let drawn = BarcodeRenderer.ean13(digits)
+    func rendered(_ digits: String, moduleWidth: Int = 3, height: Int = 80) -> GreyImage {
+        let drawn = BarcodeRenderer.ean13(digits, moduleWidth: moduleWidth, height: height)
         return GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels)
+    }
+
+    /// `image` shrunk to `size` × `size`, each pixel the mean of the block it covers.
+    func areaResized(_ image: GreyImage, to size: Int) -> GreyImage {
+        var out = [UInt8](repeating: 0, count: size * size)
+        for y in 0..<size {
+            for x in 0..<size {
+                let x0 = x * image.width / size
+                let x1 = max(x0 + 1, (x + 1) * image.width / size)
+                let y0 = y * image.height / size
+                let y1 = max(y0 + 1, (y + 1) * image.height / size)
+                var sum = 0
+                for row in y0..<y1 {
+                    for column in x0..<x1 { sum += Int(image.pixels[row * image.width + column]) }
+                }
+                out[y * size + x] = UInt8(sum / ((x1 - x0) * (y1 - y0)))
+            }
+        }
+        return GreyImage(width: size, height: size, pixels: out)
     }
 
     @Test func aLightOnDarkCodeIsReadInverted() throws {
@@ -26,6 +45,74 @@ import Testing
         image.pixels = image.pixels.map { 125 + $0 / 51 }
         #expect(fast.read(image).isEmpty)
         #expect(tryHarder.read(image).map(\.text) == ["5901234123457"])
+    }
+
+    /// A reader that makes only `pass` after its first look.
+    func reader(_ pass: BarcodeReader.RetryPass) -> BarcodeReader {
+        BarcodeReader(options: ReaderOptions(tryHarder: true, retryPasses: [pass]))
+    }
+
+    /// An EAN-13 drawn with `moduleWidth`, with seeded noise of ± `amplitude` grey levels on every pixel.
+    func noisy(moduleWidth: Int, amplitude: Int) -> GreyImage {
+        var image = rendered("590123412345", moduleWidth: moduleWidth, height: 200)
+        var state: UInt32 = 12345
+        for index in image.pixels.indices {
+            state = state &* 1_103_515_245 &+ 12345
+            let noise = Int((state >> 16) % UInt32(2 * amplitude + 1)) - amplitude
+            image.pixels[index] = UInt8(clamping: Int(image.pixels[index]) + noise)
+        }
+        return image
+    }
+
+    @Test func aNoisyBigCodeIsReadHalvedWithItsOutlineInTheOriginalsCoordinates() throws {
+        let image = noisy(moduleWidth: 6, amplitude: 100)
+        #expect(fast.read(image).isEmpty)
+        let found = try #require(reader(.halved).read(image).first)
+        #expect(found.text == "5901234123457")
+        // The code spans the whole drawing; read from the half-size copy, its outline is scaled back.
+        #expect((found.points.map(\.x).max() ?? 0) > image.width * 3 / 4)
+    }
+
+    @Test func aNoisierCodeIsReadBlurred() {
+        let image = noisy(moduleWidth: 6, amplitude: 140)
+        #expect(fast.read(image).isEmpty)
+        #expect(reader(.halved).read(image).isEmpty)
+        #expect(reader(.blurred).read(image).map(\.text) == ["5901234123457"])
+    }
+
+    @Test func aSlightlyBlurredSmallCodeIsReadSharpened() {
+        let drawn = rendered("590123412345", moduleWidth: 2, height: 60)
+        var image = GreyImage(width: drawn.width + 40, height: drawn.height, filledWith: 255)
+        for y in 0..<drawn.height {
+            for x in 0..<drawn.width { image.pixels[y * image.width + x + 20] = drawn.pixels[y * drawn.width + x] }
+        }
+        image = image.blurred()
+        #expect(fast.read(image).isEmpty)
+        #expect(reader(.sharpened).read(image).map(\.text) == ["5901234123457"])
+    }
+
+    @Test func aQRCodeWithModulesUnderTwoPixelsIsReadDoubled() throws {
+        let qr = try ImageLoader().load(path: Repository.sampleImages + "/clean/qrcode.png")
+        let small = areaResized(qr, to: 52)  // 37 modules with the quiet zone: 1.4 px each
+        #expect(fast.read(small).isEmpty)
+        let found = try #require(reader(.doubledQROnly).read(small).first)
+        #expect(found.text == "https://scanpick.example/pick/A1?batch=417&qty=2")
+        #expect(found.points.allSatisfy { $0.x <= small.width && $0.y <= small.height })
+    }
+
+    @Test func theDoubledPassReadsNoLinearCodesAndSkipsBigImages() {
+        // An EAN-13 whose modules are under a pixel: only interpolation could invent its bars.
+        let tiny = areaResized(rendered("590123412345", moduleWidth: 3, height: 285), to: 100)
+        #expect(reader(.doubledQROnly).read(tiny).isEmpty)
+        let big = GreyImage(width: 401, height: 400, filledWith: 255)
+        #expect(!BarcodeReader.RetryPass.doubledQROnly.applies(to: big))
+        #expect(BarcodeReader.RetryPass.halved.applies(to: big))
+    }
+
+    @Test func passesHaveCommandLineNames() {
+        for pass in BarcodeReader.RetryPass.allCases { #expect(BarcodeReader.RetryPass(name: pass.name) == pass) }
+        #expect(BarcodeReader.RetryPass(name: "upscaled") == nil)
+        #expect(ReaderOptions().retryPasses == BarcodeReader.RetryPass.standard)
     }
 
     @Test func anImageWithNoCodeStaysEmptyAfterEveryPass() {
@@ -50,6 +137,27 @@ import Testing
         let flat = GreyImage(width: 4, height: 1, filledWith: 90)
         #expect(flat.contrastStretched() == flat)
         #expect(image.inverted().pixels == [155, 145, 135, 115])
+    }
+
+    @Test func resamplingKeepsLevelsAndGeometry() {
+        let blocks = GreyImage(width: 4, height: 3, pixels: [0, 4, 100, 200, 8, 12, 100, 200, 9, 9, 9, 9])
+        #expect(blocks.halved() == GreyImage(width: 2, height: 1, pixels: [6, 150]))
+        let flat = GreyImage(width: 5, height: 4, filledWith: 77)
+        for transformed in [flat.blurred(), flat.sharpened(), flat.doubled()] {
+            #expect(transformed.pixels.allSatisfy { $0 == 77 })
+        }
+        #expect(flat.doubled().width == 10 && flat.doubled().height == 8)
+        // One bright pixel spreads by the binomial weights 1-4-6-4-1 (/16) each way.
+        var dot = GreyImage(width: 5, height: 5, filledWith: 0)
+        dot.pixels[12] = 255
+        #expect(Array(dot.blurred().pixels[10..<15]) == [6, 24, 36, 24, 6])  // 255 · 6/16 · (1 4 6 4 1)/16
+        // An edge doubled keeps its levels away from it and crosses mid-grey where it was.
+        let edge = GreyImage(width: 8, height: 1, pixels: [50, 50, 50, 50, 200, 200, 200, 200])
+        let wide = edge.doubled().pixels
+        #expect(wide[0..<5].allSatisfy { $0 == 50 } && wide[11..<16].allSatisfy { $0 == 200 })
+        #expect(wide[7] < 125 && wide[8] > 125)
+        let sharp = edge.sharpened().pixels
+        #expect(sharp[3] < 50 && sharp[4] > 200)
     }
 }
 

@@ -38,7 +38,14 @@ enum DecodeCommand: Command {
             ),
             .flag(
                 "try-harder",
-                help: "Look again (contrast-stretched, then inverted) at images where the first look found nothing."),
+                help:
+                    "Look again at images where the first look found nothing: contrast-stretched, inverted, halved, then (small images, QR only) doubled."
+            ),
+            .value(
+                "retry-passes", valueName: "LIST",
+                help:
+                    "The try-harder looks, in order (implies --try-harder): contrast-stretched, inverted, halved, doubled-qr, sharpened, blurred."
+            ),
             .flag(
                 "join-add-ons",
                 help: "Report an EAN-2/EAN-5 add-on appended to its EAN/UPC (978073520044951299), not on its own."),
@@ -62,6 +69,17 @@ enum DecodeCommand: Command {
         var options = ReaderOptions(
             tryHarder: arguments.has("try-harder"), joinsAddOns: arguments.has("join-add-ons"),
             code39FullASCII: arguments.has("code39-full-ascii"))
+        if let list = arguments.value("retry-passes") {
+            options.tryHarder = true
+            options.retryPasses = try list.split(separator: ",").map { name in
+                guard let pass = BarcodeReader.RetryPass(name: String(name)) else {
+                    throw UsageError(
+                        "--retry-passes: unknown pass '\(name)' (known: \(BarcodeReader.RetryPass.allCases.map(\.name).joined(separator: ", ")))"
+                    )
+                }
+                return pass
+            }
+        }
         if let list = arguments.value("symbologies") {
             do {
                 options.symbologies = try Symbology.parseList(list)
