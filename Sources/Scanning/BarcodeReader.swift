@@ -51,13 +51,22 @@ public final class BarcodeReader {
     public func read(_ image: GreyImage) -> [Barcode] {
         let found = finished(scan(image, with: scanner))
         guard found.isEmpty, options.tryHarder else { return found }
-        for pass in options.retryPasses where pass.applies(to: image) {
+        // A big picture is looked at again at half size: four times cheaper, and a code big enough to
+        // matter in it keeps enough pixels per bar (measured: see README, "Try-harder passes").
+        let reduced = image.width * image.height > Self.fullSizeRetryLimit
+        let base = reduced ? image.halved() : image
+        for pass in options.retryPasses where pass.applies(to: base) && !(reduced && pass == .halved) {
             guard let limited = scanner(limitedTo: pass.onlySymbologies) else { continue }
-            let again = finished(scan(pass.transform(image), with: limited))
-            if !again.isEmpty { return pass.scale == 1 ? again : again.map { $0.scaled(by: 1 / pass.scale) } }
+            let again = finished(scan(pass.transform(base), with: limited))
+            let scale = pass.scale * (reduced ? 0.5 : 1)
+            if !again.isEmpty { return scale == 1 ? again : again.map { $0.scaled(by: 1 / scale) } }
         }
         return []
     }
+
+    /// The largest picture (in pixels) the retry passes look at full size; bigger ones are halved
+    /// first.
+    static let fullSizeRetryLimit = 200_000
 
     /// One look's codes as reported: lone add-ons dropped, the others joined to their main codes
     /// when asked.

@@ -115,6 +115,15 @@ import Testing
         #expect(ReaderOptions().retryPasses == BarcodeReader.RetryPass.standard)
     }
 
+    @Test func aBigPictureIsLookedAtAgainAtHalfSizeWithItsOutlineScaledBack() throws {
+        let image = rendered("590123412345", moduleWidth: 6, height: 400).inverted()  // 570 × 400
+        #expect(image.width * image.height > BarcodeReader.fullSizeRetryLimit)
+        #expect(fast.read(image).isEmpty)
+        let found = try #require(tryHarder.read(image).first)
+        #expect(found.text == "5901234123457")
+        #expect((found.points.map(\.x).max() ?? 0) > image.width * 3 / 4)
+    }
+
     @Test func anImageWithNoCodeStaysEmptyAfterEveryPass() {
         var noise = GreyImage(width: 64, height: 48, filledWith: 200)
         for index in noise.pixels.indices where index % 7 == 0 { noise.pixels[index] = 30 }
