@@ -59,7 +59,12 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// if any, is thrown there. Order is kept.
     public func runLater(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(PostgresError) {
         deferred.append(Statement(name: try preparedName(sql), values: arguments.map(\.databaseValue)))
+        // A big ERP feed is sent in slices rather than held whole in memory.
+        if deferred.count >= Self.longestPipeline { PQclear(try send(takeDeferred())) }
     }
+
+    /// The most statements held back before they are sent anyway.
+    static let longestPipeline = 64
 
     /// Forgets queued statements (the transaction is being abandoned).
     public func discardDeferred() { deferred.removeAll() }

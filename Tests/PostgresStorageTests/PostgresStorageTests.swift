@@ -50,6 +50,26 @@ import Testing
         #expect(count == 1)
     }
 
+    @Test func manyDeferredWritesInOneTransactionAllLandInOrder() throws {
+        let pool = try PostgresPool(try PostgresCluster.shared().createDatabase(), size: 1)
+        try pool.transaction { db in try db.execute("CREATE TABLE t (n INT PRIMARY KEY, after INT)") }
+        let count = 20 * PostgresConnection.longestPipeline + 7  // sent in slices
+        try pool.transaction { db in
+            for number in 0..<count { try db.runLater("INSERT INTO t VALUES (?, ?)", [number, number - 1]) }
+        }
+        let rows = try pool.transaction { db in try db.row("SELECT COUNT(*) AS n, MAX(n) AS top FROM t", []) }
+        #expect(try rows?.int("n") == count)
+        #expect(try rows?.int("top") == count - 1)
+        // A deferred write's error surfaces when it is sent (here at COMMIT) and rolls everything back.
+        #expect(throws: PostgresError.self) {
+            try pool.transaction { db in
+                try db.runLater("INSERT INTO t VALUES (?, ?)", [count, 0])
+                try db.runLater("INSERT INTO t VALUES (?, ?)", [0, 0])  // duplicate key
+            }
+        }
+        #expect(try pool.transaction { db in try db.row("SELECT COUNT(*) AS n FROM t", [])?.int("n") } == count)
+    }
+
     @Test func migrationsApplyOnceAndRecordTheirVersion() throws {
         let pool = try PostgresPool(try PostgresCluster.shared().createDatabase(), size: 1)
         let migrations = [
