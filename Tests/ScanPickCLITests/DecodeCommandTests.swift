@@ -46,10 +46,20 @@ import Testing
         #expect(harder.standardOutput == "EAN-13:5901234123457\n")
     }
 
-    @Test func joinAddOnsIsAcceptedAndLeavesPlainCodesAlone() throws {
+    @Test func joinAddOnsAppendsAnAddOnAndLeavesPlainCodesAlone() throws {
         let result = try ProcessRunner.scanpick(["decode", "-q", "--join-add-ons", "SampleImages/clean/ean13.png"])
         #expect(result.status == 0)
         #expect(result.standardOutput == "EAN-13:5901234123457\n")
+
+        let folder = try TemporaryDirectory()
+        let drawn = BarcodeRenderer.ean13("978073520044", addOn: "51299")
+        let book = try folder.write(
+            "book.pgm",
+            bytes: ImageBytes.pgm(width: drawn.width, height: drawn.height, samples: drawn.pixels.map(Int.init)))
+        let joined = try ProcessRunner.scanpick(["decode", "-q", "--join-add-ons", book])
+        #expect(joined.standardOutput == "EAN-13:978073520044951299\n")
+        let separate = try ProcessRunner.scanpick(["decode", "-q", book])
+        #expect(Set(separate.standardOutput.split(separator: "\n")) == ["EAN-13:9780735200449", "EAN-5:51299"])
     }
 
     @Test func usageErrorsExitTwo() throws {

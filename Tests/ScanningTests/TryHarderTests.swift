@@ -172,6 +172,21 @@ import Testing
 
 /// Add-ons joined to their nearest main code when asked.
 @Suite struct AddOnJoiningTests {
+    func book(addOn: String) -> GreyImage {
+        let drawn = BarcodeRenderer.ean13("978073520044", addOn: addOn)
+        return GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels)
+    }
+
+    @Test func aDrawnBookCodeReadsAsTwoSymbolsOrJoined() {
+        let separate = BarcodeReader().read(book(addOn: "51299"))
+        #expect(Set(separate.map(\.text)) == ["9780735200449", "51299"])
+        #expect(Set(separate.map(\.symbology)) == [.ean13, .ean5])
+        let joined = BarcodeReader(options: ReaderOptions(joinsAddOns: true)).read(book(addOn: "51299"))
+        #expect(joined.map(\.text) == ["978073520044951299"])
+        let issue = BarcodeReader(options: ReaderOptions(joinsAddOns: true)).read(book(addOn: "07"))
+        #expect(issue.map(\.text) == ["978073520044907"])
+    }
+
     func code(_ symbology: Symbology, _ text: String, at x: Int) -> Barcode {
         Barcode(
             symbology: symbology, payload: Array(text.utf8), quality: 1,
