@@ -135,6 +135,25 @@ import Testing
         #expect(ServerDatabase("/srv/a=b.sqlite", relativeTo: base) == .sqlite(path: "/srv/a=b.sqlite"))
     }
 
+    @Test func thePoolSizeIsReadAndCheckedFromTheConfig() throws {
+        let folder = try TemporaryDirectory()
+        let organisations = #""organisations": {"acme": {"tokenSha256": ["\#(String(repeating: "a", count: 64))"]}}"#
+        let good = try folder.write(
+            "good.json", text: #"{"database": "postgres://db/s", "databasePoolSize": 16, \#(organisations)}"#)
+        let configuration = try ServerConfiguration.load(path: good)
+        #expect(configuration.databasePoolSize == 16)
+        #expect(configuration.database == .postgres(connectionString: "postgres://db/s"))
+        #expect(
+            try ServerConfiguration.load(path: try folder.write("default.json", text: "{\(organisations)}"))
+                .databasePoolSize == 8)
+        let bad = try folder.write("bad.json", text: #"{"databasePoolSize": 0, \#(organisations)}"#)
+        #expect {
+            try ServerConfiguration.load(path: bad)
+        } throws: { error in
+            String(describing: error).contains("databasePoolSize")
+        }
+    }
+
     @Test func logsNeverShowAPassword() {
         let base = URL(fileURLWithPath: "/")
         let url = ServerDatabase("postgres://scanpick:s3cret@db:5432/scanpick", relativeTo: base).description
