@@ -6,8 +6,9 @@ import Testing
 /// A drainer process killed with SIGKILL at random moments, including after the server committed
 /// and before the station recorded it, must lose nothing and count nothing twice.
 @Suite struct CrashSafetyTests {
-    @Test func killedDrainersLoseNothingAndCountNothingTwice() async throws {
-        let fixture = try await QueueFixture(bulkQty: 1000)
+    @Test(arguments: ServerStoreKind.allCases)
+    func killedDrainersLoseNothingAndCountNothingTwice(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store, bulkQty: 1000)
         let config = try fixture.stationConfig(server: fixture.proxy.url)
         var random = SplitMix64(seed: 20_261_130)
         var queued = 0

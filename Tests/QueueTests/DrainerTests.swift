@@ -5,8 +5,9 @@ import Testing
 
 /// The drainer against a real `scanpick serve` (and a fault proxy in front of it).
 @Suite struct DrainerTests {
-    @Test func tapsQueuedOfflineAreDeliveredOnceInOrderWhenTheServerReturns() async throws {
-        let fixture = try await QueueFixture()
+    @Test(arguments: ServerStoreKind.allCases)
+    func tapsQueuedOfflineAreDeliveredOnceInOrderWhenTheServerReturns(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store)
         let drainer = fixture.drainer(to: fixture.server.baseURL)
         try fixture.server.stop()
         let ids = [
@@ -36,8 +37,9 @@ import Testing
         #expect(try await fixture.picked() == [3, 2, 1])
     }
 
-    @Test func aRefusedActionGoesDeadAndTheLineMovesOn() async throws {
-        let fixture = try await QueueFixture()
+    @Test(arguments: ServerStoreKind.allCases)
+    func aRefusedActionGoesDeadAndTheLineMovesOn(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store)
         let drainer = fixture.drainer()
         _ = try fixture.pick(0)
         let refused = try fixture.pick(2, qty: 5)  // C2 needs only 1

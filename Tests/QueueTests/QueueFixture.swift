@@ -11,7 +11,8 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
-/// A real server with a batch open, a fault proxy in front of it, and a station queue database.
+/// A real server (SQLite or PostgreSQL) with a batch open, a fault proxy in front of it, and a station
+/// queue database.
 struct QueueFixture {
     let server: ServerProcess
     let proxy: FaultProxy
@@ -23,8 +24,8 @@ struct QueueFixture {
 
     static let token = ServerProcess.tokens["acme"] ?? ""
 
-    init(bulkQty: Int? = nil) async throws {
-        server = try ServerProcess()
+    init(store: ServerStoreKind = .sqlite, bulkQty: Int? = nil) async throws {
+        server = try ServerProcess(store: store)
         proxy = try FaultProxy(upstream: server.baseURL)
         acme = APIClient(server.baseURL, token: Self.token)
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
