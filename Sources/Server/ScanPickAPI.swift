@@ -67,6 +67,19 @@ public final class ScanPickAPI: Sendable {
         return try store.write { db in try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff]) }
     }
 
+    /// Applies the pending schema migrations to `database` without serving (`scanpick migrate`);
+    /// returns the identifiers applied, empty when it was up to date. Refuses a newer schema.
+    public static func migrate(_ database: ServerDatabase) throws -> [String] {
+        switch database {
+        case .sqlite(let path):
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
+        case .postgres(let connectionString):
+            return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))
+        }
+    }
+
     /// Opens the store and migrates it (creating a SQLite file's folder first).
     static func openStore(_ database: ServerDatabase, poolSize: Int) throws -> any ServerStore {
         switch database {

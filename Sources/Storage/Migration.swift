@@ -14,15 +14,18 @@ public struct Migration: Sendable {
         self.sql = sql
     }
 
-    /// Applies every migration of `migrations` not yet applied to `database`, in order.
-    public static func apply(_ migrations: [Migration], to database: Database) throws {
-        guard !migrations.isEmpty else { return }
+    /// Applies every migration of `migrations` not yet applied to `database`, in order; returns the
+    /// identifiers it applied.
+    @discardableResult
+    public static func apply(_ migrations: [Migration], to database: Database) throws -> [String] {
+        guard !migrations.isEmpty else { return [] }
         try database.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         let applied = Set(
             try database.rows("SELECT identifier FROM schema_migrations").map { try $0.string("identifier") })
         let unknown = applied.subtracting(migrations.map(\.identifier))
         guard unknown.isEmpty else { throw DatabaseError.schemaTooNew(unknown: unknown.sorted()) }
+        var done: [String] = []
         for migration in migrations where !applied.contains(migration.identifier) {
             try database.transaction {
                 try database.execute(migration.sql)
@@ -30,6 +33,8 @@ public struct Migration: Sendable {
                     "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, datetime('now'))",
                     [migration.identifier])
             }
+            done.append(migration.identifier)
         }
+        return done
     }
 }

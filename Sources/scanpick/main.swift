@@ -6,7 +6,8 @@ let tool = CommandLineTool(
     name: "scanpick",
     abstract: "ScanPick Station: barcode scanning and a durable pick queue for warehouse pick stations.",
     commands: [
-        DecodeCommand.self, ScoreCommand.self, ServeCommand.self, TokenCommand.self, TapCommand.self, QueueCommand.self,
+        DecodeCommand.self, ScoreCommand.self, ServeCommand.self, MigrateCommand.self, TokenCommand.self,
+        TapCommand.self, QueueCommand.self,
         DrainCommand.self, StatusCommand.self, BatchCommand.self, SelectCommand.self, PickListCommand.self,
         StationCommand.self, DevicesCommand.self,
     ])

@@ -1,6 +1,8 @@
 import Digest
 import Foundation
 import HTTPServing
+import PostgresStorage
+import Storage
 import TestSupport
 import Testing
 
@@ -54,6 +56,33 @@ import Testing
         #expect(
             try ProcessRunner.scanpick(["serve", "--config", badHash]).standardError.contains(
                 "organisations.acme.tokenSha256"))
+    }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func migrateAppliesOnceAndRefusesANewerSchema(store: ServerStoreKind) throws {
+        let folder = try TemporaryDirectory()
+        let database =
+            switch store {
+            case .sqlite: folder.file("var/s.sqlite")
+            case .postgres: try PostgresCluster.shared().createDatabase()
+            }
+        let config = try folder.write(
+            "server.json",
+            text: #"{"organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}}"#)
+        let first = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput == "applied server-1\n")
+        let again = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
+        #expect(again.standardOutput.hasPrefix("schema up to date"))
+
+        let insert = "INSERT INTO schema_migrations (identifier, applied_at) VALUES ('server-99', 'later')"
+        switch store {
+        case .sqlite: try Database(path: database).run(insert)
+        case .postgres: try PostgresConnection(database).run(insert, [])
+        }
+        let newer = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
+        #expect(newer.status == 1)
+        #expect(newer.standardError.contains("server-99"))
     }
 
     @Test func tokenNewPrintsATokenAndItsHash() throws {
