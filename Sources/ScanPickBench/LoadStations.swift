@@ -12,7 +12,8 @@ import Wire
 /// drainer, picking concurrently through one or more `scanpick serve` processes.
 ///
 /// Each station gets an order of its own (three lines with room for every unit) and a batch, then
-/// does `actions` actions: scans (60%), pick taps (30%), qty taps, and on purpose every 50th a scan
+/// does `actions` actions: scans (60%), pick taps (30%), qty taps (on its last task only: an absolute
+/// count would hide a double count on the others), and on purpose every 50th a scan
 /// of a wrong barcode (a refusal that must end as a dead letter). After each action it runs a drain
 /// pass, as a station's enqueue poke does. Stations with `index % 3 == 0` have no server for the
 /// first `outage` seconds of the run (their requests go to a closed port: connection refused) and
@@ -150,7 +151,9 @@ private func runStation(
                 org: options.org, pickTaskId: task.id, location: task.location, barcode: task.barcode, worker: "w",
                 scannedAt: Date())
             local[task.id, default: 0] += 1
-        } else if roll < 90 {
+        } else if roll < 90 || task.id != batch.tasks.last?.id {
+            // Qty taps set an absolute count, which would hide an earlier action counted twice; so
+            // they go to the last task only, and the others are checked against every unit added.
             let qty = 1 + roll % 2
             action = .pick(org: options.org, pickTaskId: task.id, location: task.location, qty: qty, worker: "w")
             local[task.id, default: 0] += qty
