@@ -96,8 +96,8 @@ struct PickingStore {
     }
 
     func pickTask(_ id: String, locking: Bool = false) throws -> PickTask {
-        let lock = locking ? dialect.lockingPickTasks : ""
-        guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?" + lock, [org, id]) else {
+        if locking, let lock = dialect.lockPickTask { try db.runLater(lock, [org, id]) }
+        guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
             throw APIError.notFound("pick task \(id)")
         }
         return try Self.pickTask(row)

@@ -39,13 +39,16 @@ enum SQLDialect: Sendable {
     case sqlite
     case postgres
 
-    /// Appended to a query of pick tasks (aliased `t`) to lock the rows it reads until commit, so two
-    /// requests never both read the same `qty_picked` and each add to it (a lost update); the read
-    /// returns the latest committed state once the lock is held.
-    var lockingPickTasks: String {
+    /// Locks a pick task's row until commit, so two requests never both read the same `qty_picked`
+    /// and each add to it (a lost update). It is a statement of its own, sent in the same round trip
+    /// as the read that follows it: under READ COMMITTED that read takes a fresh snapshot once the
+    /// lock is held, so it sees everything the transaction it waited for committed, including new
+    /// shipment units (a `FOR UPDATE` on the read itself would recheck the task's row but compute
+    /// its boxed units from the snapshot taken before the wait).
+    var lockPickTask: String? {
         switch self {
-        case .sqlite: ""
-        case .postgres: " FOR UPDATE OF t"
+        case .sqlite: nil
+        case .postgres: "SELECT 1 AS locked FROM pick_tasks WHERE org = ? AND id = ? FOR UPDATE"
         }
     }
 

@@ -76,6 +76,33 @@ import Testing
         #expect(third.pickTask["qtyPicked"] as? Int == 1)
     }
 
+    @Test func aQtyTapWaitingOnANewShipmentSeesItsBoxedUnits() async throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        let server = try ServerProcess(store: .postgres, database: database)
+        let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1, 3 units
+        let pick = try await client.post(
+            "/api/picking/pick", json: ["pickTaskId": a1, "qty": 3, "idempotencyKey": "p", "workerId": "w", "at": "t"])
+        #expect(pick.status == 200)
+        // Another transaction boxes 2 of them while holding the task, as a label being printed would.
+        let packer = try PostgresConnection(database)
+        try packer.execute("BEGIN")
+        try packer.run("SELECT 1 FROM pick_tasks WHERE id = ? FOR UPDATE", [a1])
+        try packer.run(
+            "INSERT INTO shipments (org, id, order_id, status, created_at) VALUES ('acme', 's1', 'o1', 'active', 't')",
+            [])
+        try packer.run(
+            "INSERT INTO shipment_units (org, shipment_id, pick_task_id, qty) VALUES ('acme', 's1', ?, 2)", [a1])
+        async let tap = client.post(
+            "/api/picking/set-qty",
+            json: ["pickTaskId": a1, "from": 3, "to": 1, "idempotencyKey": "q", "workerId": "w", "at": "t"])
+        try await Task.sleep(for: .milliseconds(800))  // the tap now waits for the task's lock
+        try packer.execute("COMMIT")
+        let answer = try await tap
+        #expect(answer.status == 422)
+        #expect(answer.errorCode == "locked_by_shipment")
+    }
+
     @Test func theDatabaseRestartingGives503sThenRecoversWithoutAServerRestart() async throws {
         let cluster = try PostgresCluster()
         let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
