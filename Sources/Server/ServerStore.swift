@@ -48,7 +48,14 @@ enum SQLDialect: Sendable {
     var lockPickTask: String? {
         switch self {
         case .sqlite: nil
-        case .postgres: "SELECT 1 AS locked FROM pick_tasks WHERE org = ? AND id = ? FOR UPDATE"
+        case .postgres:
+            // The order line too, shared: an ERP feed lowering its quantity waits for this request,
+            // or this request waits for the feed and reads the new quantity.
+            """
+            SELECT 1 AS locked FROM pick_tasks t
+            JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+            WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
+            """
         }
     }
 

@@ -103,6 +103,24 @@ import Testing
         #expect(answer.errorCode == "locked_by_shipment")
     }
 
+    @Test func aPickWaitingOnAnOrderChangeIsJudgedAgainstTheNewQuantity() async throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        let server = try ServerProcess(store: .postgres, database: database)
+        let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1 line l1, 3 units
+        // The ERP lowers the line to 1 unit in a transaction still open when the picker taps ×2.
+        let erp = try PostgresConnection(database)
+        try erp.execute("BEGIN")
+        try erp.run("UPDATE order_lines SET qty = 1 WHERE org = 'acme' AND order_id = 'o1' AND id = 'l1'", [])
+        async let tap = client.post(
+            "/api/picking/pick", json: ["pickTaskId": a1, "qty": 2, "idempotencyKey": "p", "workerId": "w", "at": "t"])
+        try await Task.sleep(for: .milliseconds(800))
+        try erp.execute("COMMIT")
+        let answer = try await tap
+        #expect(answer.status == 422)
+        #expect(answer.errorCode == "over_pick")
+    }
+
     @Test func theDatabaseRestartingGives503sThenRecoversWithoutAServerRestart() async throws {
         let cluster = try PostgresCluster()
         let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
