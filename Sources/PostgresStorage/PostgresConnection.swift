@@ -14,9 +14,11 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// Statements queued by ``runLater(_:_:)``, sent with the next one that needs an answer.
     private var deferred: [Statement] = []
 
-    /// Connects with a `postgres://` URL or a libpq `key=value` connection string.
+    /// Connects with a `postgres://` URL or a libpq `key=value` connection string. Unless the string
+    /// says otherwise, connecting gives up after 5 s and a TCP connection whose data goes unanswered
+    /// for 10 s counts as broken, so a database gone from the network gives errors, not hung requests.
     public init(_ connectionString: String) throws(PostgresError) {
-        guard let handle = PQconnectdb(connectionString) else {
+        guard let handle = Self.connect(connectionString) else {
             throw PostgresError(
                 sqlState: nil, message: "libpq could not allocate a connection", isConnectionFailure: true)
         }
@@ -34,6 +36,40 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     deinit { PQfinish(handle) }
+
+    /// The defaults, then the caller's string: libpq lets keywords after `dbname` (expanded from the
+    /// connection string) override those before it.
+    static let defaults = [("connect_timeout", "5"), ("tcp_user_timeout", "10000")]
+
+    private static func connect(_ connectionString: String) -> OpaquePointer? {
+        let pairs = defaults + [("dbname", connectionString)]
+        var keywords = pairs.map { strdup($0.0) }
+        var values = pairs.map { strdup($0.1) }
+        keywords.append(nil)
+        values.append(nil)
+        defer { (keywords + values).forEach { free($0) } }
+        return keywords.withUnsafeBufferPointer { keywordPointers in
+            values.withUnsafeBufferPointer { valuePointers in
+                keywordPointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { k in
+                    valuePointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v in
+                        PQconnectdbParams(k.baseAddress, v.baseAddress, 1)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value in effect for a connection setting (`connect_timeout`, `dbname`, …), if any.
+    public func setting(_ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
 
     /// Whether the connection can still be used (libpq notices a broken socket on the next call).
     public var isHealthy: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }

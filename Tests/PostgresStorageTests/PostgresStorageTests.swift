@@ -15,6 +15,17 @@ import Testing
         #expect(Placeholders.postgres("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
     }
 
+    @Test func timeoutsDefaultUnlessTheConnectionStringSetsThem() throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        let plain = try PostgresConnection(database)
+        #expect(plain.setting("connect_timeout") == "5")
+        #expect(plain.setting("tcp_user_timeout") == "10000")
+        #expect(plain.setting("dbname")?.hasPrefix("test_") == true)
+        let own = try PostgresConnection(database + " connect_timeout=2")
+        #expect(own.setting("connect_timeout") == "2")
+        #expect(throws: PostgresError.self) { try PostgresConnection("host=/nonexistent-dir dbname=x") }
+    }
+
     @Test func valuesRoundTripWithTheirTypes() throws {
         let db = try PostgresConnection(try PostgresCluster.shared().createDatabase())
         try db.execute("CREATE TABLE t (i BIGINT, r DOUBLE PRECISION, s TEXT, b BYTEA, n TEXT, ok BOOLEAN)")
