@@ -87,3 +87,18 @@ struct Blocker {
         try postgres?.execute("COMMIT")
     }
 }
+
+/// Waits until some session of the PostgreSQL database `database` waits on a lock (a request of the
+/// server blocked behind a test's open transaction): exact where a sleep would only be likely.
+func waitForALockWait(in database: String, timeout: Duration = .seconds(20)) async throws {
+    let observer = try PostgresConnection(database)
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        let waiting = try observer.row(
+            "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            [])
+        if try waiting?.int("n") ?? 0 > 0 { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw ServerProcessError(message: "no request of the server came to wait on the lock in \(timeout)")
+}

@@ -117,9 +117,13 @@ import Testing
         // transaction while it holds the key: SQLite's write lock, or PostgreSQL's row lock on the task.
         let blocker = try Blocker(store, fixture.server.database, task: fixture.tasks[0])
         async let first = fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
-        // Time for the first request to reach the server and claim the key, with margin for a loaded
-        // CI machine (300 ms once was not enough), and well inside SQLite's 5 s busy timeout.
-        try await Task.sleep(for: .milliseconds(1500))
+        // The first request must be waiting, key claimed, before the second is sent. PostgreSQL shows
+        // it in pg_stat_activity; for SQLite, time with margin for a loaded CI machine (300 ms once
+        // was not enough), well inside SQLite's 5 s busy timeout.
+        switch store {
+        case .sqlite: try await Task.sleep(for: .milliseconds(1500))
+        case .postgres: try await waitForALockWait(in: fixture.server.database)
+        }
         let second = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(second.status == 409)
         #expect(second.errorCode == "request_in_progress")

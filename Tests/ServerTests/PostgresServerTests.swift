@@ -65,7 +65,7 @@ import Testing
         // The first request waits on the task's row lock on server A while holding the key.
         let blocker = try Blocker(.postgres, database, task: task)
         async let first = pick(clientA)
-        try await Task.sleep(for: .milliseconds(1500))
+        try await waitForALockWait(in: database)  // the first request now waits, holding the key
         let second = try await pick(clientB)
         #expect(second.status == 409)
         #expect(second.errorCode == "request_in_progress")
@@ -96,7 +96,7 @@ import Testing
         async let tap = client.post(
             "/api/picking/set-qty",
             json: ["pickTaskId": a1, "from": 3, "to": 1, "idempotencyKey": "q", "workerId": "w", "at": "t"])
-        try await Task.sleep(for: .milliseconds(800))  // the tap now waits for the task's lock
+        try await waitForALockWait(in: database)  // the tap now waits for the task's lock
         try packer.execute("COMMIT")
         let answer = try await tap
         #expect(answer.status == 422)
@@ -114,7 +114,7 @@ import Testing
         try erp.run("UPDATE order_lines SET qty = 1 WHERE org = 'acme' AND order_id = 'o1' AND id = 'l1'", [])
         async let tap = client.post(
             "/api/picking/pick", json: ["pickTaskId": a1, "qty": 2, "idempotencyKey": "p", "workerId": "w", "at": "t"])
-        try await Task.sleep(for: .milliseconds(800))
+        try await waitForALockWait(in: database)  // the pick now waits for the order line
         try erp.execute("COMMIT")
         let answer = try await tap
         #expect(answer.status == 422)
