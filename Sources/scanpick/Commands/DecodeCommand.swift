@@ -39,7 +39,7 @@ enum DecodeCommand: Command {
             .flag(
                 "try-harder",
                 help:
-                    "Look again at images where the first look found nothing: contrast-stretched, inverted, halved, then (small images, QR only) doubled."
+                    "Look again at images where the first look found nothing: contrast-stretched, inverted, halved, then (small images, QR only) doubled; pictures over 0.2 MP at half size."
             ),
             .value(
                 "retry-passes", valueName: "LIST",
