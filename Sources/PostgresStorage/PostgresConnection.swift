@@ -13,6 +13,8 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// Statements queued by ``runLater(_:_:)``, sent with the next one that needs an answer.
     private var deferred: [Statement] = []
+    /// Set when libpq reported a failure of its own: the connection is not to be reused.
+    private var isBroken = false
 
     /// Connects with a `postgres://` URL or a libpq `key=value` connection string. Unless the string
     /// says otherwise, connecting gives up after 5 s and a TCP connection whose data goes unanswered
@@ -73,7 +75,6 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     /// Whether the connection can still be used (libpq notices a broken socket on the next call).
     public var isHealthy: Bool { !isBroken && PQstatus(handle) == CONNECTION_OK }
-    private var isBroken = false
 
     /// Runs one or more statements without arguments (schema changes); sends deferred ones first.
     public func execute(_ sql: String) throws(PostgresError) {

@@ -1,4 +1,3 @@
-import Foundation
 import Storage
 
 /// Applies versioned ``Migration``s to a PostgreSQL database, the way ``Migration/apply(_:to:)`` does
@@ -14,21 +13,12 @@ public enum PostgresMigrator {
     public static func apply(_ migrations: [Migration], to pool: PostgresPool) throws -> [String] {
         try pool.transaction { db in
             try db.run("SELECT pg_advisory_xact_lock(?)", [lockKey])
-            try db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-            let applied = Set(
-                try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") })
-            let unknown = applied.subtracting(migrations.map(\.identifier))
-            guard unknown.isEmpty else { throw DatabaseError.schemaTooNew(unknown: unknown.sorted()) }
-            var done: [String] = []
-            for migration in migrations where !applied.contains(migration.identifier) {
+            let todo = try Migration.pending(migrations, in: db)
+            for migration in todo {
                 try db.execute(migration.sql)
-                try db.run(
-                    "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
-                    [migration.identifier, ISO8601DateFormatter().string(from: Date())])
-                done.append(migration.identifier)
+                try migration.record(in: db)
             }
-            return done
+            return todo.map(\.identifier)
         }
     }
 }

@@ -86,7 +86,7 @@ func loadStations(_ options: LoadStationsOptions) async throws -> String {
         "duplicatesSent":\(outcomes.reduce(0) { $0 + $1.duplicates }),\
         "offlineFailures":\(outcomes.reduce(0) { $0 + $1.offlineFailures }),\
         "unitsExpected":\(units),"mismatches":\(mismatches.count),"firstMismatches":\(jsonStrings(mismatches.prefix(5))),\
-        "seconds":\(rounded(seconds)),"actionsPerSecond":\(Int(Double(sent + dead) / seconds)),\
+        "seconds":\(rounded(seconds)),"actionsPerSecond":\(Int(stats.perSecond)),\
         "p50ms":\(rounded(stats.percentile(0.5))),"p99ms":\(rounded(stats.percentile(0.99)))}
         """
 }

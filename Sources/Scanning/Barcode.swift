@@ -40,7 +40,6 @@ public struct Barcode: Sendable, Equatable {
         String(validating: payload, as: UTF8.self)
     }
 
-    /// A pixel position.
     /// The same code with its outline scaled by `factor` (read from a resized image).
     func scaled(by factor: Double) -> Barcode {
         var copy = self
@@ -50,6 +49,7 @@ public struct Barcode: Sendable, Equatable {
         return copy
     }
 
+    /// A pixel position.
     public struct Point: Sendable, Equatable {
         public var x: Int
         public var y: Int

@@ -6,9 +6,9 @@ import Storage
 import Wire
 
 /// The reference ScanPick API: authenticates each request to an organisation, routes it, runs it in
-/// one database transaction (SQLite or PostgreSQL, see ``ServerStore``), and logs one line for it. Mutations under `/api/picking/` and
-/// `/api/shipments` are idempotent: the first result for a key is stored in the same transaction as
-/// the change and replayed byte for byte.
+/// one database transaction (SQLite or PostgreSQL, see ``ServerStore``), and logs one line for it.
+/// Mutations under `/api/picking/` and `/api/shipments` are idempotent: the first result for a key is
+/// stored in the same transaction as the change and replayed byte for byte.
 ///
 ///     let api = try ScanPickAPI(configuration: config, log: { line in print(line) })
 ///     let server = try HTTPServer(listen: config.listen, handler: api.handle)
@@ -72,8 +72,7 @@ public final class ScanPickAPI: Sendable {
     public static func migrate(_ database: ServerDatabase) throws -> [String] {
         switch database {
         case .sqlite(let path):
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try createFolder(of: path)
             return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
         case .postgres(let connectionString):
             return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))
@@ -84,14 +83,18 @@ public final class ScanPickAPI: Sendable {
     static func openStore(_ database: ServerDatabase, poolSize: Int) throws -> any ServerStore {
         switch database {
         case .sqlite(let path):
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try createFolder(of: path)
             return SQLiteServerStore(queue: try DatabaseQueue(path: path, migrations: ServerSchema.sqlite))
         case .postgres(let connectionString):
             let pool = try PostgresPool(connectionString, size: poolSize)
             try PostgresMigrator.apply(ServerSchema.postgres, to: pool)
             return PostgresServerStore(pool: pool)
         }
+    }
+
+    private static func createFolder(of path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     }
 
     // MARK: Routing

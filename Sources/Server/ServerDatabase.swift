@@ -18,6 +18,12 @@ public enum ServerDatabase: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Reads `--database` from the command line: a relative SQLite path is relative to the
+    /// current folder.
+    public init(commandLine text: String) {
+        self.init(text, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+    }
+
     static func isPostgres(_ text: String) -> Bool {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") { return true }
         // A libpq key=value string starts with a keyword and '=' (a file name rarely does).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One named step of a database schema, applied once, in the order given, in one transaction with
 /// its record in `schema_migrations`. Several components can share one file (the station's queue and
 /// its pick-list cache), each with its own migrations, as GRDB's migrator does. A database that has
@@ -14,27 +16,38 @@ public struct Migration: Sendable {
         self.sql = sql
     }
 
-    /// Applies every migration of `migrations` not yet applied to `database`, in order; returns the
-    /// identifiers it applied.
+    /// Applies every migration of `migrations` not yet applied to `database`, in order, each in a
+    /// transaction of its own; returns the identifiers it applied.
     @discardableResult
     public static func apply(_ migrations: [Migration], to database: Database) throws -> [String] {
         guard !migrations.isEmpty else { return [] }
-        try database.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-        let applied = Set(
-            try database.rows("SELECT identifier FROM schema_migrations").map { try $0.string("identifier") })
-        let unknown = applied.subtracting(migrations.map(\.identifier))
-        guard unknown.isEmpty else { throw DatabaseError.schemaTooNew(unknown: unknown.sorted()) }
-        var done: [String] = []
-        for migration in migrations where !applied.contains(migration.identifier) {
+        let todo = try pending(migrations, in: database)
+        for migration in todo {
             try database.transaction {
                 try database.execute(migration.sql)
-                try database.run(
-                    "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, datetime('now'))",
-                    [migration.identifier])
+                try migration.record(in: database)
             }
-            done.append(migration.identifier)
         }
-        return done
+        return todo.map(\.identifier)
+    }
+
+    /// The migrations of `migrations` that `db` has not applied yet, in order (`schema_migrations` is
+    /// created when missing). Throws ``DatabaseError/schemaTooNew(unknown:)`` when `db` has applied
+    /// one not in `migrations`. Shared by every engine's migrator.
+    public static func pending(_ migrations: [Migration], in db: any SQLConnection) throws -> [Migration] {
+        try db.run(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)", [])
+        let applied = Set(
+            try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") })
+        let unknown = applied.subtracting(migrations.map(\.identifier))
+        guard unknown.isEmpty else { throw DatabaseError.schemaTooNew(unknown: unknown.sorted()) }
+        return migrations.filter { !applied.contains($0.identifier) }
+    }
+
+    /// Records this migration as applied, in the caller's transaction.
+    public func record(in db: any SQLConnection) throws {
+        try db.run(
+            "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
+            [identifier, ISO8601DateFormatter().string(from: Date())])
     }
 }

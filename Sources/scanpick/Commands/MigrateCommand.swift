@@ -25,8 +25,7 @@ enum MigrateCommand: Command {
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         var configuration = try ServerConfiguration.load(path: arguments.value("config") ?? "config/server.json")
         if let database = arguments.value("database") {
-            configuration.database = ServerDatabase(
-                database, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            configuration.database = ServerDatabase(commandLine: database)
         }
         let applied = try ScanPickAPI.migrate(configuration.database)
         if applied.isEmpty {

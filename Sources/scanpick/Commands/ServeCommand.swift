@@ -41,8 +41,7 @@ enum ServeCommand: Command {
             }
         }
         if let database = arguments.value("database") {
-            configuration.database = ServerDatabase(
-                database, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            configuration.database = ServerDatabase(commandLine: database)
         }
 
         let api = try ScanPickAPI(configuration: configuration, log: { StandardStream.error.write($0 + "\n") })
