@@ -26,7 +26,7 @@ import Testing
             drain.standardOutput = FileHandle.nullDevice
             drain.standardError = FileHandle.nullDevice
             let before = fixture.proxy.log.count
-            try drain.run()
+            try ProcessRunner.spawning { try drain.run() }
             try await Task.sleep(for: .milliseconds(Int(random.next() % 450)))
             kill(drain.processIdentifier, SIGKILL)
             drain.waitUntilExit()

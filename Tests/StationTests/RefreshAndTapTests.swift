@@ -17,7 +17,7 @@ import Testing
         drain.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
         drain.arguments = ["drain", "--once", "--config", fixture.config]
         drain.standardOutput = FileHandle.nullDevice
-        try drain.run()
+        try ProcessRunner.spawning { try drain.run() }
         for _ in 0..<100 where !proxy.log.contains(where: { $0.hasPrefix("POST /api/picking/pick") }) {
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -14,14 +14,18 @@ final class StationProcess: Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
         process.arguments = ["station", "--wedge", "--config", config]
-        input = Pipe()
-        let stdout = Pipe()
-        process.standardInput = input
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
+        let process = self.process
         let output = self.output
-        stdout.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
-        try process.run()
+        input = try ProcessRunner.spawning {
+            let input = Pipe()
+            let stdout = Pipe()
+            process.standardInput = input
+            process.standardOutput = stdout
+            process.standardError = FileHandle.nullDevice
+            stdout.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
+            try process.run()
+            return input
+        }
         let deadline = Date().addingTimeInterval(20)
         var found: URL?
         while found == nil && Date() < deadline {

@@ -112,7 +112,7 @@ public final class PostgresCluster: Sendable {
             ] + arguments
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try ProcessRunner.spawning { try process.run() }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let tail = (try? String(contentsOfFile: logPath, encoding: .utf8))?.suffix(2000) ?? ""

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs a program to completion and captures what it printed, for tests of the `scanpick` binary.
 public struct ProcessResult: Sendable {
@@ -9,6 +10,17 @@ public struct ProcessResult: Sendable {
 }
 
 public enum ProcessRunner {
+    private static let spawnLock = Mutex(())
+
+    /// Runs `body`, which makes pipes and starts a child process, while no other thread of the tests
+    /// does the same. Foundation's `Process` on Linux hands the child descriptors (the pipes, and a
+    /// socket whose closing tells it the child ended) that are not closed on exec; a server started
+    /// at the same moment on another thread would inherit them and keep them open, so a later
+    /// `waitUntilExit` or read to end of file on the first child never returned (a CI run hung so).
+    public static func spawning<T>(_ body: () throws -> T) throws -> T {
+        try spawnLock.withLock { _ in try body() }
+    }
+
     /// The `scanpick` executable built beside the test bundle (`.build/<config>/scanpick`).
     public static var scanpick: String {
         let testBinary =
@@ -29,17 +41,20 @@ public enum ProcessRunner {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe()
         // Standard error goes to a file, so neither stream can fill up and stall the process.
         let errorPath = NSTemporaryDirectory() + "/scanpick-stderr-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let errorFile = FileHandle(forWritingAtPath: errorPath)
-        process.standardOutput = output
-        process.standardError = errorFile
-        let inputPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
+        let (output, inputPipe, errorFile) = try spawning {
+            let output = Pipe()
+            let errorFile = FileHandle(forWritingAtPath: errorPath)
+            process.standardOutput = output
+            process.standardError = errorFile
+            let inputPipe = Pipe()
+            process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+            try process.run()
+            return (output, inputPipe, errorFile)
+        }
         if let input {
             inputPipe.fileHandleForWriting.write(Data(input))
             try inputPipe.fileHandleForWriting.close()

@@ -59,12 +59,14 @@ public final class ServerProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
         let port = state.withLock { $0.baseURL.port }
         process.arguments = ["serve", "--config", configPath] + (port.map { ["--listen", "127.0.0.1:\($0)"] } ?? [])
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         let buffer = LogBuffer()
-        errors.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
-        try process.run()
+        try ProcessRunner.spawning {
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            errors.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
+            try process.run()
+        }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let address = buffer.listeningAddress {
