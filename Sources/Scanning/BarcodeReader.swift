@@ -49,8 +49,11 @@ public final class BarcodeReader {
     /// where the first look finds nothing is looked at again through each of
     /// ``ReaderOptions/retryPasses`` in turn, stopping at the first that finds something.
     public func read(_ image: GreyImage) -> [Barcode] {
-        let found = finished(scan(image, with: scanner))
+        let found = correctingDataBarExpanded(finished(scan(image, with: scanner)), in: image)
         guard found.isEmpty, options.tryHarder else { return found }
+        if options.symbologies.contains(.databarExpanded), let ours = DataBarExpandedReader.read(image) {
+            return [ours]
+        }
         // A big picture is looked at again at half size: four times cheaper, and a code big enough to
         // matter in it keeps enough pixels per bar (measured: see README, "Try-harder passes").
         let reduced = image.width * image.height > Self.fullSizeRetryLimit
@@ -62,6 +65,16 @@ public final class BarcodeReader {
             if !again.isEmpty { return scale == 1 ? again : again.map { $0.scaled(by: 1 / scale) } }
         }
         return []
+    }
+
+    /// `codes` with ZBar's DataBar Expanded text replaced by our decoder's reading of the same image,
+    /// when there is one symbol and ours reads it (see `DataBarExpandedReader` for what ZBar gets wrong).
+    private func correctingDataBarExpanded(_ codes: [Barcode], in image: GreyImage) -> [Barcode] {
+        let indices = codes.indices.filter { codes[$0].symbology == .databarExpanded }
+        guard indices.count == 1, let ours = DataBarExpandedReader.read(image) else { return codes }
+        var corrected = codes
+        corrected[indices[0]].payload = ours.payload
+        return corrected
     }
 
     /// The largest picture (in pixels) the retry passes look at full size; bigger ones are halved
