@@ -44,6 +44,22 @@ extension GreyImage {
         filtered(across: Self.catmullRomDoubling, down: Self.catmullRomDoubling)
     }
 
+    /// Each row (or column) repeated until the image is at least `minimum` pixels each way; an image
+    /// that is already big enough comes back as it is.
+    public func thickened(to minimum: Int) -> GreyImage {
+        guard width > 0, height > 0 else { return self }
+        let across = width < minimum ? (minimum + width - 1) / width : 1
+        let down = height < minimum ? (minimum + height - 1) / height : 1
+        guard across > 1 || down > 1 else { return self }
+        var out: [UInt8] = []
+        out.reserveCapacity(width * across * height * down)
+        for y in 0..<height {
+            let row = pixels[(y * width)..<((y + 1) * width)].flatMap { repeatElement($0, count: across) }
+            for _ in 0..<down { out += row }
+        }
+        return GreyImage(width: width * across, height: height * down, pixels: out)
+    }
+
     // MARK: Building blocks
 
     /// A 1-D resampling filter: each source pixel i gives `phases.count` output pixels, output phase p

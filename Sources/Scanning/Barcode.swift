@@ -40,11 +40,15 @@ public struct Barcode: Sendable, Equatable {
         String(validating: payload, as: UTF8.self)
     }
 
-    /// The same code with its outline scaled by `factor` (read from a resized image).
-    func scaled(by factor: Double) -> Barcode {
+    /// The same code with its outline scaled by `x` across and `y` down (read from a resized image)
+    /// and kept inside a picture of `width` × `height`.
+    func scaled(x: Double, y: Double, within width: Int, _ height: Int) -> Barcode {
+        guard x != 1 || y != 1 else { return self }
         var copy = self
         copy.points = points.map {
-            Point(x: Int((Double($0.x) * factor).rounded()), y: Int((Double($0.y) * factor).rounded()))
+            Point(
+                x: min(width - 1, max(0, Int((Double($0.x) * x).rounded()))),
+                y: min(height - 1, max(0, Int((Double($0.y) * y).rounded()))))
         }
         return copy
     }

@@ -60,9 +60,12 @@ public final class BarcodeReader {
         let base = reduced ? image.halved() : image
         for pass in options.retryPasses where pass.applies(to: base) && !(reduced && pass == .halved) {
             guard let limited = scanner(limitedTo: pass.onlySymbologies) else { continue }
-            let again = finished(scan(pass.transform(base), with: limited))
-            let scale = pass.scale * (reduced ? 0.5 : 1)
-            if !again.isEmpty { return scale == 1 ? again : again.map { $0.scaled(by: 1 / scale) } }
+            let looked = pass.transform(base)
+            let again = finished(scan(looked, with: limited))
+            if !again.isEmpty {
+                let (x, y) = (Double(image.width) / Double(looked.width), Double(image.height) / Double(looked.height))
+                return again.map { $0.scaled(x: x, y: y, within: image.width, image.height) }
+            }
         }
         return []
     }

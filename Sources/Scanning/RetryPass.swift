@@ -20,6 +20,9 @@ extension BarcodeReader {
         case sharpened
         /// Smoothed (σ ≈ 1): speckle, print texture and JPEG ringing that break ZBar's scanlines.
         case blurred
+        /// Rows (or columns) repeated until the picture is 8 pixels each way: ZBar must see a linear
+        /// code on more than one scan line, and a crop one pixel tall has only one.
+        case thickened
 
         func transform(_ image: GreyImage) -> GreyImage {
             switch self {
@@ -29,22 +32,14 @@ extension BarcodeReader {
             case .halved: image.halved()
             case .sharpened: image.sharpened()
             case .doubledQROnly: image.doubled()
-            }
-        }
-
-        /// How many times bigger the transformed image is than the original.
-        var scale: Double {
-            switch self {
-            case .halved: 0.5
-            case .doubledQROnly: 2
-            default: 1
+            case .thickened: image.thickened(to: Self.thinLimit)
             }
         }
 
         /// The passes `--try-harder` makes, in order: each of these earned its place on the corpus.
         /// ``sharpened`` and ``blurred`` read a few more images there but cost far more time than
         /// they gain (README, "Try-harder passes"); ask for them with ``ReaderOptions/retryPasses``.
-        public static let standard: [RetryPass] = [.contrastStretched, .inverted, .halved, .doubledQROnly]
+        public static let standard: [RetryPass] = [.thickened, .contrastStretched, .inverted, .halved, .doubledQROnly]
 
         /// The name on the command line (`--retry-passes`).
         public var name: String {
@@ -55,6 +50,7 @@ extension BarcodeReader {
             case .halved: "halved"
             case .sharpened: "sharpened"
             case .doubledQROnly: "doubled-qr"
+            case .thickened: "thickened"
             }
         }
 
@@ -66,9 +62,17 @@ extension BarcodeReader {
 
         /// Whether this pass is worth its time on `image`: doubling is for small pictures only,
         /// where a QR code's modules are a pixel or two (and doubling costs little).
+        /// Thickening is for pictures under 8 pixels one way only.
         func applies(to image: GreyImage) -> Bool {
-            self != .doubledQROnly || image.width * image.height <= Self.doublingLimit
+            switch self {
+            case .doubledQROnly: image.width * image.height <= Self.doublingLimit
+            case .thickened: min(image.width, image.height) < Self.thinLimit
+            default: true
+            }
         }
+
+        /// The size (in pixels, either way) below which a picture is thickened.
+        static let thinLimit = 8
 
         /// The largest picture (in pixels) the doubling pass is tried on: 400 × 400.
         static let doublingLimit = 160_000

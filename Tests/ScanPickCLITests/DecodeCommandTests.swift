@@ -112,6 +112,15 @@ import Testing
         #expect(onlyQR.standardOutput == "QR-Code:LOC:A1-03-2\n")
     }
 
+    @Test func tryHarderReadsEveryDataBarExpandedSampleAndTheFastPassDoesNot() throws {
+        let manifest = "SampleImages/databar/manifest.csv"
+        let harder = try ProcessRunner.scanpick(["decode", "-q", "--try-harder", "--expect", manifest])
+        #expect(harder.status == 0, "\(harder.standardOutput)")
+        let fast = try ProcessRunner.scanpick(["decode", "-q", "--expect", manifest])
+        #expect(fast.status != 0)
+        #expect(fast.standardOutput.contains("databar/long.png: missed"))
+    }
+
     @Test func expectPrintsATableAndExitsZeroOnlyWhenEverythingMatches() throws {
         let good = try ProcessRunner.scanpick(["decode", "-q", "--expect", "SampleImages/manifest.csv"])
         #expect(good.status == 0, "\(good.standardOutput)")
@@ -153,10 +162,11 @@ import Testing
         let command = "\(ProcessRunner.scanpick) decode -q SampleImages SampleImages"
         let onTerminal = try ProcessRunner.run(
             "/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], in: Repository.root)
-        #expect(onTerminal.standardOutput.contains("decoding 96/96 images"))
+        #expect(onTerminal.standardOutput.contains("decoding 106/106 images"))
         let piped = try ProcessRunner.scanpick(["decode", "-q", "SampleImages", "SampleImages"])
         #expect(!piped.standardError.contains("decoding"))
-        #expect(piped.standardOutput.split(separator: "\n").count == 102)  // 51 codes, twice
+        // 51 codes in the main set and 2 of the 5 DataBar symbols in SampleImages/databar, twice.
+        #expect(piped.standardOutput.split(separator: "\n").count == 106)
     }
 
     @Test func helpDocumentsOptionsAndExitCodes() throws {

@@ -109,6 +109,18 @@ import Testing
         #expect(BarcodeReader.RetryPass.halved.applies(to: big))
     }
 
+    @Test func aCodeOnePixelTallIsReadThickenedWithItsOutlineInsideThePicture() throws {
+        let drawn = rendered("590123412345", moduleWidth: 2, height: 20)
+        let row = GreyImage(
+            width: drawn.width, height: 1, pixels: Array(drawn.pixels[(10 * drawn.width)..<(11 * drawn.width)]))
+        #expect(fast.read(row).isEmpty)
+        let found = try #require(reader(.thickened).read(row).first)
+        #expect(found.text == "5901234123457")
+        #expect(found.points.allSatisfy { $0.y == 0 && (0..<row.width).contains($0.x) })
+        #expect(!BarcodeReader.RetryPass.thickened.applies(to: drawn))
+        #expect(row.thickened(to: 8).height == 8 && row.thickened(to: 8).width == row.width)
+    }
+
     @Test func passesHaveCommandLineNames() {
         for pass in BarcodeReader.RetryPass.allCases { #expect(BarcodeReader.RetryPass(name: pass.name) == pass) }
         #expect(BarcodeReader.RetryPass(name: "upscaled") == nil)

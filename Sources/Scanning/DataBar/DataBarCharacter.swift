@@ -13,26 +13,25 @@ enum DataBarCharacter {
         [1, 8, 4, 1, 1], [3, 6, 4, 1, 1], [3, 4, 6, 1, 1], [3, 2, 8, 1, 1], [2, 6, 5, 1, 1], [2, 2, 9, 1, 1],
     ]
 
+    /// The finder patterns forward then reversed, for ``finder(_:)``.
+    private static let finderPatterns: [(finder: Int, modules: [Int])] =
+        finders.enumerated().map { ($0.offset + 1, $0.element) }
+        + finders.enumerated().map { (-($0.offset + 1), Array($0.element.reversed())) }
+
     /// The finder that `widths` (5 elements, left to right) show: 1…6 for A…F read forward, −1…−6 for
-    /// A…F reversed, or nil. Every element must round to its pattern's module count.
+    /// A…F reversed, or nil. Every element must be within half a module of its pattern's count.
     static func finder(_ widths: ArraySlice<Int>) -> Int? {
+        guard widths.count == 5 else { return nil }
         let total = widths.reduce(0, +)
-        guard widths.count == 5, total >= 15 else { return nil }
-        let module = Double(total) / 15
-        // The wide elements of a finder are its middle three; a pattern fits when each element is
-        // within half a module of it.
-        for (index, pattern) in finders.enumerated() {
-            if fits(widths, pattern, module) { return index + 1 }
-            if fits(widths, pattern.reversed(), module) { return -(index + 1) }
+        guard total >= 15 else { return nil }
+        // |width / (total / 15) - modules| < 0.5, in integers: |30 width - 2 modules total| < total.
+        search: for pattern in finderPatterns {
+            for (width, modules) in zip(widths, pattern.modules) where abs(30 * width - 2 * modules * total) >= total {
+                continue search
+            }
+            return pattern.finder
         }
         return nil
-    }
-
-    private static func fits(_ widths: ArraySlice<Int>, _ pattern: [Int], _ module: Double) -> Bool {
-        for (width, modules) in zip(widths, pattern) where abs(Double(width) / module - Double(modules)) >= 0.5 {
-            return false
-        }
-        return true
     }
 
     /// The data character in `widths` (8 elements, outer end first) beside a finder `finder` (signed,

@@ -39,12 +39,12 @@ enum DecodeCommand: Command {
             .flag(
                 "try-harder",
                 help:
-                    "Look again at images where the first look found nothing: contrast-stretched, inverted, halved, then (small images, QR only) doubled; pictures over 0.2 MP at half size."
+                    "Look again at images where the first look found nothing: our own DataBar Expanded decoder, then ZBar on the picture thickened (if under 8 px), contrast-stretched, inverted, halved, then (small images, QR only) doubled; pictures over 0.2 MP at half size."
             ),
             .value(
                 "retry-passes", valueName: "LIST",
                 help:
-                    "The try-harder looks, in order (implies --try-harder): contrast-stretched, inverted, halved, doubled-qr, sharpened, blurred."
+                    "The try-harder looks by ZBar, in order (implies --try-harder): thickened, contrast-stretched, inverted, halved, doubled-qr, sharpened, blurred. Default: all but the last two."
             ),
             .flag(
                 "join-add-ons",
