@@ -24,6 +24,13 @@ enum DataBarCharacter {
         guard widths.count == 5 else { return nil }
         let total = widths.reduce(0, +)
         guard total >= 15 else { return nil }
+        // Every finder ends in two one-module elements (forward) or starts with two (reversed).
+        let narrow = { (width: Int) in 30 * width < 3 * total }
+        let first = widths.startIndex
+        guard
+            (narrow(widths[first + 3]) && narrow(widths[first + 4]))
+                || (narrow(widths[first]) && narrow(widths[first + 1]))
+        else { return nil }
         // |width / (total / 15) - modules| < 0.5, in integers: |30 width - 2 modules total| < total.
         search: for pattern in finderPatterns {
             for (width, modules) in zip(widths, pattern.modules) where abs(30 * width - 2 * modules * total) >= total {

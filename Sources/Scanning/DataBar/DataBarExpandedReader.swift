@@ -20,7 +20,13 @@ enum DataBarExpandedReader {
             if let previous, previous.runs == runs {
                 chains = previous.chains
             } else {
-                chains = Self.chains(in: runs) + Self.chains(in: runs.reversed()).map(\.mirrored)
+                // A finder read backward is the same finder reversed: look for them once.
+                let finders = finderPositions(in: runs)
+                let mirroredFinders = Dictionary(
+                    uniqueKeysWithValues: finders.map { (runs.count - 5 - $0.key, -$0.value) })
+                chains =
+                    Self.chains(in: runs, finders: finders)
+                    + Self.chains(in: runs.reversed(), finders: mirroredFinders).map(\.mirrored)
                 previous = (runs, chains)
             }
             let total = runs.reduce(0, +)
@@ -138,15 +144,26 @@ enum DataBarExpandedReader {
         return sum % 211 + 211 * (characters - 4) == pairs[0].left.value
     }
 
-    /// The chains of adjacent pairs on a scan line of run widths (read left to right as given).
-    private static func chains(in runs: some Collection<Int>) -> [Chain] {
+    /// The finders on a scan line of run widths, by the index of their first run.
+    private static func finderPositions(in runs: [Int]) -> [Int: Int] {
+        guard runs.count >= 13 else { return [:] }
+        var found: [Int: Int] = [:]
+        for index in 8...(runs.count - 5) {
+            if let finder = DataBarCharacter.finder(runs[index..<(index + 5)]) { found[index] = finder }
+        }
+        return found
+    }
+
+    /// The chains of adjacent pairs on a scan line of run widths (read left to right as given) with
+    /// `finders` (from ``finderPositions(in:)``, for the runs in this order).
+    private static func chains(in runs: some Collection<Int>, finders: [Int: Int]) -> [Chain] {
+        guard !finders.isEmpty else { return [] }
         let runs = Array(runs)
-        guard runs.count >= 13 else { return [] }
         var offsets = [0]
         for width in runs { offsets.append(offsets.last! + width) }
         var pairAt: [Int: Pair] = [:]  // by the run index of the pair's finder
-        for index in 8...(runs.count - 5) {
-            if let pair = pair(at: index, in: runs, offsets: offsets) { pairAt[index] = pair }
+        for (index, finder) in finders where index >= 8 {
+            if let pair = pair(finder, at: index, in: runs, offsets: offsets) { pairAt[index] = pair }
         }
         var chains: [Chain] = []
         for index in pairAt.keys.sorted() where pairAt[index - 21]?.right == nil {
@@ -162,9 +179,8 @@ enum DataBarExpandedReader {
         return chains
     }
 
-    /// The pair whose finder starts at run `index`, if the runs around it make one.
-    private static func pair(at index: Int, in runs: [Int], offsets: [Int]) -> Pair? {
-        guard let finder = DataBarCharacter.finder(runs[index..<(index + 5)]) else { return nil }
+    /// The pair around `finder`, whose first run is run `index`, if the runs beside it make one.
+    private static func pair(_ finder: Int, at index: Int, in runs: [Int], offsets: [Int]) -> Pair? {
         let module = Double(offsets[index + 5] - offsets[index]) / 15
         guard
             let left = DataBarCharacter.read(
