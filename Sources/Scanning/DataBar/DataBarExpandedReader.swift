@@ -148,7 +148,7 @@ enum DataBarExpandedReader {
     private static func finderPositions(in runs: [Int]) -> [Int: Int] {
         guard runs.count >= 13 else { return [:] }
         var found: [Int: Int] = [:]
-        for index in 8...(runs.count - 5) {
+        for index in 0...(runs.count - 5) {
             if let finder = DataBarCharacter.finder(runs[index..<(index + 5)]) { found[index] = finder }
         }
         return found
