@@ -16,8 +16,21 @@ extension GreyImage {
         return GreyImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
     }
 
+    /// The picture in a margin of `margin` pixels of its lightest level (the 99th percentile): a code
+    /// cropped to its bars gets the quiet zone ZBar needs to find where it starts and ends.
+    public func padded(by margin: Int) -> GreyImage {
+        let light = UInt8(levelRange().high)
+        let outWidth = width + 2 * margin
+        var out = [UInt8](repeating: light, count: outWidth * (height + 2 * margin))
+        for y in 0..<height {
+            let start = (y + margin) * outWidth + margin
+            out[start..<(start + width)] = pixels[(y * width)..<((y + 1) * width)]
+        }
+        return GreyImage(width: outWidth, height: height + 2 * margin, pixels: out)
+    }
+
     /// The grey levels that clip the darkest and the lightest 1% of pixels.
-    func levelRange() -> (low: Int, high: Int) {
+    public func levelRange() -> (low: Int, high: Int) {
         var histogram = [Int](repeating: 0, count: 256)
         for value in pixels { histogram[Int(value)] += 1 }
         let clip = pixels.count / 100

@@ -40,16 +40,11 @@ public struct Barcode: Sendable, Equatable {
         String(validating: payload, as: UTF8.self)
     }
 
-    /// The same code with its outline scaled by `x` across and `y` down (read from a resized image)
-    /// and kept inside a picture of `width` × `height`.
-    func scaled(x: Double, y: Double, within width: Int, _ height: Int) -> Barcode {
-        guard x != 1 || y != 1 else { return self }
+    /// The same code with each point of its outline moved by `transform` (read from a transformed
+    /// picture).
+    func mappingPoints(_ transform: (Point) -> Point) -> Barcode {
         var copy = self
-        copy.points = points.map {
-            Point(
-                x: min(width - 1, max(0, Int((Double($0.x) * x).rounded()))),
-                y: min(height - 1, max(0, Int((Double($0.y) * y).rounded()))))
-        }
+        copy.points = points.map(transform)
         return copy
     }
 

@@ -58,13 +58,23 @@ public final class BarcodeReader {
         // matter in it keeps enough pixels per bar (measured: see README, "Try-harder passes").
         let reduced = image.width * image.height > Self.fullSizeRetryLimit
         let base = reduced ? image.halved() : image
-        for pass in options.retryPasses where pass.applies(to: base) && !(reduced && pass == .halved) {
+        for pass in options.retryPasses where pass.applies(to: base) && !(reduced && [.halved, .padded].contains(pass))
+        {
             guard let limited = scanner(limitedTo: pass.onlySymbologies) else { continue }
             let looked = pass.transform(base)
             let again = finished(scan(looked, with: limited))
             if !again.isEmpty {
-                let (x, y) = (Double(image.width) / Double(looked.width), Double(image.height) / Double(looked.height))
-                return again.map { $0.scaled(x: x, y: y, within: image.width, image.height) }
+                return again.map { code in
+                    code.mappingPoints { point in
+                        let (x, y) = pass.pointInBase(point, base: base, looked: looked)
+                        return Barcode.Point(
+                            x: min(
+                                image.width - 1, max(0, Int((x * Double(image.width) / Double(base.width)).rounded()))),
+                            y: min(
+                                image.height - 1,
+                                max(0, Int((y * Double(image.height) / Double(base.height)).rounded()))))
+                    }
+                }
             }
         }
         return []

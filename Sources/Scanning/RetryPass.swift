@@ -23,6 +23,8 @@ extension BarcodeReader {
         /// Rows (or columns) repeated until the picture is 8 pixels each way: ZBar must see a linear
         /// code on more than one scan line, and a crop one pixel tall has only one.
         case thickened
+        /// In a margin of its own background: codes cropped to their bars, with no quiet zone.
+        case padded
 
         func transform(_ image: GreyImage) -> GreyImage {
             switch self {
@@ -33,13 +35,16 @@ extension BarcodeReader {
             case .sharpened: image.sharpened()
             case .doubledQROnly: image.doubled()
             case .thickened: image.thickened(to: Self.thinLimit)
+            case .padded: image.padded(by: Self.margin(for: image))
             }
         }
 
         /// The passes `--try-harder` makes, in order: each of these earned its place on the corpus.
         /// ``sharpened`` and ``blurred`` read a few more images there but cost far more time than
         /// they gain (README, "Try-harder passes"); ask for them with ``ReaderOptions/retryPasses``.
-        public static let standard: [RetryPass] = [.thickened, .contrastStretched, .inverted, .halved, .doubledQROnly]
+        public static let standard: [RetryPass] = [
+            .thickened, .contrastStretched, .inverted, .halved, .doubledQROnly, .padded,
+        ]
 
         /// The name on the command line (`--retry-passes`).
         public var name: String {
@@ -51,6 +56,7 @@ extension BarcodeReader {
             case .sharpened: "sharpened"
             case .doubledQROnly: "doubled-qr"
             case .thickened: "thickened"
+            case .padded: "padded"
             }
         }
 
@@ -62,17 +68,42 @@ extension BarcodeReader {
 
         /// Whether this pass is worth its time on `image`: doubling is for small pictures only,
         /// where a QR code's modules are a pixel or two (and doubling costs little).
-        /// Thickening is for pictures under 8 pixels one way only.
+        /// Thickening is for pictures under 8 pixels one way only; padding, like doubling, for small
+        /// ones (a cropped code), where it costs little.
         func applies(to image: GreyImage) -> Bool {
             switch self {
             case .doubledQROnly: image.width * image.height <= Self.doublingLimit
             case .thickened: min(image.width, image.height) < Self.thinLimit
+            case .padded: image.width * image.height <= Self.doublingLimit
+            case .contrastStretched:
+                // A picture that already spans nearly black to white would come back almost unchanged.
+                Self.spansLessThanFullRange(image)
             default: true
             }
         }
 
+        private static func spansLessThanFullRange(_ image: GreyImage) -> Bool {
+            let (low, high) = image.levelRange()
+            return low > 8 || high < 247
+        }
+
         /// The size (in pixels, either way) below which a picture is thickened.
         static let thinLimit = 8
+
+        /// Where `point`, found in `looked` (this pass's transform of `base`), lies in `base`.
+        func pointInBase(_ point: Barcode.Point, base: GreyImage, looked: GreyImage) -> (x: Double, y: Double) {
+            if self == .padded {
+                let margin = Self.margin(for: base)
+                return (Double(point.x - margin), Double(point.y - margin))
+            }
+            return (
+                Double(point.x) * Double(base.width) / Double(looked.width),
+                Double(point.y) * Double(base.height) / Double(looked.height)
+            )
+        }
+
+        /// The margin the padded pass adds: a tenth of the picture's longer side, at least 8 pixels.
+        static func margin(for image: GreyImage) -> Int { max(8, max(image.width, image.height) / 10) }
 
         /// The largest picture (in pixels) the doubling pass is tried on: 400 × 400.
         static let doublingLimit = 160_000

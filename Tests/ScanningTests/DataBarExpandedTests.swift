@@ -5,13 +5,13 @@ import Testing
 @testable import Scanning
 
 /// Our GS1 DataBar Expanded decoder: on committed zint-made symbols ZBar alone misses or misreads
-/// (`SampleImages/databar/`), on bit streams written here, and against damage and texture.
+/// (`SampleImages/try-harder/databar-*`), on bit streams written here, and against damage and texture.
 @Suite struct DataBarExpandedTests {
     let fast = BarcodeReader()
     let tryHarder = BarcodeReader(options: ReaderOptions(tryHarder: true))
 
     func image(_ name: String) throws -> GreyImage {
-        try ImageLoader().load(path: Repository.sample("databar/\(name).png"))
+        try ImageLoader().load(path: Repository.sample("try-harder/databar-\(name).png"))
     }
 
     /// The element string with `|` for each group separator.

@@ -121,6 +121,25 @@ import Testing
         #expect(row.thickened(to: 8).height == 8 && row.thickened(to: 8).width == row.width)
     }
 
+    @Test func aQRCodeOfOnePixelModulesWithNoQuietZoneIsReadPadded() throws {
+        // Version 20, 97 modules in 97 pixels, cropped to its modules (scripts/make-sample-images).
+        let cropped = try ImageLoader().load(path: Repository.sample("try-harder/qrcode-cropped.png"))
+        #expect(fast.read(cropped).isEmpty)
+        let found = try #require(reader(.padded).read(cropped).first)
+        #expect(found.text == "SCANPICK TOTE 417 BATCH A1 20")
+        // The outline is the code's corners in the cropped picture, not in the padded one.
+        #expect(found.points.allSatisfy { (0..<cropped.width).contains($0.x) && (0..<cropped.height).contains($0.y) })
+        #expect(found.points.contains { $0.x <= 1 && $0.y <= 1 })
+        #expect(!BarcodeReader.RetryPass.padded.applies(to: GreyImage(width: 401, height: 400, filledWith: 255)))
+    }
+
+    @Test func theContrastPassSkipsPicturesThatAlreadySpanBlackToWhite() {
+        #expect(!BarcodeReader.RetryPass.contrastStretched.applies(to: rendered("590123412345")))
+        var washed = rendered("590123412345")
+        washed.pixels = washed.pixels.map { 100 + $0 / 4 }
+        #expect(BarcodeReader.RetryPass.contrastStretched.applies(to: washed))
+    }
+
     @Test func passesHaveCommandLineNames() {
         for pass in BarcodeReader.RetryPass.allCases { #expect(BarcodeReader.RetryPass(name: pass.name) == pass) }
         #expect(BarcodeReader.RetryPass(name: "upscaled") == nil)
