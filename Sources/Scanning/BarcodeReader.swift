@@ -58,8 +58,7 @@ public final class BarcodeReader {
         // matter in it keeps enough pixels per bar (measured: see README, "Try-harder passes").
         let reduced = image.width * image.height > Self.fullSizeRetryLimit
         let base = reduced ? image.halved() : image
-        for pass in options.retryPasses where pass.applies(to: base) && !(reduced && [.halved, .padded].contains(pass))
-        {
+        for pass in options.retryPasses where pass.applies(to: base, reduced: reduced) {
             guard let limited = scanner(limitedTo: pass.onlySymbologies) else { continue }
             let looked = pass.transform(base)
             let again = finished(scan(looked, with: limited))

@@ -39,11 +39,10 @@ extension BarcodeReader {
             }
         }
 
-        /// The passes `--try-harder` makes, in order: each of these earned its place on the corpus.
-        /// ``sharpened`` and ``blurred`` read a few more images there but cost far more time than
-        /// they gain (README, "Try-harder passes"); ask for them with ``ReaderOptions/retryPasses``.
+        /// The passes `--try-harder` makes, in order: each of these earned its place on the corpus
+        /// (README, "Try-harder passes").
         public static let standard: [RetryPass] = [
-            .thickened, .contrastStretched, .inverted, .halved, .doubledQROnly, .padded,
+            .thickened, .contrastStretched, .inverted, .halved, .doubledQROnly, .padded, .sharpened, .blurred,
         ]
 
         /// The name on the command line (`--retry-passes`).
@@ -68,17 +67,19 @@ extension BarcodeReader {
 
         /// Whether this pass is worth its time on `image`: doubling is for small pictures only,
         /// where a QR code's modules are a pixel or two (and doubling costs little).
-        /// Thickening is for pictures under 8 pixels one way only; padding, like doubling, for small
-        /// ones (a cropped code), where it costs little.
-        func applies(to image: GreyImage) -> Bool {
+        /// Whether this pass is worth its time on `image` (`reduced` when it is a big picture already
+        /// halved): thickening is for pictures under 8 pixels one way; halving, doubling, padding and
+        /// filtering for small pictures only, where every read they gain on the corpus was.
+        func applies(to image: GreyImage, reduced: Bool = false) -> Bool {
             switch self {
-            case .doubledQROnly: image.width * image.height <= Self.doublingLimit
-            case .thickened: min(image.width, image.height) < Self.thinLimit
-            case .padded: image.width * image.height <= Self.doublingLimit
             case .contrastStretched:
                 // A picture that already spans nearly black to white would come back almost unchanged.
                 Self.spansLessThanFullRange(image)
-            default: true
+            case .inverted: true
+            case .thickened: min(image.width, image.height) < Self.thinLimit
+            case .halved: !reduced
+            case .doubledQROnly, .padded, .sharpened, .blurred:
+                !reduced && image.width * image.height <= Self.smallPictureLimit
             }
         }
 
@@ -105,8 +106,10 @@ extension BarcodeReader {
         /// The margin the padded pass adds: a tenth of the picture's longer side, at least 8 pixels.
         static func margin(for image: GreyImage) -> Int { max(8, max(image.width, image.height) / 10) }
 
-        /// The largest picture (in pixels) the doubling pass is tried on: 400 × 400.
-        static let doublingLimit = 160_000
+        /// The largest picture (in pixels) the doubled, padded, sharpened and blurred passes are tried
+        /// on: 256 × 256. Every read they gain on the corpus is in a picture this small, and on bigger
+        /// ones they cost most of the try-harder time (README, "Try-harder passes").
+        static let smallPictureLimit = 65_536
 
         /// Only these codes are taken from this pass (nil: every wanted symbology).
         var onlySymbologies: Set<Symbology>? {

@@ -53,8 +53,8 @@ import Testing
     }
 
     /// An EAN-13 drawn with `moduleWidth`, with seeded noise of ± `amplitude` grey levels on every pixel.
-    func noisy(moduleWidth: Int, amplitude: Int) -> GreyImage {
-        var image = rendered("590123412345", moduleWidth: moduleWidth, height: 200)
+    func noisy(moduleWidth: Int, amplitude: Int, height: Int = 200) -> GreyImage {
+        var image = rendered("590123412345", moduleWidth: moduleWidth, height: height)
         var state: UInt32 = 12345
         for index in image.pixels.indices {
             state = state &* 1_103_515_245 &+ 12345
@@ -73,11 +73,15 @@ import Testing
         #expect((found.points.map(\.x).max() ?? 0) > image.width * 3 / 4)
     }
 
-    @Test func aNoisierCodeIsReadBlurred() {
-        let image = noisy(moduleWidth: 6, amplitude: 140)
+    @Test func aNoisierSmallCodeIsReadBlurredAndABigPictureIsNotFiltered() {
+        let image = noisy(moduleWidth: 3, amplitude: 140, height: 150)
+        #expect(image.width * image.height <= BarcodeReader.RetryPass.smallPictureLimit)
         #expect(fast.read(image).isEmpty)
         #expect(reader(.halved).read(image).isEmpty)
         #expect(reader(.blurred).read(image).map(\.text) == ["5901234123457"])
+        let big = noisy(moduleWidth: 6, amplitude: 140)
+        #expect(
+            !BarcodeReader.RetryPass.blurred.applies(to: big) && !BarcodeReader.RetryPass.sharpened.applies(to: big))
     }
 
     @Test func aSlightlyBlurredSmallCodeIsReadSharpened() {
