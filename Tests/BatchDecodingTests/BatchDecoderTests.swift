@@ -64,7 +64,9 @@ import Testing
     @Test func everySampleImageDecodesToItsManifestEntry() throws {
         let manifest = try Manifest(contentsOf: Repository.sampleManifest)
         var scorer = ExpectationScorer(manifest: manifest)
-        BatchDecoder().run(DecodeInput.collect([Repository.sampleImages])) { scorer.record($0) }
+        // Every image under SampleImages/ but try-harder/, which has its own manifest.
+        let inputs = DecodeInput.collect([Repository.sampleImages]).filter { !$0.path.contains("/try-harder/") }
+        BatchDecoder().run(inputs) { scorer.record($0) }
         let card = scorer.scorecard()
         #expect(card.mismatchLines == [])
         #expect(card.notDecoded == [])
