@@ -5,9 +5,10 @@ import Imaging
 /// ZBar 0.23 misses long Expanded symbols and stacked ones with many rows, and it mistranslates an
 /// FNC1 in alphanumeric data (it does not return to numeric mode, so `(10)A1(15)991231` comes out as
 /// letters). The reader finds the symbol's pairs (data character, finder, data character) on every
-/// scan line in both directions, counts how often each is seen, and accepts a sequence only when its
-/// finders follow one of the standard's sequences, every pair was seen on at least two lines, the
-/// mod-211 check character agrees, and the bits decode (`DataBarExpandedText`).
+/// scan line in both directions, chains the pairs that touch, counts how often each chain is seen,
+/// and accepts a symbol only when its chains spell one of the standard's finder sequences, each was
+/// seen on at least two lines, the mod-211 check character agrees, and the bits decode
+/// (`DataBarExpandedText`). A stacked symbol's rows are chains of their own, in either direction.
 enum DataBarExpandedReader {
     /// The symbol in `image`, or nil.
     static func read(_ image: GreyImage) -> Barcode? {
@@ -33,7 +34,7 @@ enum DataBarExpandedReader {
             for chain in chains {
                 let left = chain.mirroredRead ? total - chain.end : chain.start
                 let right = chain.mirroredRead ? total - chain.start : chain.end
-                seen[chain.pairs, default: Sighting()].record(y: y, from: left, to: right)
+                seen[chain.pairs, default: Sighting()].record(y: y, from: left, to: right - 1)
             }
         }
         guard let sequence = validSequence(in: seen) else { return nil }
