@@ -33,6 +33,13 @@ import Testing
         }
     }
 
+    @Test(arguments: ["long", "long-stacked"])
+    func anUpsideDownSymbolIsReadToo(name: String) throws {
+        let upright = try image(name)
+        let turned = GreyImage(width: upright.width, height: upright.height, pixels: upright.pixels.reversed())
+        #expect(shown(DataBarExpandedReader.read(turned).map { [$0] } ?? []) == [Self.long])
+    }
+
     @Test func anFNC1AfterLettersReturnsToDigitsEvenOnTheFastPath() throws {
         // ZBar reads this symbol but stays in letters after the FNC1 ("10ABC-12/x|1235V").
         #expect(shown(fast.read(try image("letters-then-date"))) == ["10ABC-12/x|15991231"])

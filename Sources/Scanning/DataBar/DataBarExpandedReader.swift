@@ -105,18 +105,26 @@ enum DataBarExpandedReader {
     /// The finders that may end a symbol with a pair of one character.
     private static let halfPairFinders: Set<Int> = [-1, 2, -4, 3, -6, 6, 5]
 
-    /// The chains that spell the first finder sequence satisfying the check character, trying at each
-    /// place the two most often seen chains that fit there.
+    /// The chains that spell the first finder sequence satisfying the check character: each chain
+    /// that starts the symbol (finder A, whose check character tells the sequence), followed at each
+    /// place by one of the two most often seen chains that fit there.
     private static func validSequence(in seen: [[Pair]: Sighting]) -> [(pairs: [Pair], sighting: Sighting)]? {
         let chains = seen.filter { $0.value.count >= 2 }.map { (pairs: $0.key, sighting: $0.value) }
             .sorted { ($0.sighting.count, $0.sighting.minY) > ($1.sighting.count, $1.sighting.minY) }
-        for first in chains where first.pairs[0].finder == 1 && first.pairs[0].right != nil {
+        for first in chains where first.pairs[0].finder == 1 {
             let index = (first.pairs[0].left.value / 211 + 5) / 2 - 2
-            guard sequences.indices.contains(index) else { continue }
-            var stack: [(pairs: [Pair], sighting: Sighting)] = []
-            if complete(&stack, sequences[index][...], from: chains) { return stack }
+            guard sequences.indices.contains(index), fits(first.pairs, sequences[index][...]) else { continue }
+            var stack = [first]
+            if complete(&stack, sequences[index].dropFirst(first.pairs.count), from: chains) { return stack }
         }
         return nil
+    }
+
+    /// Whether `pairs` can stand at the start of `finders`: the same finders, and a pair without its
+    /// second character only at the very end of the symbol.
+    private static func fits(_ pairs: [Pair], _ finders: ArraySlice<Int>) -> Bool {
+        pairs.count <= finders.count && zip(pairs, finders).allSatisfy { $0.finder == $1 }
+            && (pairs.last!.right != nil || pairs.count == finders.count)
     }
 
     private static func complete(
@@ -124,13 +132,7 @@ enum DataBarExpandedReader {
         from chains: [(pairs: [Pair], sighting: Sighting)]
     ) -> Bool {
         guard !finders.isEmpty else { return checksumHolds(stack.flatMap(\.pairs)) }
-        let opening = stack.isEmpty
-        let fitting = chains.lazy.filter { chain in
-            chain.pairs.count <= finders.count && zip(chain.pairs, finders).allSatisfy { $0.finder == $1 }
-                && (chain.pairs.last!.right != nil || chain.pairs.count == finders.count)
-                && (opening || chain.pairs[0].finder != 1)
-        }
-        for chain in fitting.prefix(2) {
+        for chain in chains.lazy.filter({ fits($0.pairs, finders) }).prefix(2) {
             stack.append(chain)
             if complete(&stack, finders.dropFirst(chain.pairs.count), from: chains) { return true }
             stack.removeLast()
