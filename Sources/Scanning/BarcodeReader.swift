@@ -63,20 +63,21 @@ public final class BarcodeReader {
             let looked = pass.transform(base)
             let again = finished(scan(looked, with: limited))
             if !again.isEmpty {
-                return again.map { code in
-                    code.mappingPoints { point in
-                        let (x, y) = pass.pointInBase(point, base: base, looked: looked)
-                        return Barcode.Point(
-                            x: min(
-                                image.width - 1, max(0, Int((x * Double(image.width) / Double(base.width)).rounded()))),
-                            y: min(
-                                image.height - 1,
-                                max(0, Int((y * Double(image.height) / Double(base.height)).rounded()))))
-                    }
-                }
+                return again.map { $0.mappingPoints { point in pointInImage(point, by: pass, looked, base, image) } }
             }
         }
         return []
+    }
+
+    /// Where `point`, found in `looked` (`pass` applied to `base`, which is `image` or its half),
+    /// lies in `image`, kept inside it.
+    private func pointInImage(
+        _ point: Barcode.Point, by pass: RetryPass, _ looked: GreyImage, _ base: GreyImage, _ image: GreyImage
+    ) -> Barcode.Point {
+        let (x, y) = pass.pointInBase(point, base: base, looked: looked)
+        let scaledX = Int((x * Double(image.width) / Double(base.width)).rounded())
+        let scaledY = Int((y * Double(image.height) / Double(base.height)).rounded())
+        return Barcode.Point(x: min(image.width - 1, max(0, scaledX)), y: min(image.height - 1, max(0, scaledY)))
     }
 
     /// `codes` with ZBar's DataBar Expanded text replaced by our decoder's reading of the same image,

@@ -65,8 +65,6 @@ extension BarcodeReader {
             self = pass
         }
 
-        /// Whether this pass is worth its time on `image`: doubling is for small pictures only,
-        /// where a QR code's modules are a pixel or two (and doubling costs little).
         /// Whether this pass is worth its time on `image` (`reduced` when it is a big picture already
         /// halved): thickening is for pictures under 8 pixels one way; halving, doubling, padding and
         /// filtering for small pictures only, where every read they gain on the corpus was.
