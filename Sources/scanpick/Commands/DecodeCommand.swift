@@ -39,7 +39,7 @@ enum DecodeCommand: Command {
             .flag(
                 "try-harder",
                 help:
-                    "Look again at images where the first look found nothing: our own DataBar Expanded decoder, then ZBar on the picture thickened (if under 8 px), contrast-stretched, inverted, halved, then (small images, QR only) doubled; pictures over 0.2 MP at half size."
+                    "Look again at images where the first look found nothing: our own DataBar Expanded decoder, then ZBar on the picture thickened (if under 8 px), contrast-stretched, inverted, halved, and (up to 256x256) doubled (QR only), padded, sharpened, blurred; pictures over 0.2 MP are halved first."
             ),
             .value(
                 "retry-passes", valueName: "LIST",
