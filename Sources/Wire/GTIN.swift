@@ -15,11 +15,32 @@ public enum GTIN {
         }
     }
 
-    /// Whether two readings name the same item: equal GTIN-13 forms, or equal text otherwise.
+    /// Whether two readings name the same item: equal ``item(_:)`` forms, or equal text otherwise.
     public static func sameItem(_ first: String, _ second: String) -> Bool {
         if first == second { return true }
-        guard let a = normalised(first), let b = normalised(second) else { return false }
+        guard let a = item(first), let b = item(second) else { return false }
         return a == b
+    }
+
+    /// The GTIN a reading names, in one form per item: an EAN-13, UPC-A or UPC-E as its 13 digits
+    /// (``normalised(_:)``); a GTIN-14, or a GS1 element string that starts with AI 01 as DataBar
+    /// codes read (`0100012345678905`, or with a weight after it), as the GTIN-13 when its indicator
+    /// digit is 0 and as itself otherwise (indicator 1–8 is a case of the item, not the item). Nil
+    /// when the reading is none of these or its check digit is wrong.
+    public static func item(_ code: String) -> String? {
+        if let gtin13 = normalised(code) { return gtin13 }
+        let gtin14: Substring
+        if code.utf8.count == 14 {
+            gtin14 = Substring(code)
+        } else if code.utf8.count >= 16, code.hasPrefix("01") {
+            gtin14 = code.dropFirst(2).prefix(14)
+        } else {
+            return nil
+        }
+        guard gtin14.utf8.allSatisfy({ (48...57).contains($0) }), hasValidCheckDigit(String(gtin14)) else {
+            return nil
+        }
+        return gtin14.first == "0" ? String(gtin14.dropFirst()) : String(gtin14)
     }
 
     /// Expands an 8-digit UPC-E (number system, six digits, check digit) to its 12-digit UPC-A.

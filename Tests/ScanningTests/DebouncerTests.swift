@@ -67,6 +67,10 @@ import Wire
         #expect(ScanValidator.check("036000291452", against: task, batchId: "b1") == .accepted(task))
         #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1") == .accepted(task))
         #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1").message == "✓ A1: SKU-A1 2/3")
+        // A DataBar Expanded on a weighed pack: AI 01 with the item's GTIN, then its weight.
+        #expect(ScanValidator.check("01000360002914523103001750", against: task, batchId: "b1") == .accepted(task))
+        // A case of the item (indicator digit 1) is not the item.
+        #expect(!ScanValidator.check("0110036000291459", against: task, batchId: "b1").isAccepted)
     }
 
     @Test func rejectsWithAReasonAPickerCanAct() {
