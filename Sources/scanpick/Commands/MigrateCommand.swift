@@ -15,18 +15,12 @@ enum MigrateCommand: Command {
             safe: the migrations run under an advisory lock, in one transaction.
             """,
         options: [
-            .value(
-                "config", short: "c", valueName: "FILE", help: "Server configuration (default: config/server.json)."),
-            .value(
-                "database", valueName: "PATH|URL",
-                help: "SQLite file, or postgres://… URL or libpq connection string, overriding the file."),
+            ServerOptions.config,
+            ServerOptions.database,
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        var configuration = try ServerConfiguration.load(path: arguments.value("config") ?? "config/server.json")
-        if let database = arguments.value("database") {
-            configuration.database = ServerDatabase(commandLine: database)
-        }
+        let configuration = try ServerOptions.load(arguments)
         let applied = try ScanPickAPI.migrate(configuration.database)
         if applied.isEmpty {
             StandardStream.output.write("schema up to date (\(configuration.database))\n")

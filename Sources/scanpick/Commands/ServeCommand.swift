@@ -21,27 +21,21 @@ enum ServeCommand: Command {
             where it listens: {"event":"listening","address":"127.0.0.1:8080"}.
             """,
         options: [
-            .value(
-                "config", short: "c", valueName: "FILE", help: "Server configuration (default: config/server.json)."),
+            ServerOptions.config,
             .value(
                 "listen", valueName: "HOST:PORT",
                 help: "Address to listen on, overriding the file (port 0: any free port)."),
-            .value(
-                "database", valueName: "PATH|URL",
-                help: "SQLite file, or postgres://… URL or libpq connection string, overriding the file."),
+            ServerOptions.database,
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        var configuration = try ServerConfiguration.load(path: arguments.value("config") ?? "config/server.json")
+        var configuration = try ServerOptions.load(arguments)
         if let listen = arguments.value("listen") {
             do {
                 configuration.listen = try ListenAddress(parsing: listen)
             } catch {
                 throw UsageError("--listen: \(error)")
             }
-        }
-        if let database = arguments.value("database") {
-            configuration.database = ServerDatabase(commandLine: database)
         }
 
         let api = try ScanPickAPI(configuration: configuration, log: { StandardStream.error.write($0 + "\n") })
