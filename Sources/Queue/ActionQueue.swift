@@ -73,13 +73,21 @@ public final class ActionQueue: Sendable {
 
     /// Pick tasks with an action not yet confirmed sent (pending or inFlight), for the pick list.
     public func tasksWithUnsentActions(org: String) throws -> Set<String> {
-        try database.write { db in
-            Set(
-                try db.rows(
-                    "SELECT DISTINCT pick_task_id FROM actions WHERE org = ? AND state IN ('pending', 'inFlight')",
-                    [org]
-                ).map { try $0.string("pick_task_id") })
-        }
+        try database.write { db in try Self.tasksWithUnsentActions(org: org, in: db) }
+    }
+
+    /// Pick tasks with an action not yet confirmed sent, or sent at or after `sentSince` (when given),
+    /// read on `db` so a caller can decide inside its own transaction.
+    public static func tasksWithUnsentActions(org: String, sentSince: Date? = nil, in db: Database) throws
+        -> Set<String>
+    {
+        Set(
+            try db.rows(
+                """
+                SELECT DISTINCT pick_task_id FROM actions WHERE org = ?
+                  AND (state IN ('pending', 'inFlight') OR (state = 'sent' AND sent_at >= ?))
+                """, [org, sentSince?.timeIntervalSince1970]
+            ).map { try $0.string("pick_task_id") })
     }
 
     /// SQLite's `data_version`: it changes when another connection (another process) commits.

@@ -50,13 +50,7 @@ public final class PickListCache: Sendable {
     public func store(_ batch: Batch, org: String, fetchedAt: Date = .distantPast, now: Date = Date()) throws {
         try queue.database.write { db in
             try db.transaction {
-                let unsent = Set(
-                    try db.rows(
-                        """
-                        SELECT DISTINCT pick_task_id FROM actions WHERE org = ?
-                          AND (state IN ('pending', 'inFlight') OR (state = 'sent' AND sent_at >= ?))
-                        """, [org, fetchedAt.timeIntervalSince1970]
-                    ).map { try $0.string("pick_task_id") })
+                let unsent = try ActionQueue.tasksWithUnsentActions(org: org, sentSince: fetchedAt, in: db)
                 for (position, task) in batch.tasks.enumerated() {
                     try db.run(
                         """
