@@ -44,7 +44,7 @@ enum DecodeCommand: Command {
             .value(
                 "retry-passes", valueName: "LIST",
                 help:
-                    "The try-harder looks by ZBar, in order (implies --try-harder): thickened, contrast-stretched, inverted, halved, doubled-qr, sharpened, blurred. Default: all but the last two."
+                    "The try-harder looks by ZBar, in order (implies --try-harder). Default, in this order: \(BarcodeReader.RetryPass.standard.map(\.name).joined(separator: ", "))."
             ),
             .flag(
                 "join-add-ons",

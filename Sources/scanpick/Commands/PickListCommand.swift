@@ -18,13 +18,13 @@ enum PickListCommand: Command {
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let station = try StationOptions.load(arguments)
         guard let open = try station.cache.openBatch() else { throw CacheError.noOpenBatch }
-        let tasks = try station.cache.tasks()
-        let pending = try station.queue.tasksWithUnsentActions(org: open.org)
-        let active = try station.cache.activeTask()?.id
         if arguments.has("json") {
             StandardStream.output.write(try StationJSON.pickList(station) + "\n")
             return 0
         }
+        let tasks = try station.cache.tasks()
+        let pending = try station.queue.tasksWithUnsentActions(org: open.org)
+        let active = try station.cache.activeTask()?.id
         let header = ["", "location", "sku", "barcode", "required", "picked", "locked", "task"]
         let rows = tasks.map { task in
             [
