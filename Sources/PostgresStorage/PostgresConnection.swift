@@ -3,14 +3,25 @@ import Foundation
 import Storage
 
 /// One libpq connection. Each distinct statement is prepared once per connection and then executed
-/// by name, so a hot request pays for parsing and planning only the first time. Arguments go as text
-/// (blobs as binary); results come back typed by their column's type: integers, reals, `bytea` as
+/// by name, so a hot request pays for parsing and planning only the first time; at most
+/// ``preparedStatementLimit`` stay prepared (the least recently used is deallocated). Arguments go
+/// as text (blobs as binary); a text holding NUL, which PostgreSQL cannot store and libpq would cut
+/// short, is refused. Results come back typed by their column's type: integers, reals, `bytea` as
 /// bytes, everything else as text.
 ///
 /// Not for two threads at once: ``PostgresPool`` hands each connection to one caller at a time.
 public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
-    private var prepared: [String: String] = [:]
+    private var prepared: [String: PreparedStatement] = [:]
+    private var statementsMade = 0
+    private var statementUses = 0
+    /// Prepared statements kept at most per connection.
+    public static let preparedStatementLimit = 64
+
+    private struct PreparedStatement {
+        var name: String
+        var lastUse: Int
+    }
     /// Statements queued by ``runLater(_:_:)``, sent with the next one that needs an answer.
     private var deferred: [Statement] = []
     /// Set when libpq reported a failure of its own: the connection is not to be reused.
@@ -95,7 +106,7 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// one round trip with the next statement that needs an answer, or with `COMMIT`, and its error,
     /// if any, is thrown there. Order is kept.
     public func runLater(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(PostgresError) {
-        deferred.append(Statement(name: try preparedName(sql), values: arguments.map(\.databaseValue)))
+        deferred.append(Statement(name: try preparedName(sql), values: try Self.checked(arguments)))
         // A big ERP feed is sent in slices rather than held whole in memory.
         if deferred.count >= Self.longestPipeline { PQclear(try send(takeDeferred())) }
     }
@@ -134,7 +145,7 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private func query(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(PostgresError)
         -> OpaquePointer?
     {
-        let statement = Statement(name: try preparedName(sql), values: arguments.map(\.databaseValue))
+        let statement = Statement(name: try preparedName(sql), values: try Self.checked(arguments))
         guard deferred.isEmpty else { return try send(takeDeferred() + [statement]) }
         let result = Self.withParameters(statement.values) { count, values, lengths, formats in
             PQexecPrepared(handle, statement.name, count, values, lengths, formats, 0)
@@ -234,14 +245,33 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     private func preparedName(_ sql: String) throws(PostgresError) -> String {
-        if let name = prepared[sql] { return name }
-        let name = "s\(prepared.count + 1)"
+        statementUses += 1
+        if let known = prepared[sql] {
+            prepared[sql]?.lastUse = statementUses
+            return known.name
+        }
+        if prepared.count >= Self.preparedStatementLimit { try deallocateLeastRecentlyUsed() }
+        statementsMade += 1
+        let name = "s\(statementsMade)"
         let result = PQprepare(handle, name, Placeholders.postgres(sql), 0, nil)
         defer { PQclear(result) }
         try check(result, sql: sql)
-        prepared[sql] = name
+        prepared[sql] = PreparedStatement(name: name, lastUse: statementUses)
         return name
     }
+
+    /// Frees the statement used longest ago (after sending the deferred ones, which may name it).
+    private func deallocateLeastRecentlyUsed() throws(PostgresError) {
+        guard let oldest = prepared.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
+        if !deferred.isEmpty { PQclear(try send(takeDeferred())) }
+        let result = PQexec(handle, "DEALLOCATE \(oldest.value.name)")
+        defer { PQclear(result) }
+        try check(result)
+        prepared[oldest.key] = nil
+    }
+
+    /// How many statements are prepared on this connection now.
+    public var preparedStatementCount: Int { prepared.count }
 
     private func check(_ result: OpaquePointer?, sql: String? = nil) throws(PostgresError) {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
@@ -258,12 +288,26 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     // MARK: Values
 
+    /// The arguments as values, refusing text that holds NUL: PostgreSQL text cannot store it, and
+    /// libpq sends text parameters as C strings, which would end the value there.
+    private static func checked(_ arguments: [any DatabaseValueConvertible]) throws(PostgresError) -> [DatabaseValue] {
+        let values = arguments.map(\.databaseValue)
+        for value in values {
+            if case .text(let text) = value, text.utf8.contains(0) {
+                throw PostgresError(
+                    sqlState: "22021", message: "a text value holds a NUL character, which PostgreSQL cannot store",
+                    isConnectionFailure: false)
+            }
+        }
+        return values
+    }
+
     private static func appendText(
         _ text: String, _ buffers: inout [UnsafeMutablePointer<CChar>?], _ lengths: inout [Int32],
         _ formats: inout [Int32]
     ) {
         buffers.append(strdup(text))
-        lengths.append(0)
+        lengths.append(Int32(clamping: text.utf8.count))  // libpq reads text parameters up to their NUL
         formats.append(0)
     }
 

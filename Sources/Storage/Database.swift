@@ -1,7 +1,9 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection with prepared-statement caching. Not thread-safe: share it through a
+/// One SQLite connection with a bounded cache of prepared statements (the least recently used is
+/// finalised when it is full). Text and blobs are bound with their byte length, so a NUL inside a
+/// value is kept, never a place where the value silently ends. Not thread-safe: share it through a
 /// ``DatabaseQueue``, which serialises access.
 ///
 ///     let db = try Database(path: "var/station.sqlite")
@@ -10,7 +12,15 @@ import Foundation
 public final class Database {
     public let path: String
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [String: CachedStatement] = [:]
+    private var statementUses = 0
+    /// Prepared statements kept at most.
+    public static let statementCacheSize = 64
+
+    private struct CachedStatement {
+        var statement: OpaquePointer
+        var lastUse: Int
+    }
 
     /// Opens (creating if needed) the database at `path` in WAL mode with `synchronous=FULL`: when a
     /// transaction's commit returns, the change survives a crash or power cut.
@@ -31,7 +41,7 @@ public final class Database {
     }
 
     deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for cached in statements.values { sqlite3_finalize(cached.statement) }
         sqlite3_close_v2(handle)
     }
 
@@ -97,6 +107,9 @@ public final class Database {
         }
     }
 
+    /// How many prepared statements are cached now (at most ``statementCacheSize``).
+    public var cachedStatementCount: Int { statements.count }
+
     private var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     private func failure(_ status: Int32, _ sql: String) -> DatabaseError {
@@ -106,14 +119,22 @@ public final class Database {
     private func prepared(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError)
         -> OpaquePointer
     {
+        statementUses += 1
         let statement: OpaquePointer
         if let cached = statements[sql] {
-            statement = cached
+            statement = cached.statement
+            statements[sql]?.lastUse = statementUses
         } else {
             var made: OpaquePointer?
             let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)
             guard status == SQLITE_OK, let made else { throw failure(status, sql) }
-            statements[sql] = made
+            if statements.count >= Self.statementCacheSize,
+                let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse })
+            {
+                sqlite3_finalize(oldest.value.statement)
+                statements[oldest.key] = nil
+            }
+            statements[sql] = CachedStatement(statement: made, lastUse: statementUses)
             statement = made
         }
         sqlite3_clear_bindings(statement)
@@ -124,10 +145,21 @@ public final class Database {
             case .null: status = sqlite3_bind_null(statement, index)
             case .integer(let value): status = sqlite3_bind_int64(statement, index, value)
             case .real(let value): status = sqlite3_bind_double(statement, index, value)
-            case .text(let value): status = scanpick_sqlite3_bind_text(statement, index, value, -1)
+            // Lengths past Int32 clamp to 2^31-1, over SQLite's own limit: SQLITE_TOOBIG, never a cut value.
+            case .text(let value) where value.isEmpty:
+                status = scanpick_sqlite3_bind_text(statement, index, "", 0)
+            case .text(let value):
+                var text = value
+                status = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        scanpick_sqlite3_bind_text(statement, index, $0.baseAddress, Int32(clamping: $0.count))
+                    }
+                }
+            case .blob(let value) where value.isEmpty:
+                status = sqlite3_bind_zeroblob(statement, index, 0)  // a NULL pointer would bind NULL
             case .blob(let value):
                 status = value.withUnsafeBytes {
-                    scanpick_sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count))
+                    scanpick_sqlite3_bind_blob(statement, index, $0.baseAddress, Int32(clamping: $0.count))
                 }
             }
             guard status == SQLITE_OK else { throw failure(status, sql) }
@@ -140,7 +172,9 @@ public final class Database {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
         case SQLITE_TEXT:
-            return .text(sqlite3_column_text(statement, index).map { String(cString: $0) } ?? "")
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, index))
             guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob([]) }

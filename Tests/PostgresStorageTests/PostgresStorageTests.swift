@@ -26,6 +26,37 @@ import Testing
         #expect(throws: PostgresError.self) { try PostgresConnection("host=/nonexistent-dir dbname=x") }
     }
 
+    @Test func textWithNULIsRefusedNotCutShort() throws {
+        let db = try PostgresConnection(try PostgresCluster.shared().createDatabase())
+        try db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+        try db.run("INSERT INTO t VALUES (?)", ["o9"])
+        // Sent as a C string, "o9\0-other" would arrive as "o9" and collide with it.
+        let error = #expect(throws: PostgresError.self) { try db.run("INSERT INTO t VALUES (?)", ["o9\u{0}-other"]) }
+        #expect(error?.sqlState == "22021")
+        #expect(error?.isConnectionFailure == false)
+        #expect(throws: PostgresError.self) { try db.runLater("INSERT INTO t VALUES (?)", ["x\u{0}"]) }
+        #expect(try db.row("SELECT COUNT(*) AS n FROM t", [])?.int("n") == 1)
+    }
+
+    @Test func preparedStatementsStayBoundedAndCorrect() throws {
+        let db = try PostgresConnection(try PostgresCluster.shared().createDatabase())
+        try db.execute("CREATE TABLE t (n BIGINT)")
+        try db.execute("BEGIN")
+        for number in 0..<(PostgresConnection.preparedStatementLimit * 3) {
+            // Deferred writes that name statements about to be evicted are sent before the eviction.
+            try db.runLater("INSERT INTO t VALUES (\(number) + ?)", [1])
+            #expect(db.preparedStatementCount <= PostgresConnection.preparedStatementLimit)
+        }
+        try db.execute("COMMIT")
+        #expect(
+            try db.row("SELECT COUNT(*) AS n, SUM(n) AS total FROM t", [])?.int("n") == PostgresConnection
+                .preparedStatementLimit * 3)
+        let expected = (0..<(PostgresConnection.preparedStatementLimit * 3)).reduce(0) { $0 + $1 + 1 }
+        #expect(try db.row("SELECT SUM(n) AS total FROM t", [])?.int("total") == expected)
+        let count = try db.row("SELECT COUNT(*) AS n FROM pg_prepared_statements", [])?.int("n") ?? 0
+        #expect(count <= PostgresConnection.preparedStatementLimit + 1)
+    }
+
     @Test func valuesRoundTripWithTheirTypes() throws {
         let db = try PostgresConnection(try PostgresCluster.shared().createDatabase())
         try db.execute("CREATE TABLE t (i BIGINT, r DOUBLE PRECISION, s TEXT, b BYTEA, n TEXT, ok BOOLEAN)")

@@ -30,6 +30,36 @@ import Testing
         #expect(throws: DatabaseError.noSuchColumn("zz")) { try row.int("zz") }
     }
 
+    @Test func textAndBlobsKeepEveryByteIncludingNUL() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("a.sqlite"))
+        try db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, b BLOB)")
+        try db.run("INSERT INTO t VALUES (?, ?)", ["o9", [UInt8]()])
+        // Bound as a C string, "o9\0-other" would have been "o9", a duplicate key.
+        try db.run("INSERT INTO t VALUES (?, ?)", ["o9\u{0}-other", [UInt8]([0, 0])])
+        #expect(try db.row("SELECT COUNT(*) AS n FROM t")?.int("n") == 2)
+        #expect(try db.row("SELECT length(CAST(k AS BLOB)) AS n FROM t WHERE k = ?", ["o9\u{0}-other"])?.int("n") == 9)
+        #expect(try db.rows("SELECT k FROM t ORDER BY k").map { try $0.string("k") } == ["o9", "o9\u{0}-other"])
+        // An empty blob is an empty blob, not NULL.
+        #expect(try db.row("SELECT typeof(b) AS type FROM t WHERE k = 'o9'")?.string("type") == "blob")
+        #expect(try db.row("SELECT b FROM t WHERE k = ?", ["o9\u{0}-other"])?.bytes("b") == [0, 0])
+        #expect(try db.row("SELECT ? AS empty", [""])?.string("empty") == "")
+    }
+
+    @Test func theStatementCacheStaysBoundedAndCorrect() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("a.sqlite"))
+        for round in 0..<2 {
+            for number in 0..<(Database.statementCacheSize * 3) {
+                // A different SQL text each time, as a list spliced into a statement used to make.
+                let value = try db.row("SELECT \(number) + ? AS n", [round])?.int("n")
+                #expect(value == number + round)
+                #expect(db.cachedStatementCount <= Database.statementCacheSize)
+            }
+        }
+        #expect(db.cachedStatementCount == Database.statementCacheSize)
+    }
+
     @Test func rollsBackWhenTheBodyThrows() throws {
         let folder = try TemporaryDirectory()
         let db = try Database(path: folder.file("a.sqlite"))
