@@ -5,18 +5,24 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Query parameters (the last value wins for a repeated name).
     public var query: [String: String]
-    /// Header values by lower-cased name.
+    /// Header values by lower-cased name (the last value wins for a repeated name; see
+    /// ``repeatedHeaders``).
     public var headers: [String: String]
     public var body: [UInt8]
+    /// The lower-cased names of headers the request sent more than once, so that a handler can
+    /// refuse an ambiguous `Authorization` or `Idempotency-Key`.
+    public var repeatedHeaders: Set<String>
 
     public init(
-        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], repeatedHeaders: Set<String> = []
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.repeatedHeaders = repeatedHeaders
     }
 
     /// The value of header `name` (case-insensitive).

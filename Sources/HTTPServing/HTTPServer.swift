@@ -1,8 +1,11 @@
 internal import CMicroHTTPD
 import Foundation
+import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd: one thread per connection (handlers may block on a
-/// database), keep-alive, bodies gathered whole and refused with 413 past `maxBodyBytes`.
+/// An HTTP/1.1 server on libmicrohttpd in epoll mode: a few polling threads serve every connection,
+/// so an idle or slow client costs memory, not a thread. Requests whose answer may block (on a
+/// database) run on a pool of worker threads while their connection is suspended; the rest are
+/// answered on the polling thread. ``HTTPServerLimits`` bounds what any client can hold.
 ///
 ///     let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
 ///         HTTPResponse(status: 200, body: Array("ok".utf8))
@@ -10,40 +13,62 @@ import Foundation
 ///     print(server.address)  // the bound port, when 0 was asked for
 ///     server.stop()
 public final class HTTPServer: Sendable {
-    /// Turns a request into a response; called on the connection's thread, possibly concurrently.
+    /// Turns a request into a response; called on a worker thread, possibly concurrently.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// Answers a request at once, on the polling thread, when that needs no blocking work (a health
+    /// check, a refusal); nil sends the request on to the ``Handler``.
+    public typealias ImmediateHandler = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// Receives one sentence of libmicrohttpd's own (a refused connection, a malformed request).
+    public typealias MessageLog = @Sendable (String) -> Void
 
     /// The address actually bound (port 0 resolved).
     public let address: ListenAddress
+    /// The limits in force.
+    public let limits: HTTPServerLimits
+    private let core: ServerCore
     private let daemon: Daemon
 
     public init(
-        listen: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: UInt32 = 512, handler: @escaping Handler
-    )
-        throws(HTTPServerError)
-    {
+        listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), log: MessageLog? = nil,
+        immediate: ImmediateHandler? = nil, handler: @escaping Handler
+    ) throws(HTTPServerError) {
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
         }
-        let box = HandlerBox(handler: handler, maxBodyBytes: maxBodyBytes)
-        let context = Unmanaged.passRetained(box).toOpaque()
+        try FileDescriptorLimit.raise(toAtLeast: limits.connectionLimit + 256)
+        let core = ServerCore(limits: limits, immediate: immediate, handler: handler, log: log ?? { _ in })
+        let context = Unmanaged.passRetained(core).toOpaque()
+        let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
+        logger.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))
         let started = socketAddress.withUnsafeBytes { raw in
-            scanpick_mhd_start(
-                raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), accessHandler, context, requestCompleted,
-                context, connectionLimit, 60)
+            var settings = scanpick_mhd_settings(
+                address: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
+                polling_threads: UInt32(limits.pollingThreads), connection_limit: UInt32(limits.connectionLimit),
+                per_address_connection_limit: UInt32(limits.perAddressConnectionLimit),
+                idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
+                connection_memory_limit: limits.maxHeadBytes)
+            return scanpick_mhd_start(
+                &settings, accessHandler, context, requestCompleted, connectionNotified, context, logger)
         }
         guard let started else {
             let reason = errno == EADDRINUSE ? "the address is already in use" : String(cString: strerror(errno))
-            Unmanaged<HandlerBox>.fromOpaque(context).release()
+            core.stop()
+            Unmanaged<ServerCore>.fromOpaque(context).release()
+            logger.deallocate()
             throw .cannotListen(listen, reason: reason)
         }
-        self.daemon = Daemon(pointer: started, context: context)
+        self.core = core
+        self.limits = limits
+        self.daemon = Daemon(pointer: started, context: context, logger: logger)
         self.address = ListenAddress(host: listen.host, port: scanpick_mhd_bound_port(started))
     }
 
-    /// Stops accepting, waits for running handlers, and frees the server. Safe to call twice.
+    /// How many connections were closed because they sent a request too slowly.
+    public var slowConnectionsClosed: Int { core.deadlines.closedCount }
+
+    /// Stops accepting, lets the requests being answered finish, and frees the server. Safe to call twice.
     public func stop() {
-        daemon.stop()
+        daemon.stop(core)
     }
 
     deinit { stop() }
@@ -52,134 +77,64 @@ public final class HTTPServer: Sendable {
 /// Why the server could not start.
 public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotListen(ListenAddress, reason: String)
+    case tooFewFileDescriptors(needed: Int, allowed: Int)
 
     public var description: String {
         switch self {
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+        case .tooFewFileDescriptors(let needed, let allowed):
+            "the connection limit needs \(needed) open files but this process may open only \(allowed): lower the connection limit or raise the hard limit (ulimit -Hn, LimitNOFILE= in a systemd unit)"
         }
     }
 }
 
-/// The libmicrohttpd daemon and the retained handler context its callbacks use. Its state is
-/// guarded by `lock`, and `MHD_stop_daemon` is safe from any thread, hence `@unchecked Sendable`.
+/// The libmicrohttpd daemon and the retained context its callbacks use. Its state is guarded by
+/// `lock`, and `MHD_stop_daemon` is safe from any thread, hence `@unchecked Sendable`.
 private final class Daemon: @unchecked Sendable {
     private let lock = NSLock()
     private var pointer: OpaquePointer?
     private let context: UnsafeMutableRawPointer
+    private let logger: UnsafeMutablePointer<scanpick_mhd_logger>
 
-    init(pointer: OpaquePointer, context: UnsafeMutableRawPointer) {
+    init(pointer: OpaquePointer, context: UnsafeMutableRawPointer, logger: UnsafeMutablePointer<scanpick_mhd_logger>) {
         self.pointer = pointer
         self.context = context
+        self.logger = logger
     }
 
-    /// Stops the daemon (waiting for running handlers) and frees the context, once.
-    func stop() {
+    /// Stops listening, waits for the suspended requests to be answered (libmicrohttpd must not stop
+    /// with a connection suspended), stops the daemon and frees the context, once.
+    func stop(_ core: ServerCore) {
         lock.lock()
         defer { lock.unlock() }
         guard let running = pointer else { return }
+        let listening = MHD_quiesce_daemon(running)
+        core.stop()
         MHD_stop_daemon(running)
+        if listening >= 0 { close(listening) }
         pointer = nil
-        Unmanaged<HandlerBox>.fromOpaque(context).release()
+        Unmanaged<ServerCore>.fromOpaque(context).release()
+        logger.deallocate()
     }
 }
 
-/// What the C callbacks need, reached through libmicrohttpd's context pointer.
-private final class HandlerBox: Sendable {
-    let handler: HTTPServer.Handler
-    let maxBodyBytes: Int
-    init(handler: @escaping HTTPServer.Handler, maxBodyBytes: Int) {
-        self.handler = handler
-        self.maxBodyBytes = maxBodyBytes
-    }
-}
-
-/// One request's body as it arrives. Touched only by its connection's thread.
-private final class UploadState {
-    var body: [UInt8] = []
-    var tooLarge = false
-}
-
-/// libmicrohttpd calls this first with no state (headers read), then once per body chunk, then once
-/// with no data: that last call answers.
-private let accessHandler: MHD_AccessHandlerCallback = {
-    context, connection, url, method, _, uploadData, uploadSize, connectionState in
-    guard let context, let connection, let uploadSize, let connectionState else { return .NO }
-    let box = Unmanaged<HandlerBox>.fromOpaque(context).takeUnretainedValue()
-
-    guard let existing = connectionState.pointee else {
-        let state = UploadState()
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-            let bytes = Int(String(cString: length)), bytes > box.maxBodyBytes
-        {
-            state.tooLarge = true
+/// The process's limit on open files, raised (within its hard limit) to what the server needs.
+enum FileDescriptorLimit {
+    static func raise(toAtLeast needed: Int) throws(HTTPServerError) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        guard limit.rlim_cur < rlim_t(needed) else { return }
+        guard limit.rlim_max >= rlim_t(needed) else {
+            throw .tooFewFileDescriptors(needed: needed, allowed: Int(limit.rlim_max))
         }
-        connectionState.pointee = Unmanaged.passRetained(state).toOpaque()
-        return .YES
+        limit.rlim_cur = rlim_t(needed)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
-    let state = Unmanaged<UploadState>.fromOpaque(existing).takeUnretainedValue()
-    if uploadSize.pointee > 0 {
-        if !state.tooLarge, let uploadData {
-            uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
-            }
-            if state.body.count > box.maxBodyBytes {
-                state.tooLarge = true
-                state.body = []
-            }
-        }
-        uploadSize.pointee = 0
-        return .YES
-    }
-
-    let response: HTTPResponse
-    if state.tooLarge {
-        let message = #"{"error":"payload_too_large","message":"the request body is over \#(box.maxBodyBytes) bytes"}"#
-        response = .json(413, Array(message.utf8))
-    } else {
-        let rawPath = url.map { String(cString: $0) } ?? "/"
-        let request = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "GET", path: rawPath,
-            query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
-            headers: values(connection, .HEADER_KIND, lowercased: true), body: state.body)
-        response = box.handler(request)
-    }
-    return send(response, on: connection)
 }
 
-/// Frees a request's upload state, however the request ended (answered or aborted).
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, connectionState, _ in
-    guard let connectionState, let state = connectionState.pointee else { return }
-    Unmanaged<UploadState>.fromOpaque(state).release()
-    connectionState.pointee = nil
-}
-
-private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let made = response.body.withUnsafeBytes { body in
-        scanpick_mhd_response_copying(body.count, body.baseAddress)
-    }
-    guard let made else { return .NO }
-    defer { MHD_destroy_response(made) }
-    for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
-    return MHD_queue_response(connection, UInt32(response.status), made)
-}
-
-/// Collects a connection's headers or query arguments into a dictionary.
-private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
-    final class Collected {
-        var values: [String: String] = [:]
-        let lowercased: Bool
-        init(lowercased: Bool) { self.lowercased = lowercased }
-    }
-    let collected = Collected(lowercased: lowercased)
-    let pointer = Unmanaged.passUnretained(collected).toOpaque()
-    MHD_get_connection_values(
-        connection, kind,
-        { context, _, key, value in
-            guard let context, let key else { return .YES }
-            let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
-            let name = String(cString: key)
-            collected.values[collected.lowercased ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
-            return .YES
-        }, pointer)
-    return withExtendedLifetime(collected) { collected.values }
+/// libmicrohttpd's messages, passed to the server's log.
+private let forwardMessage: scanpick_mhd_message_function = { context, message in
+    guard let context, let message else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    core.log(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
 }

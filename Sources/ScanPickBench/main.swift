@@ -84,7 +84,7 @@ let requests = Int(option("requests", "2000")) ?? 2000
 let connections = Int(option("connections", "8")) ?? 8
 
 /// Makes the order and batch the scans go to; returns the pick task's id.
-func seed(port: UInt16, token: String, quantity: Int = 100_000_000) throws -> String {
+func seed(port: UInt16, token: String, quantity: Int = 100_000) throws -> String {
     let client = try KeepAliveClient(host: "127.0.0.1", port: port)
     let auth = ["Authorization": "Bearer \(token)"]
     let order =
@@ -98,7 +98,13 @@ func seed(port: UInt16, token: String, quantity: Int = 100_000_000) throws -> St
     else { throw BenchError("could not open a batch: \(String(decoding: batch.body, as: UTF8.self))") }
     return id
 }
-let task = (try? seed(port: port, token: token)) ?? ""
+let task: String
+do {
+    task = try seed(port: port, token: token)
+} catch {
+    FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+    exit(1)
+}
 
 /// One request of a kind, built fresh each time (a scan needs a new key).
 typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])

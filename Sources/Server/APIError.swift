@@ -34,6 +34,19 @@ struct APIError: Error, Equatable {
     static let keyReused = APIError(
         status: 422, code: "idempotency_key_reused",
         message: "this idempotency key was already used for a different request")
+    /// A field that breaks the contract's ``FieldRules``: 400 `invalid_field` for text, 422
+    /// `invalid_quantity` for a quantity out of range, 422 `too_many_items` for a list too long.
+    static func invalid(_ error: FieldError) -> APIError {
+        switch error.kind {
+        case .text: APIError(status: 400, code: "invalid_field", message: error.description)
+        case .quantity: APIError(status: 422, code: "invalid_quantity", message: error.description)
+        case .listLength: APIError(status: 422, code: "too_many_items", message: error.description)
+        }
+    }
+    static func duplicateHeader(_ name: String) -> APIError {
+        APIError(
+            status: 400, code: "duplicate_header", message: "the \(name) header was sent more than once; send it once")
+    }
     static let internalError = APIError(
         status: 500, code: "internal_error", message: "the server could not complete the request; it is safe to retry")
 
@@ -61,6 +74,17 @@ enum JSONCoding {
         } catch {
             throw .badRequest("the request body is not valid JSON")
         }
+    }
+
+    /// Decodes a request body and checks its fields against ``FieldRules``.
+    static func decodeValid<T: Decodable & ValidatedRequest>(_ type: T.Type, from body: [UInt8]) throws(APIError) -> T {
+        let value = try decode(type, from: body)
+        do {
+            try value.validate()
+        } catch {
+            throw .invalid(error)
+        }
+        return value
     }
 
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {

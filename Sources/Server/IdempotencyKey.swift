@@ -1,4 +1,5 @@
 import Synchronization
+import Wire
 
 /// Rules for idempotency keys: 1–255 visible ASCII characters, from the body's `idempotencyKey` or
 /// the `Idempotency-Key` header (which must agree when both are sent).
@@ -11,7 +12,8 @@ enum IdempotencyKey {
             throw APIError.badRequest("idempotencyKey is required (in the body, or as the Idempotency-Key header)")
         }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw APIError.badRequest("idempotencyKey must be 1–255 visible ASCII characters")
+            throw APIError.invalid(
+                FieldError(field: "idempotencyKey", problem: "must be 1–255 visible ASCII characters"))
         }
         return key
     }

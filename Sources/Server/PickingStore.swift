@@ -14,67 +14,68 @@ struct PickingStore {
 
     // MARK: Orders and batches
 
-    /// Upserts orders and their lines by id (an ERP feed); returns how many orders were written.
+    /// Upserts orders and their lines by id (an ERP feed); returns how many orders were written. The
+    /// request's fields were checked against ``FieldRules``, which bound its size and make its ids
+    /// unique. Two statements whatever the size, the orders travelling as one JSON array: the
+    /// database's own C code does the per-line work while the writer is held.
     func upsert(_ orders: [Order]) throws -> Int {
-        for order in orders {
-            try Self.requireIdentifier(order.id, "orders[].id")
-            for line in order.lines {
-                try Self.requireIdentifier(line.id, "orders[].lines[].id")
-                guard line.qty >= 0 else {
-                    throw APIError.badRequest("line \(line.id) of order \(order.id): qty must be 0 or more")
-                }
-            }
-            try db.runLater(
-                """
-                INSERT INTO orders (org, id, carrier, zone, ship_by, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (org, id) DO UPDATE SET carrier = excluded.carrier, zone = excluded.zone,
-                    ship_by = excluded.ship_by, updated_at = excluded.updated_at
-                """, [org, order.id, order.carrier, order.zone, order.shipBy, now])
-            for line in order.lines {
-                try db.runLater(
-                    """
-                    INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (org, order_id, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
-                        barcode = excluded.barcode, qty = excluded.qty
-                    """, [org, order.id, line.id, line.sku, line.location, line.barcode, line.qty])
-            }
-        }
+        let json = String(decoding: JSONCoding.encode(orders), as: UTF8.self)
+        let order = { (field: String) in dialect.jsonText("o", field) }
+        try db.runLater(
+            """
+            INSERT INTO orders (org, id, carrier, zone, ship_by, updated_at)
+            SELECT ?1, \(order("id")), \(order("carrier")), \(order("zone")), \(order("shipBy")), ?3
+            FROM \(dialect.jsonArray("?2", as: "o")) WHERE true
+            ON CONFLICT (org, id) DO UPDATE SET carrier = excluded.carrier, zone = excluded.zone,
+                ship_by = excluded.ship_by, updated_at = excluded.updated_at
+            """, [org, json, now])
+        let line = { (field: String) in dialect.jsonText("l", field) }
+        try db.runLater(
+            """
+            INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty)
+            SELECT ?1, \(order("id")), \(line("id")), \(line("sku")), \(line("location")), \(line("barcode")),
+                   \(dialect.jsonInteger("l", "qty"))
+            FROM \(dialect.jsonArray("?2", as: "o")), \(dialect.jsonArray(field: "lines", of: "o", as: "l")) WHERE true
+            ON CONFLICT (org, order_id, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
+                barcode = excluded.barcode, qty = excluded.qty
+            """, [org, json])
         return orders.count
     }
 
-    /// Makes a batch of every matching order line not already in an open batch, in location order.
+    /// The most lines one batch takes (the first in location order); the rest wait for the next batch.
+    /// This bounds how long creating a batch holds the database's writer.
+    static let maxBatchTasks = 1000
+
+    /// Makes a batch of the matching order lines not already in an open batch, in location order, at
+    /// most ``maxBatchTasks`` of them, in one statement whatever the number of order ids (they
+    /// travel as one JSON array).
     func createBatch(_ filters: BatchFilters) throws -> Batch {
         if let lock = dialect.lockBatching { try db.runLater(lock, [org]) }
-        var orderFilter = ""
-        if let ids = filters.orderIds {
-            orderFilter =
-                ids.isEmpty
-                ? "AND 1 = 0" : "AND o.id IN (" + ids.indices.map { "?\($0 + 5)" }.joined(separator: ", ") + ")"
-        }
-        let lines = try db.rows(
-            """
-            SELECT l.order_id, l.id FROM order_lines l JOIN orders o ON o.org = l.org AND o.id = l.order_id
-            WHERE l.org = ?1 AND l.qty > 0
-              AND (CAST(?2 AS TEXT) IS NULL OR o.carrier = ?2) AND (CAST(?3 AS TEXT) IS NULL OR o.zone = ?3)
-              AND (CAST(?4 AS TEXT) IS NULL OR o.ship_by <= ?4) \(orderFilter)
-              AND NOT EXISTS (
-                SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
-                WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open')
-            ORDER BY l.location, l.order_id, l.id
-            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore] + (filters.orderIds ?? []))
-        guard !lines.isEmpty else {
-            throw APIError.unprocessable(
-                "nothing_to_batch", "no order line matches these filters outside an open batch")
-        }
         let batchId = "batch-" + Self.newIdentifier()
         try db.runLater("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
-        for (position, line) in lines.enumerated() {
-            try db.runLater(
-                "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    org, "task-" + Self.newIdentifier(), batchId, try line.string("order_id"), try line.string("id"),
-                    position,
-                ])
+        let orderIds = filters.orderIds.map { ids in String(decoding: JSONCoding.encode(ids), as: UTF8.self) }
+        let taken = try db.run(
+            """
+            INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position)
+            SELECT ?1, \(dialect.newIdentifier(prefix: "task-")), ?6, c.order_id, c.id,
+                   ROW_NUMBER() OVER (ORDER BY c.location, c.order_id, c.id) - 1
+            FROM (
+              SELECT l.order_id, l.id, l.location FROM order_lines l
+              JOIN orders o ON o.org = l.org AND o.id = l.order_id
+              WHERE l.org = ?1 AND l.qty > 0
+                AND (CAST(?2 AS TEXT) IS NULL OR o.carrier = ?2) AND (CAST(?3 AS TEXT) IS NULL OR o.zone = ?3)
+                AND (CAST(?4 AS TEXT) IS NULL OR o.ship_by <= ?4)
+                AND (CAST(?5 AS TEXT) IS NULL OR o.id IN (\(dialect.textsOfJSONArray("?5"))))
+                AND NOT EXISTS (
+                  SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
+                  WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open')
+              ORDER BY l.location, l.order_id, l.id
+              LIMIT \(Self.maxBatchTasks)
+            ) AS c
+            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds, batchId])
+        guard taken > 0 else {
+            throw APIError.unprocessable(
+                "nothing_to_batch", "no order line matches these filters outside an open batch")
         }
         return try batch(batchId)
     }
@@ -119,23 +120,21 @@ struct PickingStore {
             task, to: task.qtyPicked + 1, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
     }
 
-    /// A tap that picks `qty` more units.
+    /// A tap that picks `qty` more units (its range was checked against ``FieldRules``).
     func pick(_ request: PickRequest, key: String) throws -> PickTask {
-        guard request.qty >= 1 else { throw APIError.badRequest("qty must be 1 or more") }
         let task = try lockedPickTask(request.pickTaskId)
-        guard task.qtyPicked + request.qty <= task.qtyRequired else {
+        let (total, overflow) = task.qtyPicked.addingReportingOverflow(request.qty)
+        guard !overflow, total <= task.qtyRequired else {
             throw APIError.unprocessable(
                 "over_pick",
-                "picking \(request.qty) more of \(task.id) would make \(task.qtyPicked + request.qty), over the \(task.qtyRequired) required"
+                "picking \(request.qty) more of \(task.id) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
             )
         }
-        return try setPicked(
-            task, to: task.qtyPicked + request.qty, kind: "pick", worker: request.workerId, at: request.at, key: key)
+        return try setPicked(task, to: total, kind: "pick", worker: request.workerId, at: request.at, key: key)
     }
 
     /// A tap that sets the picked count; never below the units already in a box.
     func setQty(_ request: SetQtyRequest, key: String) throws -> PickTask {
-        guard request.to >= 0 else { throw APIError.badRequest("to must be 0 or more") }
         let task = try lockedPickTask(request.pickTaskId)
         guard request.to >= task.qtyLocked else {
             throw APIError.unprocessable(
@@ -170,7 +169,9 @@ struct PickingStore {
         guard try db.row("SELECT 1 AS found FROM orders WHERE org = ? AND id = ?", [org, request.orderId]) != nil else {
             throw APIError.notFound("order \(request.orderId)")
         }
-        guard !request.units.isEmpty else { throw APIError.badRequest("units must list at least one pick task") }
+        guard !request.units.isEmpty else {
+            throw APIError.invalid(FieldError(field: "units", problem: "must list at least one pick task"))
+        }
         guard Set(request.units.map(\.pickTaskId)).count == request.units.count else {
             throw APIError.badRequest("each pick task may appear once in units")
         }
@@ -182,7 +183,6 @@ struct PickingStore {
             "INSERT INTO shipments (org, id, order_id, status, created_at) VALUES (?, ?, ?, 'active', ?)",
             [org, id, request.orderId, now])
         for unit in request.units {
-            guard unit.qty >= 1 else { throw APIError.badRequest("units[].qty must be 1 or more") }
             let task = try pickTask(unit.pickTaskId)
             guard task.orderId == request.orderId else {
                 throw APIError.unprocessable(
@@ -238,7 +238,4 @@ struct PickingStore {
         String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16))
     }
 
-    static func requireIdentifier(_ value: String, _ field: String) throws {
-        guard !value.isEmpty, value.count <= 200 else { throw APIError.badRequest("\(field) must be 1–200 characters") }
-    }
 }

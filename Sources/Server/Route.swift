@@ -2,6 +2,7 @@
 /// a path that does not exist is a 404.
 enum Route: Equatable {
     case health
+    case ready
     case upsertOrders
     case createBatch
     case getBatch(id: String)
@@ -14,6 +15,7 @@ enum Route: Equatable {
     /// Method, path pattern (`{}` matches one segment) and how to build the route from the segments.
     private static let table: [(method: String, pattern: [String], make: @Sendable ([String]) -> Route)] = [
         ("GET", ["health"], { _ in .health }),
+        ("GET", ["health", "ready"], { _ in .ready }),
         ("POST", ["api", "orders"], { _ in .upsertOrders }),
         ("POST", ["api", "batches"], { _ in .createBatch }),
         ("GET", ["api", "batches", "{}"], { .getBatch(id: $0[0]) }),
@@ -48,7 +50,7 @@ enum Route: Equatable {
     var isIdempotent: Bool {
         switch self {
         case .submitScan, .pick, .setQty, .createShipment, .voidShipment: true
-        case .health, .upsertOrders, .createBatch, .getBatch: false
+        case .health, .ready, .upsertOrders, .createBatch, .getBatch: false
         }
     }
 }

@@ -31,21 +31,40 @@ public final class ScanPickAPI: Sendable {
         self.log = log
     }
 
-    /// Answers one request; never throws, never stops the server.
+    /// Answers one request; never throws, never stops the server. May block on the database: call
+    /// it on a worker thread.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        respond(to: request, withoutBlocking: false) ?? APIError.internalError.response
+    }
+
+    /// Answers at once what needs no database — `/health`, a missing or wrong token, an unknown route,
+    /// a repeated header — and returns nil for everything else, which ``handle(_:)`` answers. Never
+    /// blocks: the HTTP server calls it on its polling threads.
+    public func answerWithoutBlocking(_ request: HTTPRequest) -> HTTPResponse? {
+        respond(to: request, withoutBlocking: true)
+    }
+
+    private func respond(to request: HTTPRequest, withoutBlocking: Bool) -> HTTPResponse? {
         let start = ContinuousClock.now
         var organisation: String?
         var response: HTTPResponse
         do {
+            for name in ["authorization", "idempotency-key"] where request.repeatedHeaders.contains(name) {
+                throw APIError.duplicateHeader(name == "authorization" ? "Authorization" : "Idempotency-Key")
+            }
             // Every /api/ path needs a token first, so strangers learn nothing about routes.
             if request.path.hasPrefix("/api/") || request.path == "/api" { organisation = try authenticate(request) }
             let route = try Route.match(method: request.method, path: request.path)
-            if let organisation {
-                response = try answer(route, request, org: organisation)
-            } else if route == .health {
+            switch route {
+            case .health:
                 response = .json(200, Array(#"{"status":"ok"}"#.utf8))
-            } else {
-                throw APIError.unauthorized
+            case _ where withoutBlocking:
+                return nil
+            case .ready:
+                response = try ready()
+            default:
+                guard let organisation else { throw APIError.unauthorized }
+                response = try answer(route, request, org: organisation)
             }
         } catch let error as APIError {
             response = error.response
@@ -60,11 +79,24 @@ public final class ScanPickAPI: Sendable {
         return response
     }
 
+    /// `GET /health/ready`: 200 when the database answers a query, 503 when it does not.
+    private func ready() throws(APIError) -> HTTPResponse {
+        do {
+            try store.checkReady()
+        } catch {
+            log(Self.errorLine(HTTPRequest(method: "GET", path: "/health/ready"), error))
+            throw APIError.databaseUnavailable
+        }
+        return .json(200, Array(#"{"status":"ready"}"#.utf8))
+    }
+
     /// Deletes stored idempotency results older than the retention period; returns how many.
     @discardableResult
     public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
         let cutoff = Int(now.timeIntervalSince1970) - retentionDays * 86_400
-        return try store.write { db in try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff]) }
+        return try store.write(.bulk) { db in
+            try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff])
+        }
     }
 
     /// Applies the pending schema migrations to `database` without serving (`scanpick migrate`);
@@ -84,7 +116,7 @@ public final class ScanPickAPI: Sendable {
         switch database {
         case .sqlite(let path):
             try createFolder(of: path)
-            return SQLiteServerStore(queue: try DatabaseQueue(path: path, migrations: ServerSchema.sqlite))
+            return try SQLiteServerStore(path: path)
         case .postgres(let connectionString):
             let pool = try PostgresPool(connectionString, size: poolSize)
             try PostgresMigrator.apply(ServerSchema.postgres, to: pool)
@@ -112,17 +144,19 @@ public final class ScanPickAPI: Sendable {
 
     private func answer(_ route: Route, _ request: HTTPRequest, org: String) throws -> HTTPResponse {
         switch route {
-        case .health:
-            return .json(200, Array(#"{"status":"ok"}"#.utf8))
+        case .health, .ready:
+            throw APIError.internalError  // answered in respond(to:withoutBlocking:)
         case .upsertOrders:
-            let body = try JSONCoding.decode(UpsertOrdersRequest.self, from: request.body)
-            let count = try transaction(org) { store in try store.upsert(body.orders) }
+            let body = try JSONCoding.decodeValid(UpsertOrdersRequest.self, from: request.body)
+            let count = try transaction(org, request.path, .bulk) { store in try store.upsert(body.orders) }
             return .json(200, JSONCoding.encode(UpsertOrdersResponse(upserted: count)))
         case .createBatch:
-            let body = try JSONCoding.decode(CreateBatchRequest.self, from: request.body)
-            return .json(201, JSONCoding.encode(try transaction(org) { store in try store.createBatch(body.filters) }))
+            let body = try JSONCoding.decodeValid(CreateBatchRequest.self, from: request.body)
+            let batch = try transaction(org, request.path, .bulk) { store in try store.createBatch(body.filters) }
+            return .json(201, JSONCoding.encode(batch))
         case .getBatch(let id):
-            return .json(200, JSONCoding.encode(try transaction(org) { store in try store.batch(id) }))
+            try Self.requirePathIdentifier(id)
+            return .json(200, JSONCoding.encode(try transaction(org, request.path) { store in try store.batch(id) }))
         case .submitScan:
             return try idempotent(
                 request, org: org, route: "submit-scan", as: SubmitScanRequest.self, key: \.idempotencyKey
@@ -143,6 +177,7 @@ public final class ScanPickAPI: Sendable {
                 status: 201
             ) { store, body, _ in try store.createShipment(body) }
         case .voidShipment(let id):
+            try Self.requirePathIdentifier(id)
             return try idempotent(
                 request, org: org, route: "void:\(id)", as: VoidShipmentRequest.self, key: \.idempotencyKey
             ) {
@@ -152,22 +187,55 @@ public final class ScanPickAPI: Sendable {
     }
 
     /// Runs `body` in one immediate transaction for `org`.
-    private func transaction<T: Sendable>(_ org: String, _ body: @escaping (PickingStore) throws -> T) throws -> T {
+    private func transaction<T: Sendable>(
+        _ org: String, _ path: String, _ priority: DatabaseQueue.WritePriority = .quick,
+        _ body: @escaping (PickingStore) throws -> T
+    ) throws -> T {
         let dialect = store.dialect
-        return try store.write { db in
+        return try write(path, priority) { db in
             try body(PickingStore(db: db, dialect: dialect, org: org, now: Self.timestamp()))
+        }
+    }
+
+    /// How long one request's work may hold the write transaction (SQLite's only writer) before the
+    /// server logs it as a `slow_transaction`: the bounds on every request are meant to keep each
+    /// one well under it.
+    static let writerHoldLimit = Duration.milliseconds(100)
+
+    /// Runs `body` in the store's write transaction, timing the part that is this request's own.
+    private func write<T: Sendable>(
+        _ path: String, _ priority: DatabaseQueue.WritePriority = .quick,
+        _ body: @escaping (any SQLConnection) throws -> T
+    ) throws -> T {
+        try store.write(priority) { db in
+            let start = ContinuousClock.now
+            defer {
+                let held = ContinuousClock.now - start
+                if held > Self.writerHoldLimit {
+                    var line = JSONObjectWriter()
+                    line.add("time", string: Self.timestamp())
+                    line.add("event", string: "slow_transaction")
+                    line.add("path", string: path)
+                    line.add(
+                        "ms",
+                        milliseconds: Double(held.components.attoseconds) / 1e15 + Double(held.components.seconds)
+                            * 1000)
+                    self.log(line.finished())
+                }
+            }
+            return try body(db)
         }
     }
 
     /// The idempotency protocol around a mutation: resolve the key, refuse a key already running
     /// (409), replay a stored result for the same request, refuse one for a different request (422),
     /// or run the mutation and store its result in the same transaction. A refusal (4xx) is not stored.
-    private func idempotent<Body: Codable & Sendable, Result: Encodable>(
+    private func idempotent<Body: Codable & Sendable & ValidatedRequest, Result: Encodable>(
         _ request: HTTPRequest, org: String, route: String, as type: Body.Type,
         key keyPath: WritableKeyPath<Body, String?>,
         status: Int = 200, _ operation: @escaping (PickingStore, Body, String) throws -> Result
     ) throws -> HTTPResponse {
-        let body = try JSONCoding.decode(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
+        let body = try JSONCoding.decodeValid(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
         let key = try IdempotencyKey.resolve(body: body[keyPath: keyPath], header: request.header("idempotency-key"))
         var unkeyed = body
         unkeyed[keyPath: keyPath] = nil
@@ -177,7 +245,7 @@ public final class ScanPickAPI: Sendable {
         defer { inFlight.release(org: org, key: key) }
         let dialect = store.dialect
         do {
-            return try store.write { db in
+            return try write(request.path) { db in
                 try Self.runOnce(db, dialect, org: org, key: key, fingerprint: fingerprint, status: status) { store in
                     try operation(store, body, key)
                 }
@@ -208,6 +276,15 @@ public final class ScanPickAPI: Sendable {
             "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
         return .json(status, answer)
+    }
+
+    /// An id taken from the path (a batch, a shipment) keeps the same rules as one in a body.
+    private static func requirePathIdentifier(_ id: String) throws(APIError) {
+        do {
+            try FieldRules.text(id, field: "id (in the path)")
+        } catch {
+            throw APIError.invalid(error)
+        }
     }
 
     // MARK: Logging

@@ -6,7 +6,8 @@ import HTTPServing
 ///
 ///     {"listen": "127.0.0.1:8080", "database": "var/server.sqlite",
 ///      "organisations": {"acme": {"tokenSha256": ["<64 hex>", ...]}},
-///      "idempotencyRetentionDays": 7, "databasePoolSize": 8}
+///      "idempotencyRetentionDays": 7, "databasePoolSize": 8,
+///      "http": {"perAddressConnectionLimit": 64, "headerTimeoutSeconds": 10, ...}}
 ///
 /// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
 /// SQLite `database` is relative to the config file's folder; a `postgres://` URL or libpq connection
@@ -20,12 +21,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var organisations: [String: [String]]
     /// How long a stored idempotency key replays its first answer (default 7 days).
     public var idempotencyRetentionDays: Int
+    /// What one HTTP client may hold: connections, header and body deadlines, workers (the `http`
+    /// object; every key of ``HTTPServerLimits/settings``).
+    public var http: HTTPServerLimits
 
     public init(
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
-        idempotencyRetentionDays: Int = 7, databasePoolSize: Int = 8
+        idempotencyRetentionDays: Int = 7, databasePoolSize: Int = 8, http: HTTPServerLimits = HTTPServerLimits()
     ) {
         self.listen = listen
+        self.http = http
         self.database = database
         self.databasePoolSize = databasePoolSize
         self.organisations = organisations
@@ -62,11 +67,19 @@ public struct ServerConfiguration: Sendable, Equatable {
             organisations[name] = hashes
         }
         try organisationsReader.finish()
+        var http = HTTPServerLimits()
+        if var limits = try reader.object("http") {
+            for setting in HTTPServerLimits.settings {
+                http[keyPath: setting.keyPath] = try limits.integer(
+                    setting.name, default: http[keyPath: setting.keyPath], in: setting.range)
+            }
+            try limits.finish()
+        }
         try reader.finish()
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
         return ServerConfiguration(
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
-            idempotencyRetentionDays: retention, databasePoolSize: poolSize)
+            idempotencyRetentionDays: retention, databasePoolSize: poolSize, http: http)
     }
 
     static func isSHA256Hex(_ text: String) -> Bool {

@@ -6,17 +6,36 @@ import Storage
 /// places the engines differ are named by ``SQLDialect``.
 protocol ServerStore: Sendable {
     var dialect: SQLDialect { get }
-    /// Runs `body` in one write transaction and returns once it is committed (durable).
-    func write<T: Sendable>(_ body: @escaping (any SQLConnection) throws -> T) throws -> T
+    /// Runs `body` in one write transaction and returns once it is committed (durable). A bulk write
+    /// (an order feed, a new batch) lets quick ones (picks, scans) go first where the engine
+    /// serialises writers.
+    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
+        throws -> T
+    /// Throws unless the database answers a query now (`GET /health/ready`).
+    func checkReady() throws
 }
 
 /// SQLite: every write goes through one connection's group commit, so transactions never overlap.
 struct SQLiteServerStore: ServerStore {
     let queue: DatabaseQueue
+    /// A connection of its own for the readiness probe, so that it reads beside a long write (WAL)
+    /// instead of waiting for it.
+    let probe: DatabaseQueue
     var dialect: SQLDialect { .sqlite }
 
-    func write<T: Sendable>(_ body: @escaping (any SQLConnection) throws -> T) throws -> T {
-        try queue.groupCommit { db in try body(db) }
+    init(path: String) throws {
+        queue = try DatabaseQueue(path: path, migrations: ServerSchema.sqlite)
+        probe = try DatabaseQueue(path: path)
+    }
+
+    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
+        throws -> T
+    {
+        try queue.groupCommit(priority) { db in try body(db) }
+    }
+
+    func checkReady() throws {
+        _ = try probe.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
     }
 }
 
@@ -27,8 +46,15 @@ struct PostgresServerStore: ServerStore {
     let pool: PostgresPool
     var dialect: SQLDialect { .postgres }
 
-    func write<T: Sendable>(_ body: @escaping (any SQLConnection) throws -> T) throws -> T {
+    /// Transactions run side by side here; `priority` does not apply.
+    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
+        throws -> T
+    {
         try pool.transaction { db in try body(db) }
+    }
+
+    func checkReady() throws {
+        _ = try pool.withConnection { db in try db.row("SELECT 1 AS one", []) }
     }
 }
 
@@ -56,6 +82,56 @@ enum SQLDialect: Sendable {
             JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
             WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
             """
+        }
+    }
+
+    /// The texts of the JSON array of strings bound to `parameter`, as rows of one column (for
+    /// `IN (…)`): one statement whatever the length of the list.
+    func textsOfJSONArray(_ parameter: String) -> String {
+        switch self {
+        case .sqlite: "SELECT value FROM json_each(\(parameter))"
+        case .postgres: "SELECT json_array_elements_text(CAST(\(parameter) AS json))"
+        }
+    }
+
+    /// The rows of the JSON array bound to `parameter`, named `alias` (its items are `alias.value`).
+    func jsonArray(_ parameter: String, as alias: String) -> String {
+        switch self {
+        case .sqlite: "json_each(\(parameter)) AS \(alias)"
+        case .postgres: "json_array_elements(CAST(\(parameter) AS json)) AS \(alias)(value)"
+        }
+    }
+
+    /// The rows of the JSON array in field `field` of each item of `outer`, named `alias`.
+    func jsonArray(field: String, of outer: String, as alias: String) -> String {
+        switch self {
+        case .sqlite: "json_each(\(outer).value, '$.\(field)') AS \(alias)"
+        case .postgres: "json_array_elements(\(outer).value->'\(field)') AS \(alias)(value)"
+        }
+    }
+
+    /// Field `field` (a string) of the JSON object in row `alias`.
+    func jsonText(_ alias: String, _ field: String) -> String {
+        switch self {
+        case .sqlite: "json_extract(\(alias).value, '$.\(field)')"
+        case .postgres: "\(alias).value->>'\(field)'"
+        }
+    }
+
+    /// Field `field` (a whole number) of the JSON object in row `alias`.
+    func jsonInteger(_ alias: String, _ field: String) -> String {
+        switch self {
+        case .sqlite: "json_extract(\(alias).value, '$.\(field)')"
+        case .postgres: "CAST(\(alias).value->>'\(field)' AS BIGINT)"
+        }
+    }
+
+    /// A new random identifier made by the database: `prefix` and 16 hex digits, as
+    /// `PickingStore.newIdentifier()` makes them.
+    func newIdentifier(prefix: String) -> String {
+        switch self {
+        case .sqlite: "'\(prefix)' || lower(hex(randomblob(8)))"
+        case .postgres: "'\(prefix)' || substr(replace(CAST(gen_random_uuid() AS TEXT), '-', ''), 1, 16)"
         }
     }
 

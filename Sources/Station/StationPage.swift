@@ -34,13 +34,22 @@ public final class StationPage: Sendable {
         }
         self.files = files
         let box = Handler()
-        let server = try HTTPServer(listen: listen, maxBodyBytes: 64 << 10) { box.page?.handle($0) ?? .json(503, []) }
+        let server = try HTTPServer(listen: listen, limits: Self.limits) { box.page?.handle($0) ?? .json(503, []) }
         address = server.address
         self.server.withLock { $0 = server }
         box.set(self)
     }
 
     public func stop() { server.withLock { $0?.stop() } }
+
+    /// One picker's page: small bodies, a few hundred connections, a few workers (taps are quick).
+    static let limits = {
+        var limits = HTTPServerLimits()
+        limits.maxBodyBytes = 64 << 10
+        limits.connectionLimit = 512
+        limits.workerThreads = 4
+        return limits
+    }()
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {

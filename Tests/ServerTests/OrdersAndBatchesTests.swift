@@ -8,6 +8,9 @@ import Testing
     {
         let server = try ServerProcess(store: store)
         #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
+        let ready = try await APIClient(server.baseURL, token: nil).get("/health/ready")
+        #expect(ready.status == 200)
+        #expect(ready.json["status"] as? String == "ready")
         let anonymous = try await APIClient(server.baseURL, token: nil).get("/api/batches/x")
         #expect(anonymous.status == 401)
         #expect(anonymous.errorCode == "unauthorized")

@@ -32,10 +32,12 @@ import Testing
         #expect(try await fixture.pick(b3, qty: 2).pickTask["qtyPicked"] as? Int == 2)
         let over = try await fixture.pick(b3, qty: 1)
         #expect(over.errorCode == "over_pick")
-        #expect(try await fixture.pick(b3, qty: 0).status == 400)
+        #expect(try await fixture.pick(b3, qty: 0).errorCode == "invalid_quantity")
         #expect(try await fixture.setQty(b3, from: 2, to: 1).pickTask["qtyPicked"] as? Int == 1)
         #expect(try await fixture.setQty(b3, from: 1, to: 3).errorCode == "over_pick")
-        #expect(try await fixture.setQty(b3, from: 1, to: -1).status == 400)
+        let negative = try await fixture.setQty(b3, from: 1, to: -1)
+        #expect(negative.status == 422)
+        #expect(negative.errorCode == "invalid_quantity")
         #expect(try await fixture.picked(b3) == 1)
     }
 

@@ -133,14 +133,20 @@ import Testing
                 json: ["pickTaskId": task, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": "t"])
         }
         #expect(try await pick(key: "before").status == 200)
+        #expect(try await client.get("/health/ready").status == 200)
 
         try cluster.stop()
         let during = try await pick(key: "during")
         #expect(during.status == 503, "\(server.log)")
         #expect(during.errorCode == "database_unavailable")
+        // Reachable, but not ready: stations tell the two apart.
         #expect(try await client.get("/health").status == 200)
+        let ready = try await APIClient(server.baseURL, token: nil).get("/health/ready")
+        #expect(ready.status == 503)
+        #expect(ready.errorCode == "database_unavailable")
 
         try cluster.start()
+        #expect(try await client.get("/health/ready").status == 200)
         let retried = try await pick(key: "during")  // a station retries the same action
         #expect(retried.status == 200)
         #expect(retried.headers["idempotent-replayed"] == nil)

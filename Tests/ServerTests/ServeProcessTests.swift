@@ -36,6 +36,30 @@ import Testing
         #expect(server.log.contains(#""event":"stopped""#))
     }
 
+    @Test func httpLimitsAreReadAndCheckedFromTheConfig() throws {
+        let folder = try TemporaryDirectory()
+        let organisations = #""organisations": {"acme": {"tokenSha256": ["\#(String(repeating: "a", count: 64))"]}}"#
+        let good = try folder.write(
+            "good.json",
+            text: #"{"http": {"perAddressConnectionLimit": 8, "headerTimeoutSeconds": 3}, \#(organisations)}"#)
+        let limits = try ServerConfiguration.load(path: good).http
+        #expect(limits.perAddressConnectionLimit == 8)
+        #expect(limits.headerTimeoutSeconds == 3)
+        #expect(limits.connectionLimit == HTTPServerLimits().connectionLimit)
+        for (text, key) in [
+            (#""http": {"headerTimeoutSeconds": 0}"#, "http.headerTimeoutSeconds"),
+            (#""http": {"perAddressLimit": 5}"#, "http.perAddressLimit"),
+            (#""http": {"workerThreads": 2.5}"#, "http.workerThreads"),
+        ] {
+            let bad = try folder.write("bad.json", text: "{\(text), \(organisations)}")
+            #expect {
+                try ServerConfiguration.load(path: bad)
+            } throws: { error in
+                String(describing: error).contains(key)
+            }
+        }
+    }
+
     @Test func refusesAnAddressInUseAndABadConfigClearly() throws {
         let server = try ServerProcess()
         let port = server.baseURL.port ?? 0

@@ -49,6 +49,22 @@ public final class ServerProcess: Sendable {
     /// The server's current address (it changes on restart).
     public var baseURL: URL { state.withLock { $0.baseURL } }
 
+    /// The server's port (it stays the same across restarts).
+    public var port: UInt16 { UInt16(baseURL.port ?? 0) }
+
+    /// The server's resident memory now, in bytes (VmRSS), or nil when it is not running.
+    public var residentBytes: Int? {
+        guard let process = state.withLock({ $0.process }),
+            let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// Whether the process is still running (it has not crashed).
+    public var isRunning: Bool { state.withLock { $0.process?.isRunning ?? false } }
+
     /// Everything the server has logged so far (standard error).
     public var log: String { state.withLock { $0.log.text } }
 

@@ -38,22 +38,31 @@ enum ServeCommand: Command {
             }
         }
 
-        let api = try ScanPickAPI(configuration: configuration, log: { StandardStream.error.write($0 + "\n") })
+        let log: @Sendable (String) -> Void = { StandardStream.error.write($0 + "\n") }
+        let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
-        let server = try HTTPServer(listen: configuration.listen, handler: { api.handle($0) })
-        StandardStream.error.write(
+        let server = try HTTPServer(
+            listen: configuration.listen, limits: configuration.http, log: { log(Self.event("http", ["message": $0])) },
+            immediate: { api.answerWithoutBlocking($0) }, handler: { api.handle($0) })
+        log(
             event("listening", ["address": server.address.description, "database": configuration.database.description]))
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)
-        pruning.setEventHandler { _ = try? api.pruneIdempotencyKeys() }
+        pruning.setEventHandler {
+            do {
+                try api.pruneIdempotencyKeys()
+            } catch {
+                log(event("prune_failed", ["error": String(describing: error)]))
+            }
+        }
         pruning.resume()
 
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         pruning.cancel()
-        StandardStream.error.write(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
+        log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
         server.stop()
-        StandardStream.error.write(event("stopped", [:]))
+        log(event("stopped", [:]))
         return 0
     }
 
@@ -61,6 +70,6 @@ enum ServeCommand: Command {
         var line = JSONObjectWriter()
         line.add("event", string: name)
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
-        return line.finished() + "\n"
+        return line.finished()
     }
 }

@@ -1,0 +1,124 @@
+internal import CMicroHTTPD
+import Foundation
+
+// The C callbacks libmicrohttpd calls, all on its polling threads. Each reaches the `ServerCore`
+// through its context pointer.
+
+/// Called first when a request head has arrived (no request state yet), then once per body chunk,
+/// then with no data once the body is complete: that call answers, at once or from a worker. After
+/// a worker has answered, the resumed connection brings one more call, which sends the answer.
+let accessHandler: MHD_AccessHandlerCallback = {
+    context, connection, url, method, _, uploadData, uploadSize, requestState in
+    guard let context, let connection, let uploadSize, let requestState else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+
+    guard let existing = requestState.pointee else {
+        let entry = scanpick_mhd_socket_context(connection).map {
+            Unmanaged<ConnectionDeadlines.Entry>.fromOpaque($0).takeUnretainedValue()
+        }
+        if let entry { core.deadlines.headReceived(entry) }
+        var tooLarge = false
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
+            tooLarge = Int(String(cString: length)).map { $0 > core.limits.maxBodyBytes } ?? false
+        }
+        requestState.pointee = Unmanaged.passRetained(RequestState(connection: entry, tooLarge: tooLarge)).toOpaque()
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                state.append(UnsafeBufferPointer(start: $0, count: uploadSize.pointee), limit: core.limits.maxBodyBytes)
+            }
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    if let answer = state.takeAnswer() { return send(answer, on: connection) }
+    guard !state.isDispatched else { return .NO }  // resumed without an answer: cannot happen; close
+
+    if let entry = state.connection { core.deadlines.requestReceived(entry) }
+    guard let body = state.takeBody() else {
+        let message =
+            #"{"error":"payload_too_large","message":"the request body is over \#(core.limits.maxBodyBytes) bytes"}"#
+        return send(.json(413, Array(message.utf8)), on: connection)
+    }
+    let headers = HeaderCollector.collect(connection, .HEADER_KIND, lowercased: true)
+    let request = HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        query: HeaderCollector.collect(connection, .GET_ARGUMENT_KIND, lowercased: false).values,
+        headers: headers.values, body: body, repeatedHeaders: headers.repeated)
+    if let answer = core.immediate?(request) { return send(answer, on: connection) }
+    guard core.dispatch(request, state: state, connection: SuspendedConnection(pointer: connection)) else {
+        return send(ServerCore.busy, on: connection)
+    }
+    return .YES
+}
+
+/// Frees a request's state, however the request ended (answered or aborted), and starts the
+/// connection's wait for its next request head.
+let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState, _ in
+    guard let context, let requestState, let pointer = requestState.pointee else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+    requestState.pointee = nil
+    if let entry = state.connection { core.deadlines.answered(entry) }
+}
+
+/// Registers each new connection with the deadline sweep, and removes it before its socket closes.
+let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
+    guard let context, let connection, let socketContext else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    switch event.rawValue {
+    case 0:  // MHD_CONNECTION_NOTIFY_STARTED
+        let entry = core.deadlines.opened(key, socket: scanpick_mhd_connection_socket(connection))
+        socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
+    case 1:  // MHD_CONNECTION_NOTIFY_CLOSED
+        core.deadlines.closed(key)
+        if let pointer = socketContext.pointee {
+            Unmanaged<ConnectionDeadlines.Entry>.fromOpaque(pointer).release()
+            socketContext.pointee = nil
+        }
+    default:
+        break
+    }
+}
+
+private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let made = response.body.withUnsafeBytes { body in
+        scanpick_mhd_response_copying(body.count, body.baseAddress)
+    }
+    guard let made else { return .NO }
+    defer { MHD_destroy_response(made) }
+    for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
+    return MHD_queue_response(connection, UInt32(response.status), made)
+}
+
+/// Collects a connection's headers or query arguments, noting the names that came more than once.
+private enum HeaderCollector {
+    final class Collected {
+        var values: [String: String] = [:]
+        var repeated: Set<String> = []
+        let lowercased: Bool
+        init(lowercased: Bool) { self.lowercased = lowercased }
+    }
+
+    static func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> Collected {
+        let collected = Collected(lowercased: lowercased)
+        let pointer = Unmanaged.passUnretained(collected).toOpaque()
+        MHD_get_connection_values(
+            connection, kind,
+            { context, _, key, value in
+                guard let context, let key else { return .YES }
+                let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+                let raw = String(cString: key)
+                let name = collected.lowercased ? raw.lowercased() : raw
+                if collected.values.updateValue(value.map { String(cString: $0) } ?? "", forKey: name) != nil {
+                    collected.repeated.insert(name)
+                }
+                return .YES
+            }, pointer)
+        return withExtendedLifetime(collected) { collected }
+    }
+}

@@ -1,0 +1,86 @@
+/// The bounds every field of the HTTP contract keeps: how long text may be and which characters it
+/// may hold, the range of each quantity, and how long each list may be. The server checks what it
+/// receives against them and the station what its page sends, before SQL or a sum sees a value.
+///
+///     try FieldRules.text(request.pickTaskId, field: "pickTaskId")
+///     try FieldRules.quantity(request.qty, field: "qty", in: FieldRules.pickQuantity)
+public enum FieldRules {
+    /// Units one pick may add.
+    public static let pickQuantity = 1...100_000
+    /// A count of units: a set-qty's `from` and `to`, an order line's `qty`.
+    public static let unitCount = 0...100_000
+    /// Units of one pick task in a shipment.
+    public static let shipmentQuantity = 1...100_000
+    /// Characters of an id, a worker id, a timestamp or another short text.
+    public static let maxTextLength = 200
+    /// Characters of a barcode (a GS1 DataBar Expanded holds up to 74; QR codes on labels more).
+    public static let maxBarcodeLength = 512
+    /// Order ids in one batch request's filter.
+    public static let maxOrderIds = 1000
+    /// Orders in one `POST /api/orders`, and lines over all of them.
+    public static let maxOrdersPerRequest = 1000
+    public static let maxOrderLinesPerRequest = 5000
+    /// Units (pick tasks) in one shipment.
+    public static let maxShipmentUnits = 1000
+
+    /// Checks that `value` is 1 to `maxLength` characters with no control character (U+0000–U+001F,
+    /// U+007F, which would truncate or split it in C, SQL and logs).
+    public static func text(_ value: String, field: String, maxLength: Int = maxTextLength) throws(FieldError) {
+        guard !value.isEmpty else { throw FieldError(field: field, problem: "must not be empty") }
+        guard value.utf8.count <= maxLength * 4, value.count <= maxLength else {
+            throw FieldError(field: field, problem: "must be at most \(maxLength) characters")
+        }
+        guard !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw FieldError(field: field, problem: "must not contain control characters")
+        }
+    }
+
+    /// Like ``text(_:field:maxLength:)`` for a value that may be absent.
+    public static func optionalText(_ value: String?, field: String, maxLength: Int = maxTextLength)
+        throws(FieldError)
+    {
+        if let value { try text(value, field: field, maxLength: maxLength) }
+    }
+
+    /// Checks that a quantity lies in `range`.
+    public static func quantity(_ value: Int, field: String, in range: ClosedRange<Int>) throws(FieldError) {
+        guard range.contains(value) else {
+            throw FieldError(
+                field: field, problem: "must be from \(range.lowerBound) to \(range.upperBound), not \(value)",
+                kind: .quantity)
+        }
+    }
+
+    /// Checks that a list has at most `limit` items.
+    public static func count(_ count: Int, field: String, atMost limit: Int) throws(FieldError) {
+        guard count <= limit else {
+            throw FieldError(field: field, problem: "may hold at most \(limit) items, not \(count)", kind: .listLength)
+        }
+    }
+}
+
+/// A field that breaks ``FieldRules``: which one, and how.
+public struct FieldError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What kind of rule was broken (each is answered with its own error code).
+    public enum Kind: Sendable {
+        /// Text that is empty, too long, or holds control characters.
+        case text
+        /// A quantity out of its range.
+        case quantity
+        /// A list with too many items.
+        case listLength
+    }
+
+    /// The field as the request names it, e.g. `orders[3].lines[0].qty`.
+    public var field: String
+    public var problem: String
+    public var kind: Kind
+
+    public init(field: String, problem: String, kind: Kind = .text) {
+        self.field = field
+        self.problem = problem
+        self.kind = kind
+    }
+
+    public var description: String { "\(field) \(problem)" }
+}

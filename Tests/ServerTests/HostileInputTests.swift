@@ -1,0 +1,185 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What a hostile tenant with a valid token sends: extreme numbers, control characters, repeated
+/// headers. Every answer is a JSON 4xx or a correct 2xx, nothing of another organisation (or of the
+/// same one) is touched, and the server stays up.
+@Suite struct HostileInputTests {
+    /// Extreme and malformed values, as JSON text, for every numeric field.
+    static let extremes = [
+        "0", "-1", "1", "100000", "100001", "-9223372036854775808", "9223372036854775807", "9007199254740991",
+        "9007199254740993", "18446744073709551616", "1e400", "-1e400", "1.5", "\"1\"", "null", "true", "[]",
+    ]
+
+    /// Random integers of every magnitude, the same on every run.
+    static func randomIntegers(_ count: Int) -> [String] {
+        var state: UInt64 = 0x5EED_1234
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let magnitude = Int64(bitPattern: state >> 1) >> Int64(state % 63)
+            return String(state & 1 == 0 ? magnitude : -magnitude)
+        }
+    }
+
+    /// The quantity as the server will take it, when the JSON text is a whole number Swift's `Int` holds.
+    static func integer(_ text: String) -> Int? { Int(text) }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func everyNumericFieldOfEveryRouteTakesExtremeValues(store: ServerStoreKind) async throws {
+        let server = try ServerProcess(store: store)
+        let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let scenario = try await PickingScenario.create(on: acme, bulkQty: 100_000)
+        let bulk = scenario.tasks[3]
+        var picked = 0
+        var key = 0
+        func post(_ path: String, _ body: String) async throws -> APIClient.Reply {
+            key += 1
+            let reply = try await acme.send(
+                "POST", path, body: Data(body.utf8), headers: ["Idempotency-Key": "fuzz-\(key)"])
+            #expect(reply.headers["content-type"] == "application/json", "\(path) \(body)")
+            #expect((200..<300).contains(reply.status) || (400..<500).contains(reply.status), "\(path) \(body)")
+            if reply.status >= 400 { #expect(reply.errorCode != nil, "\(path) \(body): \(reply.text)") }
+            return reply
+        }
+        /// A whole number out of `range` is 422 invalid_quantity; text that is no whole number is 400.
+        func expectRefusal(_ reply: APIClient.Reply, _ value: String, range: ClosedRange<Int>) {
+            if let number = Self.integer(value) {
+                if !range.contains(number) { #expect(reply.errorCode == "invalid_quantity", "\(value): \(reply.text)") }
+            } else {
+                #expect(reply.status == 400, "\(value): \(reply.text)")
+            }
+        }
+        let values = Self.extremes + Self.randomIntegers(40)
+
+        for value in values {
+            let pick = try await post(
+                "/api/picking/pick", #"{"pickTaskId":"\#(bulk)","qty":\#(value),"workerId":"w","at":"t"}"#)
+            if let number = Self.integer(value), (1...100_000).contains(number), picked + number <= 100_000 {
+                #expect(pick.status == 200, "\(value): \(pick.text)")
+                picked += number
+            } else if let number = Self.integer(value), (1...100_000).contains(number) {
+                #expect(pick.errorCode == "over_pick")
+            } else {
+                expectRefusal(pick, value, range: 1...100_000)
+            }
+            #expect(try await scenario.picked(on: acme)[bulk] == picked, "after pick \(value)")
+
+            let setQty = try await post(
+                "/api/picking/set-qty",
+                #"{"pickTaskId":"\#(bulk)","from":\#(value),"to":\#(value),"workerId":"w","at":"t"}"#)
+            if let number = Self.integer(value), (0...100_000).contains(number) {
+                #expect(setQty.status == 200, "\(value): \(setQty.text)")
+                picked = number
+            } else {
+                expectRefusal(setQty, value, range: 0...100_000)
+            }
+            #expect(try await scenario.picked(on: acme)[bulk] == picked, "after set-qty \(value)")
+
+            let shipment = try await post(
+                "/api/shipments", #"{"orderId":"o3","units":[{"pickTaskId":"\#(bulk)","qty":\#(value)}]}"#)
+            if let number = Self.integer(value), (1...100_000).contains(number) {
+                #expect([201, 422].contains(shipment.status), "\(value): \(shipment.text)")
+                if shipment.status == 201, let id = shipment.json["id"] as? String {
+                    #expect(try await post("/api/shipments/\(id)/void", "{}").status == 200)
+                }
+            } else {
+                expectRefusal(shipment, value, range: 1...100_000)
+            }
+
+            let order = try await post(
+                "/api/orders",
+                #"{"orders":[{"id":"fuzz","carrier":"UPS","zone":"Z","shipBy":"2026-12-09","lines":[{"id":"l1","sku":"S","location":"Z1","barcode":"4006381333931","qty":\#(value)}]}]}"#
+            )
+            if let number = Self.integer(value), (0...100_000).contains(number) {
+                #expect(order.status == 200, "\(value): \(order.text)")
+            } else {
+                expectRefusal(order, value, range: 0...100_000)
+            }
+        }
+        // The crash this test was written for: a huge pick on a task that already has units.
+        _ = try await post(
+            "/api/picking/set-qty", #"{"pickTaskId":"\#(bulk)","from":0,"to":1,"workerId":"w","at":"t"}"#)
+        let huge = try await post(
+            "/api/picking/pick", #"{"pickTaskId":"\#(bulk)","qty":9223372036854775807,"workerId":"w","at":"t"}"#)
+        #expect(huge.status == 422)
+        #expect(huge.errorCode == "invalid_quantity")
+        #expect(server.isRunning)
+        #expect(try await acme.get("/health").status == 200)
+        #expect(try await scenario.picked(on: acme)[bulk] == 1)
+    }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func controlCharactersAreRefusedAndCollideWithNothing(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
+        let acme = fixture.acme
+        func order(_ id: String, qty: Int) -> [String: Any] {
+            [
+                "id": id, "carrier": "UPS", "zone": "Z", "shipBy": "2026-12-09",
+                "lines": [["id": "l1", "sku": "S9", "location": "Z9", "barcode": "4006381333931", "qty": qty]],
+            ]
+        }
+        #expect(try await acme.post("/api/orders", json: ["orders": [order("o9", qty: 5)]]).status == 200)
+        let collided = try await acme.post("/api/orders", json: ["orders": [order("o9\u{0}-other", qty: 1)]])
+        #expect(collided.status == 400)
+        #expect(collided.errorCode == "invalid_field")
+        #expect((collided.json["message"] as? String)?.hasPrefix("orders[0].id") == true)
+        let batch = try await acme.post("/api/batches", json: ["filters": ["orderIds": ["o9"]]])
+        let tasks = try #require(batch.json["tasks"] as? [[String: Any]])
+        #expect(tasks.map { $0["qtyRequired"] as? Int } == [5])
+
+        let task = fixture.tasks[0]
+        let cases: [(field: String, body: [String: Any])] = [
+            ("pickTaskId", ["pickTaskId": task + "\u{0}zzz", "qty": 1, "workerId": "w", "at": "t"]),
+            ("workerId", ["pickTaskId": task, "qty": 1, "workerId": "w\u{1}x", "at": "t"]),
+            ("at", ["pickTaskId": task, "qty": 1, "workerId": "w", "at": "t\n"]),
+            ("idempotencyKey", ["pickTaskId": task, "qty": 1, "workerId": "w", "at": "t", "idempotencyKey": "k\u{0}"]),
+        ]
+        for (field, body) in cases {
+            var keyed = body
+            if keyed["idempotencyKey"] == nil { keyed["idempotencyKey"] = UUID().uuidString }
+            let reply = try await acme.post("/api/picking/pick", json: keyed)
+            #expect(reply.status == 400, "\(field)")
+            #expect(reply.errorCode == "invalid_field", "\(field)")
+            #expect((reply.json["message"] as? String)?.hasPrefix(field) == true, "\(field): \(reply.text)")
+        }
+        let scan = try await fixture.scan(task, "036000291452\u{7F}")
+        #expect(scan.errorCode == "invalid_field")
+        #expect((scan.json["message"] as? String)?.hasPrefix("barcode") == true)
+        #expect(try await fixture.picked(task) == 0)
+
+        // An escaped NUL in the path stays escaped: it does not end the id early.
+        let connection = try RawConnection(port: fixture.server.port)
+        let token = try #require(ServerProcess.tokens["acme"])
+        let (reply, _) = connection.exchange(
+            "GET /api/batches/\(fixture.batchId)%00zzz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        #expect(reply?.status == 404)
+        #expect((reply?.json["message"] as? String)?.contains("%00zzz") == true)
+        #expect(try await fixture.scan(task, "036000291452").status == 200)
+    }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func repeatedAuthorizationOrKeyHeadersAreRefused(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
+        let acme = try #require(ServerProcess.tokens["acme"])
+        let globex = try #require(ServerProcess.tokens["globex"])
+        let body = #"{"pickTaskId":"\#(fixture.tasks[0])","qty":1,"workerId":"w","at":"t"}"#
+        let requests = [
+            (
+                "Authorization",
+                "Authorization: Bearer \(acme)\r\nAuthorization: Bearer \(globex)\r\nIdempotency-Key: k1\r\n"
+            ),
+            ("Idempotency-Key", "Authorization: Bearer \(acme)\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\n"),
+        ]
+        for (name, headers) in requests {
+            let connection = try RawConnection(port: fixture.server.port)
+            let (reply, _) = connection.exchange(
+                "POST /api/picking/pick HTTP/1.1\r\nHost: x\r\n\(headers)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            )
+            #expect(reply?.status == 400, "\(name)")
+            #expect(reply?.json["error"] as? String == "duplicate_header", "\(name)")
+            #expect((reply?.json["message"] as? String)?.contains(name) == true)
+        }
+        #expect(try await fixture.picked(fixture.tasks[0]) == 0)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Clients that hold connections open and trickle bytes (slowloris), and other protocol edges: a
+/// slow or idle connection costs the server memory, not a thread, so everyone else is still served.
+@Suite(.serialized) struct SlowClientTests {
+    /// Connections that send a request head one byte at a time and never finish it.
+    final class Trickler: Sendable {
+        private let connections: Mutex<[RawConnection]>
+        let refusedAtConnect: Int
+
+        /// Opens `count` connections to `port` from each address of `sources`.
+        init(port: UInt16, count: Int, from sources: [String]) {
+            var opened: [RawConnection] = []
+            var refused = 0
+            for source in sources {
+                for _ in 0..<count {
+                    guard let connection = try? RawConnection(port: port, from: source) else {
+                        refused += 1
+                        continue
+                    }
+                    _ = connection.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                    opened.append(connection)
+                }
+            }
+            connections = Mutex(opened)
+            refusedAtConnect = refused
+        }
+
+        /// Sends one more byte on every connection; returns how many the server still keeps open.
+        func trickle() -> Int {
+            connections.withLock { connections in
+                connections.filter { $0.trickle(UInt8(ascii: "a")) }.count
+            }
+        }
+
+        /// How many connections the server has closed, waiting up to `timeout` on each in turn.
+        func closedByServer(within timeout: Duration) -> Int {
+            connections.withLock { connections in
+                connections.filter { $0.closedByPeer(within: timeout) }.count
+            }
+        }
+
+        var count: Int { connections.withLock { $0.count } }
+    }
+
+    static func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func twoThousandFiveHundredSlowConnectionsDoNotDelayAFreshClient(store: ServerStoreKind) async throws {
+        RawConnection.allowOpenFiles(8192)
+        let server = try ServerProcess(
+            store: store, extraConfig: ["http": ["headerTimeoutSeconds": 4, "perAddressConnectionLimit": 64]])
+        let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let scenario = try await PickingScenario.create(on: acme, bulkQty: 1000)
+        let bulk = scenario.tasks[3]
+        let token = try #require(ServerProcess.tokens["acme"])
+
+        // 2,000 from one address, 500 more from ten others, each trickling a header forever.
+        let attack = Trickler(port: server.port, count: 2000, from: ["127.0.0.1"])
+        let others = Trickler(port: server.port, count: 50, from: (2...11).map { "127.0.0.\($0)" })
+        _ = attack.trickle()
+        _ = others.trickle()
+
+        var health: [Duration] = []
+        var scans: [Duration] = []
+        for number in 0..<5 {
+            let fresh = try RawConnection(port: server.port, from: "127.0.0.12")
+            let (reply, took) = fresh.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(reply?.status == 200)
+            health.append(took)
+            let body = #"{"pickTaskId":"\#(bulk)","barcode":"4006381333931","scannedAt":"t","workerId":"w"}"#
+            let (scan, scanTook) = fresh.exchange(
+                "POST /api/picking/submit-scan HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nIdempotency-Key: slow-\(number)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            )
+            #expect(scan?.status == 200, "\(scan?.text ?? "no answer")")
+            scans.append(scanTook)
+            _ = attack.trickle()
+            _ = others.trickle()
+        }
+        #expect(Self.median(health) < .milliseconds(250), "GET /health took \(health)")
+        #expect(Self.median(scans) < .milliseconds(250), "submit-scan took \(scans)")
+
+        // One address keeps at most its limit; the other addresses keep all of theirs.
+        #expect(attack.trickle() <= 64)
+        #expect(others.trickle() == others.count)
+        // None of them ever completes its head: each is closed at its header deadline, however
+        // steadily it trickles.
+        #expect(others.closedByServer(within: .seconds(10)) == others.count)
+        #expect(try await acme.get("/health").status == 200)
+        #expect(try await scenario.picked(on: acme)[bulk] == 5)
+    }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func aGarbageRequestLineIsAnsweredAtOnce(store: ServerStoreKind) async throws {
+        let server = try ServerProcess(store: store)
+        for garbage in [
+            "GARBAGE\r\n\r\n", "GET\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/1.1\r\n\r\n", "GET / HTTP/9.9\r\n\r\n",
+        ] {
+            let connection = try RawConnection(port: server.port)
+            let start = ContinuousClock.now
+            connection.send(garbage)
+            let reply = connection.readResponse(timeout: .seconds(5))
+            let answered = reply != nil || connection.closedByPeer(within: .seconds(5))
+            #expect(answered, "\(garbage.debugDescription) was neither answered nor closed")
+            #expect(ContinuousClock.now - start < .seconds(5))
+            if let reply { #expect((400..<600).contains(reply.status)) }
+        }
+        #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
+    }
+
+    @Test func listensOnIPv6() async throws {
+        let server = try ServerProcess(extraConfig: ["listen": "[::1]:0"])
+        #expect(server.baseURL.host == "::1" || server.baseURL.host == "[::1]")
+        let connection = try RawConnection(port: server.port, host: "::1")
+        let (reply, _) = connection.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(reply?.status == 200)
+    }
+}
