@@ -3,21 +3,21 @@ import Foundation
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd in epoll mode: a few polling threads serve every connection,
-/// so an idle or slow client costs memory, not a thread. Requests whose answer may block (on a
-/// database) run on a pool of worker threads while their connection is suspended; the rest are
-/// answered on the polling thread. ``HTTPServerLimits`` bounds what any client can hold.
+/// so an idle or slow client costs memory, not a thread. A request is given to the application on
+/// a polling thread, which says how it will be answered (``HTTPAnswer``): at once, by blocking work
+/// on a pool of worker threads, or later from elsewhere; meanwhile the connection is suspended.
+/// ``HTTPServerLimits`` bounds what any client can hold.
 ///
 ///     let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
-///         HTTPResponse(status: 200, body: Array("ok".utf8))
+///         HTTPResponse(status: 200, body: Array("ok".utf8))  // on a worker thread
 ///     }
 ///     print(server.address)  // the bound port, when 0 was asked for
 ///     server.stop()
 public final class HTTPServer: Sendable {
     /// Turns a request into a response; called on a worker thread, possibly concurrently.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
-    /// Answers a request at once, on the polling thread, when that needs no blocking work (a health
-    /// check, a refusal); nil sends the request on to the ``Handler``.
-    public typealias ImmediateHandler = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// Says how a request will be answered; called on a polling thread, so it must not block.
+    public typealias Router = @Sendable (HTTPRequest) -> HTTPAnswer
     /// Receives one sentence of libmicrohttpd's own (a refused connection, a malformed request).
     public typealias MessageLog = @Sendable (String) -> Void
 
@@ -28,15 +28,24 @@ public final class HTTPServer: Sendable {
     private let core: ServerCore
     private let daemon: Daemon
 
+    /// A server whose every request is answered by `handler` on a worker thread.
+    public convenience init(
+        listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), log: MessageLog? = nil,
+        handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        try self.init(listen: listen, limits: limits, log: log, router: { request in .onWorker { handler(request) } })
+    }
+
+    /// A server that asks `router`, on a polling thread, how each request will be answered.
     public init(
         listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), log: MessageLog? = nil,
-        immediate: ImmediateHandler? = nil, handler: @escaping Handler
+        router: @escaping Router
     ) throws(HTTPServerError) {
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
         }
         try FileDescriptorLimit.raise(toAtLeast: limits.connectionLimit + 256)
-        let core = ServerCore(limits: limits, immediate: immediate, handler: handler, log: log ?? { _ in })
+        let core = ServerCore(limits: limits, router: router, log: log ?? { _ in })
         let context = Unmanaged.passRetained(core).toOpaque()
         let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
         logger.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))
@@ -72,6 +81,29 @@ public final class HTTPServer: Sendable {
     }
 
     deinit { stop() }
+}
+
+/// How a request will be answered, as the application's router decides on a polling thread.
+public enum HTTPAnswer: Sendable {
+    /// This response, sent at once: the router did no blocking work (a health check, a refusal).
+    case now(HTTPResponse)
+    /// Work that may block (a database query): it runs on a worker thread and its response is sent.
+    case onWorker(@Sendable () -> HTTPResponse)
+    /// The response comes later from elsewhere (a thread committing to a database): the connection
+    /// is suspended, then `start` is called on the polling thread with the responder that must be
+    /// called once, from any thread.
+    case later(@Sendable (HTTPResponder) -> Void)
+}
+
+/// Sends the answer to a request whose connection waits suspended (``HTTPAnswer/later(_:)``). Only
+/// its first call counts.
+public struct HTTPResponder: Sendable {
+    let core: ServerCore
+    let state: RequestState
+    let connection: SuspendedConnection
+
+    /// Sends `response` (from any thread) and lets the connection go on.
+    public func respond(_ response: HTTPResponse) { core.respond(response, state: state, connection: connection) }
 }
 
 /// Why the server could not start.

@@ -48,8 +48,9 @@ let accessHandler: MHD_AccessHandlerCallback = {
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
         query: HeaderCollector.collect(connection, .GET_ARGUMENT_KIND, lowercased: false).values,
         headers: headers.values, body: body, repeatedHeaders: headers.repeated)
-    if let answer = core.immediate?(request) { return send(answer, on: connection) }
-    guard core.dispatch(request, state: state, connection: SuspendedConnection(pointer: connection)) else {
+    let answer = core.router(request)
+    if case .now(let response) = answer { return send(response, on: connection) }
+    guard core.dispatch(answer, state: state, connection: SuspendedConnection(pointer: connection)) else {
         return send(ServerCore.busy, on: connection)
     }
     return .YES

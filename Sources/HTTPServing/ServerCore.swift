@@ -3,13 +3,12 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// What libmicrohttpd's callbacks reach through their context pointer: the handlers, the limits,
-/// the worker pool, the connection deadlines, and the count of requests a worker still owes an
-/// answer (the server may only stop once it is zero).
+/// What libmicrohttpd's callbacks reach through their context pointer: the router, the limits, the
+/// worker pool, the connection deadlines, and the count of suspended requests still owed an answer
+/// (the server may only stop once it is zero).
 final class ServerCore: Sendable {
     let limits: HTTPServerLimits
-    let immediate: HTTPServer.ImmediateHandler?
-    let handler: HTTPServer.Handler
+    let router: HTTPServer.Router
     let log: HTTPServer.MessageLog
     let deadlines: ConnectionDeadlines
     private let workers: WorkerPool
@@ -21,21 +20,17 @@ final class ServerCore: Sendable {
         var allAnswered: DispatchSemaphore?
     }
 
-    init(
-        limits: HTTPServerLimits, immediate: HTTPServer.ImmediateHandler?, handler: @escaping HTTPServer.Handler,
-        log: @escaping HTTPServer.MessageLog
-    ) {
+    init(limits: HTTPServerLimits, router: @escaping HTTPServer.Router, log: @escaping HTTPServer.MessageLog) {
         self.limits = limits
-        self.immediate = immediate
-        self.handler = handler
+        self.router = router
         self.log = log
         deadlines = ConnectionDeadlines(limits: limits)
         workers = WorkerPool(threads: limits.workerThreads, maxQueued: limits.maxQueuedRequests, name: "http-worker")
     }
 
-    /// Answers `request` on a worker thread and resumes `connection` when its answer is ready; false
-    /// when the server is stopping or the queue is full (the connection stays as it was).
-    func dispatch(_ request: HTTPRequest, state: RequestState, connection: SuspendedConnection) -> Bool {
+    /// Suspends `connection` until `answer` (work on a worker, or a responder called later) has
+    /// produced its response; false when the server is stopping (the connection stays as it was).
+    func dispatch(_ answer: HTTPAnswer, state: RequestState, connection: SuspendedConnection) -> Bool {
         let admitted = suspended.withLock { suspended in
             guard !suspended.stopping else { return false }
             suspended.count += 1
@@ -43,17 +38,23 @@ final class ServerCore: Sendable {
         }
         guard admitted else { return false }
         connection.suspend()
-        let queued = workers.submit { [self] in
-            state.answer(handler(request))
-            connection.resume()
-            finishedOne()
-        }
-        if !queued {
-            state.answer(Self.busy)
-            connection.resume()
-            finishedOne()
+        let responder = HTTPResponder(core: self, state: state, connection: connection)
+        switch answer {
+        case .now(let response):
+            responder.respond(response)
+        case .onWorker(let work):
+            if !workers.submit({ responder.respond(work()) }) { responder.respond(Self.busy) }
+        case .later(let start):
+            start(responder)
         }
         return true
+    }
+
+    /// Hands a suspended request its response (the first time only) and resumes its connection.
+    func respond(_ response: HTTPResponse, state: RequestState, connection: SuspendedConnection) {
+        guard state.answer(response) else { return }
+        connection.resume()
+        finishedOne()
     }
 
     /// Refuses new work, waits until every suspended request has been answered, and ends the workers
@@ -105,7 +106,8 @@ final class RequestState: Sendable {
         var dispatched = false
     }
     private let upload = Mutex(Upload())
-    private let response = Mutex<HTTPResponse?>(nil)
+    /// The answer from the worker or responder, until the polling thread takes it to send.
+    private let response = Mutex<(value: HTTPResponse?, given: Bool)>((nil, false))
     /// The connection's deadlines entry (nil if libmicrohttpd gave none).
     let connection: ConnectionDeadlines.Entry?
 
@@ -137,7 +139,14 @@ final class RequestState: Sendable {
 
     var isDispatched: Bool { upload.withLock { $0.dispatched } }
 
-    func answer(_ value: HTTPResponse) { response.withLock { $0 = value } }
+    /// Records the response; false if one was recorded before.
+    func answer(_ value: HTTPResponse) -> Bool {
+        response.withLock { response in
+            guard !response.given else { return false }
+            response = (value, true)
+            return true
+        }
+    }
 
-    func takeAnswer() -> HTTPResponse? { response.withLock { $0.take() } }
+    func takeAnswer() -> HTTPResponse? { response.withLock { $0.value.take() } }
 }

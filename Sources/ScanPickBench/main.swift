@@ -87,11 +87,13 @@ let connections = Int(option("connections", "8")) ?? 8
 func seed(port: UInt16, token: String, quantity: Int = 100_000) throws -> String {
     let client = try KeepAliveClient(host: "127.0.0.1", port: port)
     let auth = ["Authorization": "Bearer \(token)"]
+    let run = UUID().uuidString.prefix(8)  // each run its own order and batch, on the same server
     let order =
-        #"{"orders":[{"id":"bench-order","carrier":"BENCH","zone":"Z","shipBy":"2099-01-01","lines":[{"id":"l1","sku":"S","location":"A1","barcode":"5901234123457","qty":\#(quantity)}]}]}"#
+        #"{"orders":[{"id":"bench-\#(run)","carrier":"BENCH-\#(run)","zone":"Z","shipBy":"2099-01-01","lines":[{"id":"l1","sku":"S","location":"A1","barcode":"5901234123457","qty":\#(quantity)}]}]}"#
     _ = try client.send(method: "POST", path: "/api/orders", headers: auth, body: Array(order.utf8))
     let batch = try client.send(
-        method: "POST", path: "/api/batches", headers: auth, body: Array(#"{"filters":{"carrier":"BENCH"}}"#.utf8))
+        method: "POST", path: "/api/batches", headers: auth,
+        body: Array(#"{"filters":{"carrier":"BENCH-\#(run)"}}"#.utf8))
     guard batch.status == 201,
         let object = try JSONSerialization.jsonObject(with: Data(batch.body)) as? [String: Any],
         let tasks = object["tasks"] as? [[String: Any]], let id = tasks.first?["id"] as? String
@@ -157,6 +159,19 @@ func run(_ make: @escaping RequestMaker, count: Int, connectionCount: Int) throw
     if let failure = failures.withLock({ $0.first }) { throw BenchError(failure) }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return LatencyStats(requests: count * connectionCount, seconds: seconds, latencies: latencies.withLock { $0 })
+}
+
+// `--only health|scan`: one kind over `connections` connections, for profiling (perf, CPU per request).
+if let only = arguments.firstIndex(of: "--only").map({ arguments[$0 + 1] }) {
+    do {
+        let stats = try run(
+            only == "health" ? health : scan, count: max(1, requests / connections), connectionCount: connections)
+        print(stats.json)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
+        exit(1)
+    }
 }
 
 do {

@@ -11,7 +11,7 @@ import Wire
 /// stored in the same transaction as the change and replayed byte for byte.
 ///
 ///     let api = try ScanPickAPI(configuration: config, log: { line in print(line) })
-///     let server = try HTTPServer(listen: config.listen, handler: api.handle)
+///     let server = try HTTPServer(listen: config.listen, limits: config.http, router: api.route)
 public final class ScanPickAPI: Sendable {
     private let store: any ServerStore
     private let organisationByTokenHash: [String: String]
@@ -31,50 +31,101 @@ public final class ScanPickAPI: Sendable {
         self.log = log
     }
 
-    /// Answers one request; never throws, never stops the server. May block on the database: call
-    /// it on a worker thread.
+    /// Says how `request` will be answered; the HTTP server calls it on a polling thread, so it never
+    /// blocks. `/health` and refusals (a missing token, an unknown route, a bad body) are answered at
+    /// once. A scan, pick, quantity change or shipment on SQLite is checked here and committed by the
+    /// store's committing thread, which answers it; everything else runs ``handle(_:)`` on a worker.
+    public func route(_ request: HTTPRequest) -> HTTPAnswer {
+        let start = ContinuousClock.now
+        var organisation: String?
+        do {
+            let route: Route
+            (route, organisation) = try admit(request)
+            switch route {
+            case .health:
+                return .now(finish(request, Self.healthy, organisation: organisation, since: start))
+            case _ where store.writesLater && request.body.count <= Self.largestBodyCheckedInline:
+                guard let organisation, let write = try idempotentWrite(route, request, org: organisation) else {
+                    break
+                }
+                return .later { responder in
+                    self.commitLater(write, request, since: start) { responder.respond($0) }
+                }
+            default:
+                break
+            }
+        } catch {
+            return .now(finish(request, response(for: error, request), organisation: organisation, since: start))
+        }
+        return .onWorker { self.handle(request) }
+    }
+
+    /// Answers one request, blocking on the database as needed; never throws, never stops the server.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        respond(to: request, withoutBlocking: false) ?? APIError.internalError.response
-    }
-
-    /// Answers at once what needs no database — `/health`, a missing or wrong token, an unknown route,
-    /// a repeated header — and returns nil for everything else, which ``handle(_:)`` answers. Never
-    /// blocks: the HTTP server calls it on its polling threads.
-    public func answerWithoutBlocking(_ request: HTTPRequest) -> HTTPResponse? {
-        respond(to: request, withoutBlocking: true)
-    }
-
-    private func respond(to request: HTTPRequest, withoutBlocking: Bool) -> HTTPResponse? {
         let start = ContinuousClock.now
         var organisation: String?
         var response: HTTPResponse
         do {
-            for name in ["authorization", "idempotency-key"] where request.repeatedHeaders.contains(name) {
-                throw APIError.duplicateHeader(name == "authorization" ? "Authorization" : "Idempotency-Key")
-            }
-            // Every /api/ path needs a token first, so strangers learn nothing about routes.
-            if request.path.hasPrefix("/api/") || request.path == "/api" { organisation = try authenticate(request) }
-            let route = try Route.match(method: request.method, path: request.path)
+            let route: Route
+            (route, organisation) = try admit(request)
             switch route {
-            case .health:
-                response = .json(200, Array(#"{"status":"ok"}"#.utf8))
-            case _ where withoutBlocking:
-                return nil
-            case .ready:
-                response = try ready()
+            case .health: response = Self.healthy
+            case .ready: response = try ready()
             default:
                 guard let organisation else { throw APIError.unauthorized }
-                response = try answer(route, request, org: organisation)
+                if let write = try idempotentWrite(route, request, org: organisation) {
+                    response = try commitNow(write, request)
+                } else {
+                    response = try answer(route, request, org: organisation)
+                }
             }
-        } catch let error as APIError {
-            response = error.response
-        } catch let error as PostgresError where error.isUnavailable {
-            log(Self.errorLine(request, error))
-            response = APIError.databaseUnavailable.response
         } catch {
-            log(Self.errorLine(request, error))
-            response = APIError.internalError.response
+            response = self.response(for: error, request)
         }
+        return finish(request, response, organisation: organisation, since: start)
+    }
+
+    /// A body larger than this is decoded on a worker rather than on a polling thread.
+    static let largestBodyCheckedInline = 16 * 1024
+
+    private static let healthy = HTTPResponse.json(200, Array(#"{"status":"ok"}"#.utf8))
+
+    /// The checks every request passes first: no repeated credentials, a token for every `/api/`
+    /// path (so strangers learn nothing about routes), and a route. Returns the route and the
+    /// token's organisation.
+    private func admit(_ request: HTTPRequest) throws(APIError) -> (Route, String?) {
+        for name in ["authorization", "idempotency-key"] where request.repeatedHeaders.contains(name) {
+            throw APIError.duplicateHeader(name == "authorization" ? "Authorization" : "Idempotency-Key")
+        }
+        var organisation: String?
+        if request.path.hasPrefix("/api/") || request.path == "/api" { organisation = try authenticate(request) }
+        let route = try Route.match(method: request.method, path: request.path)
+        if route != .health, route != .ready, organisation == nil { throw APIError.unauthorized }
+        return (route, organisation)
+    }
+
+    /// The answer to a failed request: the refusal itself, or a 503/500 that is logged.
+    private func response(for error: any Error, _ request: HTTPRequest) -> HTTPResponse {
+        switch error {
+        case let refusal as APIError:
+            return refusal.response
+        case let error as PostgresError where error.isUniqueViolation:
+            // Another server process stored this key between our look and our insert; its transaction
+            // won and ours rolled back. Retrying now replays its answer.
+            return APIError.inProgress.response
+        case let error as PostgresError where error.isUnavailable:
+            log(Self.errorLine(request, error))
+            return APIError.databaseUnavailable.response
+        default:
+            log(Self.errorLine(request, error))
+            return APIError.internalError.response
+        }
+    }
+
+    /// Logs the request's line and returns its response.
+    private func finish(
+        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, since start: ContinuousClock.Instant
+    ) -> HTTPResponse {
         log(Self.requestLine(request, response, organisation: organisation, since: start))
         return response
     }
@@ -142,10 +193,9 @@ public final class ScanPickAPI: Sendable {
         return org
     }
 
+    /// Orders, batches and reads (the idempotent writes go through ``idempotentWrite(_:_:org:)``).
     private func answer(_ route: Route, _ request: HTTPRequest, org: String) throws -> HTTPResponse {
         switch route {
-        case .health, .ready:
-            throw APIError.internalError  // answered in respond(to:withoutBlocking:)
         case .upsertOrders:
             let body = try JSONCoding.decodeValid(UpsertOrdersRequest.self, from: request.body)
             let count = try transaction(org, request.path, .bulk) { store in try store.upsert(body.orders) }
@@ -157,32 +207,68 @@ public final class ScanPickAPI: Sendable {
         case .getBatch(let id):
             try Self.requirePathIdentifier(id)
             return .json(200, JSONCoding.encode(try transaction(org, request.path) { store in try store.batch(id) }))
+        case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment:
+            throw APIError.internalError  // answered in handle(_:)
+        }
+    }
+
+    /// The idempotent mutation a request asks for, checked and ready to commit, or nil when the route
+    /// is not one (orders, batches, reads).
+    private func idempotentWrite(_ route: Route, _ request: HTTPRequest, org: String) throws -> IdempotentWrite? {
+        switch route {
         case .submitScan:
-            return try idempotent(
-                request, org: org, route: "submit-scan", as: SubmitScanRequest.self, key: \.idempotencyKey
-            ) {
+            return try IdempotentWrite(request, org: org, route: "submit-scan", as: SubmitScanRequest.self) {
                 store, body, key in PickTaskResponse(pickTask: try store.submitScan(body, key: key))
             }
         case .pick:
-            return try idempotent(request, org: org, route: "pick", as: PickRequest.self, key: \.idempotencyKey) {
+            return try IdempotentWrite(request, org: org, route: "pick", as: PickRequest.self) {
                 store, body, key in PickTaskResponse(pickTask: try store.pick(body, key: key))
             }
         case .setQty:
-            return try idempotent(request, org: org, route: "set-qty", as: SetQtyRequest.self, key: \.idempotencyKey) {
+            return try IdempotentWrite(request, org: org, route: "set-qty", as: SetQtyRequest.self) {
                 store, body, key in PickTaskResponse(pickTask: try store.setQty(body, key: key))
             }
         case .createShipment:
-            return try idempotent(
-                request, org: org, route: "shipments", as: CreateShipmentRequest.self, key: \.idempotencyKey,
-                status: 201
+            return try IdempotentWrite(
+                request, org: org, route: "shipments", as: CreateShipmentRequest.self, status: 201
             ) { store, body, _ in try store.createShipment(body) }
         case .voidShipment(let id):
             try Self.requirePathIdentifier(id)
-            return try idempotent(
-                request, org: org, route: "void:\(id)", as: VoidShipmentRequest.self, key: \.idempotencyKey
-            ) {
+            return try IdempotentWrite(request, org: org, route: "void:\(id)", as: VoidShipmentRequest.self) {
                 store, _, _ in try store.voidShipment(id)
             }
+        case .health, .ready, .upsertOrders, .createBatch, .getBatch:
+            return nil
+        }
+    }
+
+    /// Runs an idempotent write and waits for its commit (a worker thread).
+    private func commitNow(_ write: IdempotentWrite, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard inFlight.claim(org: write.org, key: write.key) else { throw APIError.inProgress }
+        defer { inFlight.release(org: write.org, key: write.key) }
+        let dialect = store.dialect
+        return try self.write(request.path) { db in try write.runOnce(db, dialect) }
+    }
+
+    /// Queues an idempotent write for the store's committing thread and returns at once; `respond`
+    /// gets the logged response once it is committed or refused.
+    private func commitLater(
+        _ write: IdempotentWrite, _ request: HTTPRequest, since start: ContinuousClock.Instant,
+        respond: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
+        guard inFlight.claim(org: write.org, key: write.key) else {
+            respond(finish(request, APIError.inProgress.response, organisation: write.org, since: start))
+            return
+        }
+        let dialect = store.dialect
+        store.writeLater(.quick, timed(request.path) { db in try write.runOnce(db, dialect) }) { result in
+            self.inFlight.release(org: write.org, key: write.key)
+            let response: HTTPResponse
+            switch result {
+            case .success(let answer): response = answer
+            case .failure(let error): response = self.response(for: error, request)
+            }
+            respond(self.finish(request, response, organisation: write.org, since: start))
         }
     }
 
@@ -193,7 +279,7 @@ public final class ScanPickAPI: Sendable {
     ) throws -> T {
         let dialect = store.dialect
         return try write(path, priority) { db in
-            try body(PickingStore(db: db, dialect: dialect, org: org, now: Self.timestamp()))
+            try body(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
         }
     }
 
@@ -207,75 +293,28 @@ public final class ScanPickAPI: Sendable {
         _ path: String, _ priority: DatabaseQueue.WritePriority = .quick,
         _ body: @escaping (any SQLConnection) throws -> T
     ) throws -> T {
-        try store.write(priority) { db in
+        try store.write(priority, timed(path, body))
+    }
+
+    /// `body`, logging a `slow_transaction` when it holds the writer longer than ``writerHoldLimit``.
+    private func timed<T>(_ path: String, _ body: @escaping (any SQLConnection) throws -> T) -> (any SQLConnection)
+        throws -> T
+    {
+        { db in
             let start = ContinuousClock.now
             defer {
                 let held = ContinuousClock.now - start
                 if held > Self.writerHoldLimit {
                     var line = JSONObjectWriter()
-                    line.add("time", string: Self.timestamp())
+                    line.add("time", string: Timestamp.iso8601())
                     line.add("event", string: "slow_transaction")
                     line.add("path", string: path)
-                    line.add(
-                        "ms",
-                        milliseconds: Double(held.components.attoseconds) / 1e15 + Double(held.components.seconds)
-                            * 1000)
+                    line.add("ms", milliseconds: Self.milliseconds(held))
                     self.log(line.finished())
                 }
             }
             return try body(db)
         }
-    }
-
-    /// The idempotency protocol around a mutation: resolve the key, refuse a key already running
-    /// (409), replay a stored result for the same request, refuse one for a different request (422),
-    /// or run the mutation and store its result in the same transaction. A refusal (4xx) is not stored.
-    private func idempotent<Body: Codable & Sendable & ValidatedRequest, Result: Encodable>(
-        _ request: HTTPRequest, org: String, route: String, as type: Body.Type,
-        key keyPath: WritableKeyPath<Body, String?>,
-        status: Int = 200, _ operation: @escaping (PickingStore, Body, String) throws -> Result
-    ) throws -> HTTPResponse {
-        let body = try JSONCoding.decodeValid(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
-        let key = try IdempotencyKey.resolve(body: body[keyPath: keyPath], header: request.header("idempotency-key"))
-        var unkeyed = body
-        unkeyed[keyPath: keyPath] = nil
-        let fingerprint = SHA256.hex(of: Array((route + "\n").utf8) + JSONCoding.encode(unkeyed))
-
-        guard inFlight.claim(org: org, key: key) else { throw APIError.inProgress }
-        defer { inFlight.release(org: org, key: key) }
-        let dialect = store.dialect
-        do {
-            return try write(request.path) { db in
-                try Self.runOnce(db, dialect, org: org, key: key, fingerprint: fingerprint, status: status) { store in
-                    try operation(store, body, key)
-                }
-            }
-        } catch let error as PostgresError where error.isUniqueViolation {
-            // Another server process stored this key between our look and our insert; its transaction
-            // won and ours rolled back. Retrying now replays its answer.
-            throw APIError.inProgress
-        }
-    }
-
-    /// Inside one transaction: claim the key across processes (PostgreSQL), replay or refuse a stored
-    /// result, or run `operation` and store its answer with the change.
-    private static func runOnce<Result: Encodable>(
-        _ db: any SQLConnection, _ dialect: SQLDialect, org: String, key: String, fingerprint: String, status: Int,
-        _ operation: (PickingStore) throws -> Result
-    ) throws -> HTTPResponse {
-        let stored = try db.row(dialect.lookUpIdempotencyKey, [org, key])
-        guard try stored?.int("claimed") == 1 else { throw APIError.inProgress }
-        if let stored, let hash = try stored.optionalString("request_hash") {
-            guard hash == fingerprint else { throw APIError.keyReused }
-            return .json(
-                try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
-        }
-        let store = PickingStore(db: db, dialect: dialect, org: org, now: Self.timestamp())
-        let answer = JSONCoding.encode(try operation(store))
-        try db.runLater(
-            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
-        return .json(status, answer)
     }
 
     /// An id taken from the path (a batch, a shipment) keeps the same rules as one in a body.
@@ -289,11 +328,6 @@ public final class ScanPickAPI: Sendable {
 
     // MARK: Logging
 
-    static func timestamp() -> String {
-        Date().formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-    }
-
     /// One line per request: time, method, path, status, milliseconds, organisation. Never a token.
     static func requestLine(
         _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, since start: ContinuousClock.Instant
@@ -302,21 +336,23 @@ public final class ScanPickAPI: Sendable {
     {
         let elapsed = ContinuousClock.now - start
         var line = JSONObjectWriter()
-        line.add("time", string: timestamp())
+        line.add("time", string: Timestamp.iso8601())
         line.add("method", string: request.method)
         line.add("path", string: request.path)
         line.add("status", number: response.status)
-        line.add(
-            "ms",
-            milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        line.add("ms", milliseconds: milliseconds(elapsed))
         if let organisation { line.add("org", string: organisation) }
         if response.headers.contains(where: { $0.0 == "Idempotent-Replayed" }) { line.add("replayed", bool: true) }
         return line.finished()
     }
 
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+    }
+
     static func errorLine(_ request: HTTPRequest, _ error: any Error) -> String {
         var line = JSONObjectWriter()
-        line.add("time", string: timestamp())
+        line.add("time", string: Timestamp.iso8601())
         line.add("event", string: "internal_error")
         line.add("path", string: request.path)
         line.add("error", string: String(describing: error))

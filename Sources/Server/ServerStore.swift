@@ -11,6 +11,14 @@ protocol ServerStore: Sendable {
     /// serialises writers.
     func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
         throws -> T
+    /// Whether ``writeLater(_:_:completion:)`` hands the write to a committing thread of the store's
+    /// own (SQLite); when false it would block the caller.
+    var writesLater: Bool { get }
+    /// Queues `body` for a write transaction and returns at once; `completion` gets its result once
+    /// committed (durable) or failed, on the committing thread.
+    func writeLater<T: Sendable>(
+        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Throws unless the database answers a query now (`GET /health/ready`).
     func checkReady() throws
 }
@@ -34,6 +42,15 @@ struct SQLiteServerStore: ServerStore {
         try queue.groupCommit(priority) { db in try body(db) }
     }
 
+    var writesLater: Bool { true }
+
+    func writeLater<T: Sendable>(
+        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        queue.groupCommit(priority, { db in try body(db) }, completion: completion)
+    }
+
     func checkReady() throws {
         _ = try probe.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
     }
@@ -51,6 +68,17 @@ struct PostgresServerStore: ServerStore {
         throws -> T
     {
         try pool.transaction { db in try body(db) }
+    }
+
+    /// Each transaction has a pooled connection of its own, so the API runs writes on its workers.
+    var writesLater: Bool { false }
+
+    /// Runs the write on the calling thread (see ``writesLater``).
+    func writeLater<T: Sendable>(
+        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        completion(Result { try pool.transaction { db in try body(db) } })
     }
 
     func checkReady() throws {

@@ -20,6 +20,8 @@ public final class Database {
     private struct CachedStatement {
         var statement: OpaquePointer
         var lastUse: Int
+        /// The result's column names, read once.
+        var columns: [String]
     }
 
     /// Opens (creating if needed) the database at `path` in WAL mode with `synchronous=FULL`: when a
@@ -68,10 +70,9 @@ public final class Database {
 
     /// The rows a query returns.
     public func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> [Row] {
-        let statement = try prepared(sql, arguments)
+        let (statement, columns) = try preparedWithColumns(sql, arguments)
         defer { sqlite3_reset(statement) }
-        let count = sqlite3_column_count(statement)
-        let columns = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+        let count = Int32(columns.count)
         var rows: [Row] = []
         while true {
             let status = sqlite3_step(statement)
@@ -107,6 +108,9 @@ public final class Database {
         }
     }
 
+    /// Whether a transaction is open (SQLite ends one by itself on some errors: a full disk, I/O).
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// How many prepared statements are cached now (at most ``statementCacheSize``).
     public var cachedStatementCount: Int { statements.count }
 
@@ -119,10 +123,19 @@ public final class Database {
     private func prepared(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError)
         -> OpaquePointer
     {
+        try preparedWithColumns(sql, arguments).statement
+    }
+
+    /// The cached (or newly prepared) statement for `sql` with `arguments` bound, and its column names.
+    private func preparedWithColumns(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError)
+        -> (statement: OpaquePointer, columns: [String])
+    {
         statementUses += 1
         let statement: OpaquePointer
+        let columns: [String]
         if let cached = statements[sql] {
             statement = cached.statement
+            columns = cached.columns
             statements[sql]?.lastUse = statementUses
         } else {
             var made: OpaquePointer?
@@ -134,7 +147,8 @@ public final class Database {
                 sqlite3_finalize(oldest.value.statement)
                 statements[oldest.key] = nil
             }
-            statements[sql] = CachedStatement(statement: made, lastUse: statementUses)
+            columns = (0..<sqlite3_column_count(made)).map { String(cString: sqlite3_column_name(made, $0)) }
+            statements[sql] = CachedStatement(statement: made, lastUse: statementUses, columns: columns)
             statement = made
         }
         sqlite3_clear_bindings(statement)
@@ -164,7 +178,7 @@ public final class Database {
             }
             guard status == SQLITE_OK else { throw failure(status, sql) }
         }
-        return statement
+        return (statement, columns)
     }
 
     private func column(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {

@@ -5,6 +5,8 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchColumn(String)
     case columnType(column: String, expected: String)
     case schemaTooNew(unknown: [String])
+    /// SQLite rolled back the open transaction by itself (after a full disk or an I/O error).
+    case rolledBack
 
     /// SQLite's primary result code for a failed constraint (UNIQUE, CHECK, …).
     static let constraintCode: Int32 = 19
@@ -23,6 +25,7 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
             "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(120)))" } ?? "")
         case .noSuchColumn(let column): "no column named '\(column)' in the result"
         case .columnType(let column, let expected): "column '\(column)' does not hold a value of type \(expected)"
+        case .rolledBack: "SQLite rolled the transaction back (the disk may be full or failing); nothing of it was kept"
         case .schemaTooNew(let unknown):
             "the database has schema changes this scanpick does not know (\(unknown.joined(separator: ", "))): it was written by a newer scanpick; upgrade"
         }

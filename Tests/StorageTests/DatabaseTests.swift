@@ -135,6 +135,42 @@ import Testing
         #expect(kept.allSatisfy { $0 % 2 == 0 })
     }
 
+    @Test func aTransactionSQLiteEndsByItselfLeavesNoWriteReportedAsCommittedButLost() throws {
+        let folder = try TemporaryDirectory()
+        let queue = try DatabaseQueue(
+            path: folder.file("g.sqlite"),
+            migrations: [Migration("t-1", sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
+        struct DiskFull: Error {}
+        let reported = Mutex<[Int: Bool]>([:])
+        let done = DispatchGroup()
+        // Held so that all of them wait for one round together.
+        let blocker = DispatchSemaphore(value: 0)
+        done.enter()
+        queue.groupCommit(.quick, { _ in blocker.wait() }) { _ in done.leave() }
+        for index in 0..<30 {
+            done.enter()
+            queue.groupCommit(
+                .quick,
+                { db in
+                    try db.run("INSERT INTO t VALUES (?)", [index])
+                    if index == 20 {  // what SQLite does on SQLITE_FULL or an I/O error: end it all
+                        try db.execute("ROLLBACK")
+                        throw DiskFull()
+                    }
+                }
+            ) { result in
+                reported.withLock { $0[index] = (try? result.get()) != nil }
+                done.leave()
+            }
+        }
+        blocker.signal()
+        done.wait()
+        let kept = Set(try queue.write { db in try db.rows("SELECT k FROM t").map { try $0.int("k") } })
+        let committed = Set(reported.withLock { $0 }.filter(\.value).map(\.key))
+        #expect(committed == kept, "reported committed but missing: \(committed.subtracting(kept).sorted())")
+        #expect(!kept.contains(20))
+    }
+
     @Test func aWriteIsVisibleToANewConnectionWhenItReturns() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("g.sqlite")

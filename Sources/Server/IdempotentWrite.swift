@@ -1,0 +1,62 @@
+import Digest
+import Foundation
+import HTTPServing
+import Storage
+import Wire
+
+/// A request body that carries its idempotency key (it may also come as a header).
+protocol IdempotentRequest: Codable, Sendable, ValidatedRequest {
+    var idempotencyKey: String? { get set }
+}
+
+extension SubmitScanRequest: IdempotentRequest {}
+extension PickRequest: IdempotentRequest {}
+extension SetQtyRequest: IdempotentRequest {}
+extension CreateShipmentRequest: IdempotentRequest {}
+extension VoidShipmentRequest: IdempotentRequest {}
+
+/// One idempotent mutation, checked and ready to commit: its organisation and key, a fingerprint of
+/// the request (route and body without the key), the status of success, and the change itself.
+/// Made on any thread; ``runOnce(_:_:)`` runs inside the write transaction.
+struct IdempotentWrite: Sendable {
+    let org: String
+    let key: String
+    let fingerprint: String
+    let status: Int
+    private let operation: @Sendable (PickingStore) throws -> [UInt8]
+
+    /// Decodes and checks the body of `request` (400/422 for a bad one) and resolves its key.
+    init<Body: IdempotentRequest, Result: Encodable>(
+        _ request: HTTPRequest, org: String, route: String, as type: Body.Type, status: Int = 200,
+        _ change: @escaping @Sendable (PickingStore, Body, String) throws -> Result
+    ) throws(APIError) {
+        let body = try JSONCoding.decodeValid(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
+        let key = try IdempotencyKey.resolve(body: body.idempotencyKey, header: request.header("idempotency-key"))
+        var unkeyed = body
+        unkeyed.idempotencyKey = nil
+        self.org = org
+        self.key = key
+        self.status = status
+        fingerprint = SHA256.hex(of: Array((route + "\n").utf8) + JSONCoding.encode(unkeyed))
+        operation = { store in JSONCoding.encode(try change(store, body, key)) }
+    }
+
+    /// The idempotency protocol inside one transaction: claim the key across processes
+    /// (PostgreSQL), replay a stored answer for the same request or refuse one for a different
+    /// request (422), or run the change and store its answer with it. A refusal (4xx) is thrown, so
+    /// it changes nothing and is not stored.
+    func runOnce(_ db: any SQLConnection, _ dialect: SQLDialect) throws -> HTTPResponse {
+        let stored = try db.row(dialect.lookUpIdempotencyKey, [org, key])
+        guard try stored?.int("claimed") == 1 else { throw APIError.inProgress }
+        if let stored, let hash = try stored.optionalString("request_hash") {
+            guard hash == fingerprint else { throw APIError.keyReused }
+            return .json(
+                try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
+        }
+        let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
+        try db.runLater(
+            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
+        return .json(status, answer)
+    }
+}

@@ -1,0 +1,170 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The connection of a ``DatabaseQueue``, shared with its ``GroupCommitter``: one caller at a time.
+final class LockedDatabase: Sendable {
+    let database: Mutex<Database>
+    init(_ database: sending Database) { self.database = Mutex(database) }
+}
+
+/// The thread that runs a ``DatabaseQueue``'s group commits. Each round it takes every waiting
+/// write — quick ones first, then bulk ones until the round has run for
+/// ``DatabaseQueue/roundBudget`` — runs each in a savepoint of one transaction, commits once (one
+/// fsync for all of them), and hands every writer its outcome. One thread does this, so under load
+/// it goes from round to round without sleeping and writers wait without waking one another.
+final class GroupCommitter: Sendable {
+    private struct State {
+        var pending: [any GroupWork] = []
+        var stopping = false
+    }
+
+    private let connection: LockedDatabase
+    private let state = Mutex(State())
+    /// Signalled once per submitted write (and once to stop).
+    private let wake = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+    /// The committing thread, so that a stop asked from inside a completion does not wait for itself.
+    private let thread = Mutex<pthread_t?>(nil)
+
+    init(_ connection: LockedDatabase) {
+        self.connection = connection
+        let thread = Thread { [self] in
+            self.thread.withLock { $0 = pthread_self() }
+            commitUntilStopped()
+            ended.signal()
+        }
+        thread.name = "group-commit"
+        thread.start()
+    }
+
+    func submit(_ job: any GroupWork) {
+        state.withLock { $0.pending.append(job) }
+        wake.signal()
+    }
+
+    /// Lets every submitted write finish, then ends the thread (waiting for it unless called on it).
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        let onItself = thread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !onItself { ended.wait() }
+    }
+
+    private func commitUntilStopped() {
+        while true {
+            let (waiting, stopping) = state.withLock { state in
+                defer { state.pending.removeAll() }
+                return (state.pending, state.stopping)
+            }
+            if waiting.isEmpty {
+                if stopping { return }
+                wake.wait()
+                continue
+            }
+            let left = commitRound(waiting.filter { !$0.isBulk } + waiting.filter(\.isBulk))
+            if !left.isEmpty { state.withLock { $0.pending.insert(contentsOf: left, at: 0) } }
+        }
+    }
+
+    /// Runs one transaction; returns the writes it left for the next round.
+    private func commitRound(_ ordered: [any GroupWork]) -> ArraySlice<any GroupWork> {
+        var ran: [any GroupWork] = []
+        var failedToBegin = false
+        connection.database.withLock { database in
+            let start = ContinuousClock.now
+            do {
+                try database.run("BEGIN IMMEDIATE")
+                if ordered.count == 1, let only = ordered.first {
+                    // Alone in its round: its own transaction, no savepoint to set and release.
+                    ran.append(only)
+                    try database.run(only.run(alone: database) ? "COMMIT" : "ROLLBACK")
+                } else {
+                    for job in ordered {
+                        if job.isBulk, ran.contains(where: \.isBulk),
+                            ContinuousClock.now - start > DatabaseQueue.roundBudget
+                        {
+                            break
+                        }
+                        ran.append(job)
+                        try job.run(in: database, savepoint: "w\(ran.count)")
+                        // A full disk or an I/O error inside one write can make SQLite roll back the
+                        // whole transaction; the writes before it must not then be answered as committed.
+                        guard database.isInTransaction else { throw DatabaseError.rolledBack }
+                    }
+                    try database.run("COMMIT")
+                }
+            } catch {
+                _ = try? database.run("ROLLBACK")  // fails only when there is nothing to roll back
+                if ran.isEmpty {  // nothing could start: fail them all rather than retry for ever
+                    ran = ordered
+                    failedToBegin = true
+                }
+                for job in ran { job.failCommit(error) }
+            }
+        }
+        for job in ran { job.finish() }
+        return failedToBegin ? [] : ordered.dropFirst(ran.count)
+    }
+}
+
+/// What the committer needs of a waiting write, whatever its result type.
+protocol GroupWork: AnyObject, Sendable {
+    var isBulk: Bool { get }
+    /// Runs the body in a savepoint; a failure of the body is its outcome, but a failure of the
+    /// savepoint itself is thrown, so that the whole transaction rolls back rather than commit half
+    /// of this write.
+    func run(in database: Database, savepoint: String) throws
+    /// Runs the body as the only work of the transaction; false if it threw (roll back).
+    func run(alone database: Database) -> Bool
+    func failCommit(_ error: any Error)
+    /// Hands the outcome to the writer.
+    func finish()
+}
+
+/// One write's body, outcome and completion. Its outcome is written by the committer while it holds
+/// the database lock and read by the committer again in `finish()`, hence `@unchecked Sendable`.
+final class GroupJob<T: Sendable>: GroupWork, @unchecked Sendable {
+    private let body: (Database) throws -> T
+    private let completion: @Sendable (Result<T, any Error>) -> Void
+    private var outcome: Result<T, any Error>?
+    let isBulk: Bool
+
+    init(
+        _ body: @escaping (Database) throws -> T, isBulk: Bool,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        self.body = body
+        self.isBulk = isBulk
+        self.completion = completion
+    }
+
+    func run(in database: Database, savepoint: String) throws {
+        try database.run("SAVEPOINT \(savepoint)")
+        let result: Result<T, any Error>
+        do {
+            result = .success(try body(database))
+        } catch {
+            result = .failure(error)
+        }
+        outcome = result
+        if case .failure = result { try database.run("ROLLBACK TO \(savepoint)") }
+        try database.run("RELEASE \(savepoint)")
+    }
+
+    func run(alone database: Database) -> Bool {
+        do {
+            outcome = .success(try body(database))
+            return true
+        } catch {
+            outcome = .failure(error)
+            return false
+        }
+    }
+
+    func failCommit(_ error: any Error) { outcome = .failure(error) }
+
+    func finish() {
+        completion(outcome ?? .failure(DatabaseError.sqlite(code: 1, message: "write was never run", sql: nil)))
+    }
+}
