@@ -109,6 +109,7 @@ let package = Package(
             name: "StationTests",
             dependencies: ["Station", "Queue", "Scanning", "ConfigFile", "TestSupport", "scanpick"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "HTTPServingTests", dependencies: ["HTTPServing", "TestSupport"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(

@@ -18,6 +18,9 @@ public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// Says how a request will be answered; called on a polling thread, so it must not block.
     public typealias Router = @Sendable (HTTPRequest) -> HTTPAnswer
+    /// Looks at a request's head (method, path, headers; no body yet) on a polling thread, and
+    /// returns a refusal to send at once — before any of the body is read or kept — or nil.
+    public typealias HeadCheck = @Sendable (HTTPRequest) -> HTTPResponse?
     /// Receives one sentence of libmicrohttpd's own (a refused connection, a malformed request).
     public typealias MessageLog = @Sendable (String) -> Void
 
@@ -36,16 +39,17 @@ public final class HTTPServer: Sendable {
         try self.init(listen: listen, limits: limits, log: log, router: { request in .onWorker { handler(request) } })
     }
 
-    /// A server that asks `router`, on a polling thread, how each request will be answered.
+    /// A server that asks `router`, on a polling thread, how each request will be answered, after
+    /// `checkHead` has let its head through.
     public init(
         listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), log: MessageLog? = nil,
-        router: @escaping Router
+        checkHead: HeadCheck? = nil, router: @escaping Router
     ) throws(HTTPServerError) {
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
         }
         try FileDescriptorLimit.raise(toAtLeast: limits.connectionLimit + 256)
-        let core = ServerCore(limits: limits, router: router, log: log ?? { _ in })
+        let core = ServerCore(limits: limits, checkHead: checkHead, router: router, log: log ?? { _ in })
         let context = Unmanaged.passRetained(core).toOpaque()
         let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
         logger.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))
@@ -89,6 +93,9 @@ public enum HTTPAnswer: Sendable {
     case now(HTTPResponse)
     /// Work that may block (a database query): it runs on a worker thread and its response is sent.
     case onWorker(@Sendable () -> HTTPResponse)
+    /// Large work (an upload of many records): like ``onWorker(_:)`` but on the few bulk workers, so
+    /// such requests can never take every worker from the quick ones.
+    case onBulkWorker(@Sendable () -> HTTPResponse)
     /// The response comes later from elsewhere (a thread committing to a database): the connection
     /// is suspended, then `start` is called on the polling thread with the responder that must be
     /// called once, from any thread.

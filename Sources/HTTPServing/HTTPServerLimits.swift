@@ -25,8 +25,12 @@ public struct HTTPServerLimits: Sendable, Equatable {
     public var pollingThreads = 2
     /// Threads that run handlers which may block (on a database).
     public var workerThreads = 16
-    /// Requests waiting for a worker at most; past it a request is answered 503 at once.
+    /// Threads that run large requests (order feeds, new batches), apart from the others.
+    public var bulkWorkerThreads = 2
+    /// Requests waiting for a worker at most (in each lane); past it a request is answered 503 at once.
     public var maxQueuedRequests = 1024
+    /// Request-body bytes held at once over all requests; past it a body is refused with 503.
+    public var maxBufferedBodyBytes = 256 << 20
 
     public init() {}
 
@@ -48,6 +52,8 @@ public struct HTTPServerLimits: Sendable, Equatable {
         Setting(name: "maxHeadBytes", keyPath: \.maxHeadBytes, range: 4096...(1 << 20)),
         Setting(name: "pollingThreads", keyPath: \.pollingThreads, range: 1...64),
         Setting(name: "workerThreads", keyPath: \.workerThreads, range: 1...1024),
+        Setting(name: "bulkWorkerThreads", keyPath: \.bulkWorkerThreads, range: 1...64),
         Setting(name: "maxQueuedRequests", keyPath: \.maxQueuedRequests, range: 1...1_000_000),
+        Setting(name: "maxBufferedBodyBytes", keyPath: \.maxBufferedBodyBytes, range: 1...(1 << 40)),
     ]
 }

@@ -4,9 +4,10 @@ import Foundation
 // The C callbacks libmicrohttpd calls, all on its polling threads. Each reaches the `ServerCore`
 // through its context pointer.
 
-/// Called first when a request head has arrived (no request state yet), then once per body chunk,
-/// then with no data once the body is complete: that call answers, at once or from a worker. After
-/// a worker has answered, the resumed connection brings one more call, which sends the answer.
+/// Called first when a request head has arrived (no request state yet): the head is checked and
+/// may be refused before any of the body is read. Then once per body chunk, then with no data once
+/// the body is complete: that call answers, at once or by suspending the connection. After a worker
+/// or responder has answered, the resumed connection brings one more call, which sends the answer.
 let accessHandler: MHD_AccessHandlerCallback = {
     context, connection, url, method, _, uploadData, uploadSize, requestState in
     guard let context, let connection, let uploadSize, let requestState else { return .NO }
@@ -17,52 +18,64 @@ let accessHandler: MHD_AccessHandlerCallback = {
             Unmanaged<ConnectionDeadlines.Entry>.fromOpaque($0).takeUnretainedValue()
         }
         if let entry { core.deadlines.headReceived(entry) }
-        var tooLarge = false
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
-            tooLarge = Int(String(cString: length)).map { $0 > core.limits.maxBodyBytes } ?? false
+        let headers = HeaderCollector.collect(connection, .HEADER_KIND, lowercased: true)
+        let head = HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            query: HeaderCollector.collect(connection, .GET_ARGUMENT_KIND, lowercased: false).values,
+            headers: headers.values, repeatedHeaders: headers.repeated)
+        let declared = head.header("content-length").map { Int($0) ?? Int.max } ?? 0
+        if let refusal = HeadRules.refusal(head, declaredBodyBytes: declared, limits: core.limits)
+            ?? core.checkHead?(head)
+        {
+            return send(refusal, on: connection)  // libmicrohttpd then drops the body and the connection
         }
-        requestState.pointee = Unmanaged.passRetained(RequestState(connection: entry, tooLarge: tooLarge)).toOpaque()
+        let state = RequestState(
+            head: head, connection: entry, expectedBodyBytes: min(declared, core.limits.maxBodyBytes))
+        requestState.pointee = Unmanaged.passRetained(state).toOpaque()
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                state.append(UnsafeBufferPointer(start: $0, count: uploadSize.pointee), limit: core.limits.maxBodyBytes)
+                state.append(
+                    UnsafeBufferPointer(start: $0, count: uploadSize.pointee), limit: core.limits.maxBodyBytes,
+                    budget: core.bodyBudget)
             }
         }
         uploadSize.pointee = 0
         return .YES
     }
-    if let answer = state.takeAnswer() { return send(answer, on: connection) }
+    // From here on the request is answered: its body bytes go back to the budget first, so the
+    // client's next request never finds them still held.
+    if let answer = state.takeAnswer() { return send(answer, on: connection, releasing: state, core) }
     guard !state.isDispatched else { return .NO }  // resumed without an answer: cannot happen; close
 
     if let entry = state.connection { core.deadlines.requestReceived(entry) }
-    guard let body = state.takeBody() else {
-        let message =
-            #"{"error":"payload_too_large","message":"the request body is over \#(core.limits.maxBodyBytes) bytes"}"#
-        return send(.json(413, Array(message.utf8)), on: connection)
+    var request = state.head
+    switch state.takeBody() {
+    case .success(let body): request.body = body
+    case .failure(let refused) where refused.refusal == .tooLarge:
+        return send(HeadRules.tooLarge(core.limits), on: connection, releasing: state, core)
+    case .failure:
+        return send(ServerCore.busy, on: connection, releasing: state, core)
     }
-    let headers = HeaderCollector.collect(connection, .HEADER_KIND, lowercased: true)
-    let request = HTTPRequest(
-        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-        query: HeaderCollector.collect(connection, .GET_ARGUMENT_KIND, lowercased: false).values,
-        headers: headers.values, body: body, repeatedHeaders: headers.repeated)
     let answer = core.router(request)
-    if case .now(let response) = answer { return send(response, on: connection) }
+    if case .now(let response) = answer { return send(response, on: connection, releasing: state, core) }
     guard core.dispatch(answer, state: state, connection: SuspendedConnection(pointer: connection)) else {
-        return send(ServerCore.busy, on: connection)
+        return send(ServerCore.busy, on: connection, releasing: state, core)
     }
     return .YES
 }
 
-/// Frees a request's state, however the request ended (answered or aborted), and starts the
-/// connection's wait for its next request head.
+/// Frees a request's state, however the request ended (answered or aborted), gives its body bytes
+/// back, and starts the connection's wait for its next request head.
 let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState, _ in
     guard let context, let requestState, let pointer = requestState.pointee else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestState.pointee = nil
+    state.finish(budget: core.bodyBudget)
     if let entry = state.connection { core.deadlines.answered(entry) }
 }
 
@@ -84,6 +97,14 @@ let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, so
     default:
         break
     }
+}
+
+/// Gives the request's body bytes back to the budget, then sends `response`.
+private func send(
+    _ response: HTTPResponse, on connection: OpaquePointer, releasing state: RequestState, _ core: ServerCore
+) -> MHD_Result {
+    state.finish(budget: core.bodyBudget)
+    return send(response, on: connection)
 }
 
 private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -11,7 +11,10 @@ final class ServerCore: Sendable {
     let router: HTTPServer.Router
     let log: HTTPServer.MessageLog
     let deadlines: ConnectionDeadlines
+    let bodyBudget: BodyBudget
+    let checkHead: HTTPServer.HeadCheck?
     private let workers: WorkerPool
+    private let bulkWorkers: WorkerPool
     private let suspended = Mutex(SuspendedRequests())
 
     private struct SuspendedRequests {
@@ -20,10 +23,17 @@ final class ServerCore: Sendable {
         var allAnswered: DispatchSemaphore?
     }
 
-    init(limits: HTTPServerLimits, router: @escaping HTTPServer.Router, log: @escaping HTTPServer.MessageLog) {
+    init(
+        limits: HTTPServerLimits, checkHead: HTTPServer.HeadCheck?, router: @escaping HTTPServer.Router,
+        log: @escaping HTTPServer.MessageLog
+    ) {
         self.limits = limits
+        self.checkHead = checkHead
         self.router = router
         self.log = log
+        bodyBudget = BodyBudget(bytes: limits.maxBufferedBodyBytes)
+        bulkWorkers = WorkerPool(
+            threads: limits.bulkWorkerThreads, maxQueued: limits.maxQueuedRequests, name: "http-bulk")
         deadlines = ConnectionDeadlines(limits: limits)
         workers = WorkerPool(threads: limits.workerThreads, maxQueued: limits.maxQueuedRequests, name: "http-worker")
     }
@@ -43,7 +53,11 @@ final class ServerCore: Sendable {
         case .now(let response):
             responder.respond(response)
         case .onWorker(let work):
-            if !workers.submit({ responder.respond(work()) }) { responder.respond(Self.busy) }
+            let job = WorkerPool.Job(run: { responder.respond(work()) }, cancel: { responder.respond(Self.busy) })
+            if !workers.submit(job) { responder.respond(Self.busy) }
+        case .onBulkWorker(let work):
+            let job = WorkerPool.Job(run: { responder.respond(work()) }, cancel: { responder.respond(Self.busy) })
+            if !bulkWorkers.submit(job) { responder.respond(Self.busy) }
         case .later(let start):
             start(responder)
         }
@@ -57,11 +71,13 @@ final class ServerCore: Sendable {
         finishedOne()
     }
 
-    /// Refuses new work, waits until every suspended request has been answered, and ends the workers
-    /// and the deadline sweep.
+    /// Refuses new work, answers 503 to requests still waiting for a worker, waits until every
+    /// request being worked on has been answered, and ends the workers and the deadline sweep.
     func stop() {
+        suspended.withLock { $0.stopping = true }
+        workers.cancelQueued()
+        bulkWorkers.cancelQueued()
         let waitFor: DispatchSemaphore? = suspended.withLock { suspended in
-            suspended.stopping = true
             guard suspended.count > 0 else { return nil }
             let semaphore = DispatchSemaphore(value: 0)
             suspended.allAnswered = semaphore
@@ -69,6 +85,7 @@ final class ServerCore: Sendable {
         }
         waitFor?.wait()
         workers.stop()
+        bulkWorkers.stop()
         deadlines.stop()
     }
 
@@ -97,44 +114,73 @@ struct SuspendedConnection: @unchecked Sendable {
     func resume() { MHD_resume_connection(pointer) }
 }
 
-/// One request as it arrives: its body is gathered on the polling thread; its answer is written by a
-/// worker and read back on the polling thread after the connection resumes.
+/// One request as it arrives: its head, read when the headers are in; its body, gathered on the
+/// polling thread; and its answer, written by a worker or responder and read back on the polling
+/// thread after the connection resumes.
 final class RequestState: Sendable {
+    /// Why a request's body was not kept.
+    enum Refusal: Sendable {
+        /// Over the request's own limit (413).
+        case tooLarge
+        /// Over what the server buffers for all requests together (503).
+        case overBudget
+    }
+
     private struct Upload {
         var body: [UInt8] = []
-        var tooLarge = false
+        var refusal: Refusal?
         var dispatched = false
+        /// Bytes counted against the server's body budget (given back when the request ends).
+        var counted = 0
     }
     private let upload = Mutex(Upload())
     /// The answer from the worker or responder, until the polling thread takes it to send.
     private let response = Mutex<(value: HTTPResponse?, given: Bool)>((nil, false))
+    /// Method, path, query and headers, without the body.
+    let head: HTTPRequest
     /// The connection's deadlines entry (nil if libmicrohttpd gave none).
     let connection: ConnectionDeadlines.Entry?
 
-    init(connection: ConnectionDeadlines.Entry?, tooLarge: Bool) {
+    init(head: HTTPRequest, connection: ConnectionDeadlines.Entry?, expectedBodyBytes: Int) {
+        self.head = head
         self.connection = connection
-        upload.withLock { $0.tooLarge = tooLarge }
+        upload.withLock { $0.body.reserveCapacity(expectedBodyBytes) }
     }
 
-    /// Adds a chunk of the body, dropping everything once it is over `limit` bytes.
-    func append(_ chunk: UnsafeBufferPointer<UInt8>, limit: Int) {
+    /// Adds a chunk of the body, dropping everything once it is over `limit` bytes or `budget`
+    /// refuses more.
+    func append(_ chunk: UnsafeBufferPointer<UInt8>, limit: Int, budget: BodyBudget) {
         upload.withLock { upload in
-            guard !upload.tooLarge else { return }
+            guard upload.refusal == nil else { return }
             if upload.body.count + chunk.count > limit {
-                upload.tooLarge = true
-                upload.body = []
+                upload.refusal = .tooLarge
+            } else if !budget.take(chunk.count) {
+                upload.refusal = .overBudget
             } else {
+                upload.counted += chunk.count
                 upload.body.append(contentsOf: chunk)
+                return
             }
+            upload.body = []
         }
     }
 
-    /// The body gathered, or nil if it was over the limit; marks the request as handed on.
-    func takeBody() -> [UInt8]? {
+    /// The body gathered, or why it was not kept; marks the request as handed on.
+    func takeBody() -> Result<[UInt8], RefusedBody> {
         upload.withLock { upload in
             upload.dispatched = true
-            return upload.tooLarge ? nil : upload.body
+            if let refusal = upload.refusal { return .failure(RefusedBody(refusal: refusal)) }
+            return .success(upload.body)
         }
+    }
+
+    /// The request ended: give its bytes back to the budget.
+    func finish(budget: BodyBudget) {
+        let counted = upload.withLock { upload in
+            defer { upload.counted = 0 }
+            return upload.counted
+        }
+        budget.give(counted)
     }
 
     var isDispatched: Bool { upload.withLock { $0.dispatched } }
@@ -149,4 +195,30 @@ final class RequestState: Sendable {
     }
 
     func takeAnswer() -> HTTPResponse? { response.withLock { $0.value.take() } }
+}
+
+/// A body that was not kept, and why.
+struct RefusedBody: Error {
+    var refusal: RequestState.Refusal
+}
+
+/// Request-body bytes the server holds for all requests together: a client that opens many
+/// connections and sends big bodies slowly meets this before the machine runs out of memory.
+final class BodyBudget: Sendable {
+    private let left: Atomic<Int>
+    init(bytes: Int) { left = Atomic(bytes) }
+
+    /// Takes `count` bytes if there are that many left.
+    func take(_ count: Int) -> Bool {
+        var current = left.load(ordering: .relaxed)
+        while current >= count {
+            let (exchanged, original) = left.compareExchange(
+                expected: current, desired: current - count, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func give(_ count: Int) { left.add(count, ordering: .relaxed) }
 }

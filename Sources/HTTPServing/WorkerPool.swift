@@ -6,16 +6,23 @@ import Synchronization
 /// bounded queue: a job that finds the queue full is refused instead of waiting without limit.
 ///
 ///     let pool = WorkerPool(threads: 16, maxQueued: 1024, name: "http-worker")
-///     let accepted = pool.submit { answer(request) }
-///     pool.stop()  // runs what is queued, then ends the threads
+///     let accepted = pool.submit(WorkerPool.Job(run: { answer(request) }, cancel: { refuse(request) }))
+///     pool.cancelQueued()  // the jobs not started yet get their cancel
+///     pool.stop()
 final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+    /// Work to run, and what to do instead if the pool stops before it starts.
+    struct Job: Sendable {
+        let run: @Sendable () -> Void
+        let cancel: @Sendable () -> Void
+    }
 
     private struct State {
         var jobs: [Job?]
         var head = 0
         var count = 0
         var stopping = false
+        /// Whether the threads have been told to end.
+        var threadsTold = false
     }
 
     private let state: Mutex<State>
@@ -42,7 +49,7 @@ final class WorkerPool: Sendable {
     }
 
     /// Queues `job`; false when the queue is full or the pool is stopping (the job will not run).
-    func submit(_ job: @escaping Job) -> Bool {
+    func submit(_ job: Job) -> Bool {
         let queued = state.withLock { state in
             guard !state.stopping, state.count < capacity else { return false }
             state.jobs[(state.head + state.count) % capacity] = job
@@ -53,11 +60,30 @@ final class WorkerPool: Sendable {
         return queued
     }
 
+    /// Refuses new jobs and calls `cancel` of each job that has not started.
+    func cancelQueued() {
+        let cancelled: [Job] = state.withLock { state in
+            state.stopping = true
+            var taken: [Job] = []
+            while state.count > 0 {
+                if let job = state.jobs[state.head] { taken.append(job) }
+                state.jobs[state.head] = nil
+                state.head = (state.head + 1) % capacity
+                state.count -= 1
+            }
+            return taken
+        }
+        for job in cancelled { job.cancel() }
+    }
+
     /// Refuses new jobs, lets the queued ones run, and waits for every thread to end. Safe to call twice.
     func stop() {
         let first = state.withLock { state in
-            defer { state.stopping = true }
-            return !state.stopping
+            defer {
+                state.stopping = true
+                state.threadsTold = true
+            }
+            return !state.threadsTold
         }
         if first {
             for _ in 0..<threadCount { ready.signal() }
@@ -78,7 +104,7 @@ final class WorkerPool: Sendable {
                 return state.jobs[state.head]
             }
             guard let job else { return }
-            job()
+            job.run()
         }
     }
 }

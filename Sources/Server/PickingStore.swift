@@ -46,38 +46,64 @@ struct PickingStore {
     /// This bounds how long creating a batch holds the database's writer.
     static let maxBatchTasks = 1000
 
-    /// Makes a batch of the matching order lines not already in an open batch, in location order, at
-    /// most ``maxBatchTasks`` of them, in one statement whatever the number of order ids (they
-    /// travel as one JSON array).
-    func createBatch(_ filters: BatchFilters) throws -> Batch {
+    /// The order lines a new batch would take: those matching `filters` and not in an open batch, in
+    /// location order, at most ``maxBatchTasks``. A read, run outside the write transaction: its cost
+    /// grows with the organisation's lines, and no writer waits for it. Returned as a JSON array of
+    /// `{"orderId","lineId"}` for ``createBatch(of:)``.
+    func batchCandidates(_ filters: BatchFilters) throws -> String? {
+        let orderIds = filters.orderIds.map { ids in String(decoding: JSONCoding.encode(ids), as: UTF8.self) }
+        let rows = try db.rows(
+            """
+            SELECT l.order_id, l.id FROM order_lines l
+            JOIN orders o ON o.org = l.org AND o.id = l.order_id
+            WHERE l.org = ?1 AND l.qty > 0
+              AND (CAST(?2 AS TEXT) IS NULL OR o.carrier = ?2) AND (CAST(?3 AS TEXT) IS NULL OR o.zone = ?3)
+              AND (CAST(?4 AS TEXT) IS NULL OR o.ship_by <= ?4)
+              AND (CAST(?5 AS TEXT) IS NULL OR o.id IN (\(dialect.textsOfJSONArray("?5"))))
+              AND NOT EXISTS (\(Self.inOpenBatch))
+            ORDER BY l.location, l.order_id, l.id
+            LIMIT \(Self.maxBatchTasks)
+            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds])
+        guard !rows.isEmpty else { return nil }
+        let lines = try rows.map { BatchLine(orderId: try $0.string("order_id"), lineId: try $0.string("id")) }
+        return String(decoding: JSONCoding.encode(lines), as: UTF8.self)
+    }
+
+    /// Makes a batch of the `candidates` (from ``batchCandidates(_:)``) still free now, in location
+    /// order, in one statement; returns its id, or nil when another batch took them all since they
+    /// were chosen. Work bounded by ``maxBatchTasks`` lines, whatever the size of the organisation's
+    /// data.
+    func createBatch(of candidates: String) throws -> String? {
         if let lock = dialect.lockBatching { try db.runLater(lock, [org]) }
         let batchId = "batch-" + Self.newIdentifier()
         try db.runLater("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
-        let orderIds = filters.orderIds.map { ids in String(decoding: JSONCoding.encode(ids), as: UTF8.self) }
         let taken = try db.run(
             """
             INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position)
-            SELECT ?1, \(dialect.newIdentifier(prefix: "task-")), ?6, c.order_id, c.id,
-                   ROW_NUMBER() OVER (ORDER BY c.location, c.order_id, c.id) - 1
-            FROM (
-              SELECT l.order_id, l.id, l.location FROM order_lines l
-              JOIN orders o ON o.org = l.org AND o.id = l.order_id
-              WHERE l.org = ?1 AND l.qty > 0
-                AND (CAST(?2 AS TEXT) IS NULL OR o.carrier = ?2) AND (CAST(?3 AS TEXT) IS NULL OR o.zone = ?3)
-                AND (CAST(?4 AS TEXT) IS NULL OR o.ship_by <= ?4)
-                AND (CAST(?5 AS TEXT) IS NULL OR o.id IN (\(dialect.textsOfJSONArray("?5"))))
-                AND NOT EXISTS (
-                  SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
-                  WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open')
-              ORDER BY l.location, l.order_id, l.id
-              LIMIT \(Self.maxBatchTasks)
-            ) AS c
-            """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds, batchId])
+            SELECT ?1, \(dialect.newIdentifier(prefix: "task-")), ?3, l.order_id, l.id,
+                   ROW_NUMBER() OVER (ORDER BY l.location, l.order_id, l.id) - 1
+            FROM \(dialect.jsonArray("?2", as: "c"))
+            JOIN order_lines l
+              ON l.org = ?1 AND l.order_id = \(dialect.jsonText("c", "orderId")) AND l.id = \(dialect.jsonText("c", "lineId"))
+            WHERE l.qty > 0 AND NOT EXISTS (\(Self.inOpenBatch))
+            """, [org, candidates, batchId])
         guard taken > 0 else {
-            throw APIError.unprocessable(
-                "nothing_to_batch", "no order line matches these filters outside an open batch")
+            try db.runLater("DELETE FROM batches WHERE org = ? AND id = ?", [org, batchId])
+            return nil
         }
-        return try batch(batchId)
+        return batchId
+    }
+
+    /// Whether order line `l` is already a task of an open batch.
+    private static let inOpenBatch = """
+        SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
+        WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open'
+        """
+
+    /// One line a new batch takes.
+    private struct BatchLine: Codable {
+        var orderId: String
+        var lineId: String
     }
 
     func batch(_ id: String) throws -> Batch {
@@ -184,7 +210,7 @@ struct PickingStore {
             [org, id, request.orderId, now])
         for unit in request.units {
             let task = try pickTask(unit.pickTaskId)
-            guard task.orderId == request.orderId else {
+            guard task.orderId.utf8.elementsEqual(request.orderId.utf8) else {  // as the database compares
                 throw APIError.unprocessable(
                     "task_not_in_order", "task \(task.id) belongs to order \(task.orderId), not \(request.orderId)")
             }

@@ -44,6 +44,8 @@ public final class ScanPickAPI: Sendable {
             switch route {
             case .health:
                 return .now(finish(request, Self.healthy, organisation: organisation, since: start))
+            case .upsertOrders, .createBatch:
+                return .onBulkWorker { self.handle(request) }
             case _ where store.writesLater && request.body.count <= Self.largestBodyCheckedInline:
                 guard let organisation, let write = try idempotentWrite(route, request, org: organisation) else {
                     break
@@ -58,6 +60,19 @@ public final class ScanPickAPI: Sendable {
             return .now(finish(request, response(for: error, request), organisation: organisation, since: start))
         }
         return .onWorker { self.handle(request) }
+    }
+
+    /// Refuses a request from its head alone — a repeated credential, a missing or wrong token, an
+    /// unknown route or method — before the server reads any of its body; nil lets it through. The
+    /// HTTP server calls it on a polling thread.
+    public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
+        let start = ContinuousClock.now
+        do {
+            _ = try admit(head)
+            return nil
+        } catch {
+            return finish(head, error.response, organisation: nil, since: start)
+        }
     }
 
     /// Answers one request, blocking on the database as needed; never throws, never stops the server.
@@ -202,11 +217,23 @@ public final class ScanPickAPI: Sendable {
             return .json(200, JSONCoding.encode(UpsertOrdersResponse(upserted: count)))
         case .createBatch:
             let body = try JSONCoding.decodeValid(CreateBatchRequest.self, from: request.body)
-            let batch = try transaction(org, request.path, .bulk) { store in try store.createBatch(body.filters) }
-            return .json(201, JSONCoding.encode(batch))
+            // Choose the lines outside the writer, take them inside it (choosing again if a batch made
+            // meanwhile took them all), and read the batch back outside.
+            for _ in 0..<3 {
+                guard let candidates = try read(org, { store in try store.batchCandidates(body.filters) }) else {
+                    break
+                }
+                if let id = try transaction(
+                    org, request.path, .bulk, { store in try store.createBatch(of: candidates) })
+                {
+                    return .json(201, JSONCoding.encode(try read(org) { store in try store.batch(id) }))
+                }
+            }
+            throw APIError.unprocessable(
+                "nothing_to_batch", "no order line matches these filters outside an open batch")
         case .getBatch(let id):
             try Self.requirePathIdentifier(id)
-            return .json(200, JSONCoding.encode(try transaction(org, request.path) { store in try store.batch(id) }))
+            return .json(200, JSONCoding.encode(try read(org) { store in try store.batch(id) }))
         case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment:
             throw APIError.internalError  // answered in handle(_:)
         }
@@ -281,6 +308,12 @@ public final class ScanPickAPI: Sendable {
         return try write(path, priority) { db in
             try body(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
         }
+    }
+
+    /// Runs `body` in a read transaction for `org`, beside the writes.
+    private func read<T: Sendable>(_ org: String, _ body: (PickingStore) throws -> T) throws -> T {
+        let dialect = store.dialect
+        return try store.read { db in try body(PickingStore(db: db, dialect: dialect, org: org, now: "")) }
     }
 
     /// How long one request's work may hold the write transaction (SQLite's only writer) before the

@@ -19,6 +19,8 @@ protocol ServerStore: Sendable {
     func writeLater<T: Sendable>(
         _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void)
+    /// Runs `body` in a read transaction beside the writes (it never holds the writer).
+    func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Throws unless the database answers a query now (`GET /health/ready`).
     func checkReady() throws
 }
@@ -26,14 +28,14 @@ protocol ServerStore: Sendable {
 /// SQLite: every write goes through one connection's group commit, so transactions never overlap.
 struct SQLiteServerStore: ServerStore {
     let queue: DatabaseQueue
-    /// A connection of its own for the readiness probe, so that it reads beside a long write (WAL)
-    /// instead of waiting for it.
-    let probe: DatabaseQueue
+    /// A connection of its own for reads (and the readiness probe), so that they run beside the
+    /// writes (WAL) instead of waiting for them.
+    let reader: DatabaseQueue
     var dialect: SQLDialect { .sqlite }
 
     init(path: String) throws {
         queue = try DatabaseQueue(path: path, migrations: ServerSchema.sqlite)
-        probe = try DatabaseQueue(path: path)
+        reader = try DatabaseQueue(path: path)
     }
 
     func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
@@ -51,8 +53,12 @@ struct SQLiteServerStore: ServerStore {
         queue.groupCommit(priority, { db in try body(db) }, completion: completion)
     }
 
+    func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try reader.write { db in try db.transaction(.deferred) { try body(db) } }
+    }
+
     func checkReady() throws {
-        _ = try probe.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
+        _ = try reader.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
     }
 }
 
@@ -79,6 +85,10 @@ struct PostgresServerStore: ServerStore {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         completion(Result { try pool.transaction { db in try body(db) } })
+    }
+
+    func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try pool.transaction { db in try body(db) }
     }
 
     func checkReady() throws {

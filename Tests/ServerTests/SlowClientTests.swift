@@ -93,6 +93,48 @@ import Testing
         #expect(try await scenario.picked(on: acme)[bulk] == 5)
     }
 
+    @Test func aBodyIsNotReadBeforeItsHeadPassesAndBodiesShareABudget() async throws {
+        let server = try ServerProcess(extraConfig: ["http": ["maxBufferedBodyBytes": 1_000_000]])
+        let token = try #require(ServerProcess.tokens["acme"])
+        // No token, a wrong route or a repeated length: refused from the head, before any body.
+        for (head, status) in [
+            ("POST /api/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n", 401),
+            (
+                "POST /api/nowhere HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 1000\r\n\r\n",
+                404
+            ),
+            (
+                "POST /api/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 5\r\nContent-Length: 50\r\n\r\n",
+                400
+            ),
+            (
+                "POST /api/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+                400
+            ),
+            (
+                "POST /api/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 2000000\r\n\r\n",
+                413
+            ),
+        ] {
+            let connection = try RawConnection(port: server.port)
+            connection.send(head)
+            let reply = connection.readResponse(timeout: .seconds(5))
+            #expect(reply?.status == status, "\(head.prefix(40))")
+            #expect(reply?.json["error"] != nil)
+        }
+        // Bodies share one budget (here 1,000,000 bytes): a body that would take the server over it
+        // is refused with 503 (it may be retried), and its bytes are free again once it is answered.
+        func upload(_ body: String) -> String {
+            "POST /api/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        let big = #"{"orders":[]}"# + String(repeating: " ", count: 1_040_000)
+        let (refused, _) = try RawConnection(port: server.port).exchange(upload(big))
+        #expect(refused?.status == 503)
+        #expect(refused?.json["error"] as? String == "server_busy")
+        let fits = #"{"orders":[]}"# + String(repeating: " ", count: 700_000)
+        for _ in 0..<3 { #expect(try RawConnection(port: server.port).exchange(upload(fits)).0?.status == 200) }
+    }
+
     @Test(arguments: ServerStoreKind.allCases)
     func aGarbageRequestLineIsAnsweredAtOnce(store: ServerStoreKind) async throws {
         let server = try ServerProcess(store: store)

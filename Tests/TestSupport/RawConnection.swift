@@ -166,5 +166,5 @@ public final class RawConnection: @unchecked Sendable {
 /// A raw connection that could not be made.
 public struct RawConnectionError: Error, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

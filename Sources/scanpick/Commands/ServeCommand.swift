@@ -43,7 +43,7 @@ enum ServeCommand: Command {
         try api.pruneIdempotencyKeys()
         let server = try HTTPServer(
             listen: configuration.listen, limits: configuration.http, log: { log(Self.event("http", ["message": $0])) },
-            router: { api.route($0) })
+            checkHead: { api.checkHead($0) }, router: { api.route($0) })
         log(
             event("listening", ["address": server.address.description, "database": configuration.database.description]))
 

@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import HTTPServing
+
+/// The HTTP server in-process, with handlers the test controls: how it stops, and what it refuses
+/// before a handler sees a request.
+@Suite struct HTTPServerTests {
+    /// Counts the requests the router has seen and lets the test wait for a number of them.
+    final class Arrivals: Sendable {
+        private let count = Mutex(0)
+        func arrived() { count.withLock { $0 += 1 } }
+        func wait(for expected: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while count.withLock({ $0 }) < expected {
+                guard ContinuousClock.now < deadline else {
+                    throw RawConnectionError("only \(count.withLock { $0 }) arrived")
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
+    @Test func stoppingAnswersQueuedRequests503AndLetsTheRunningOneFinish() async throws {
+        var limits = HTTPServerLimits()
+        limits.workerThreads = 1
+        let arrivals = Arrivals()
+        let running = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0), limits: limits) { _ in
+            arrivals.arrived()
+            return .onWorker {
+                running.signal()
+                release.wait()
+                return HTTPResponse(status: 200, body: Array("done".utf8))
+            }
+        }
+        let connections = try (0..<5).map { _ in try RawConnection(port: server.address.port) }
+        for connection in connections { connection.send("GET /work HTTP/1.1\r\nHost: x\r\n\r\n") }
+        try await arrivals.wait(for: 5)
+        running.wait()  // one is on the worker; four wait in the queue
+        let stopped = Task.detached { server.stop() }
+        var refused = 0
+        var waiting: [RawConnection] = []
+        for connection in connections {
+            if let reply = connection.readResponse(timeout: .seconds(5)) {
+                #expect(reply.status == 503)
+                refused += 1
+            } else {
+                waiting.append(connection)
+            }
+        }
+        #expect(refused == 4)
+        #expect(waiting.count == 1)
+        release.signal()
+        #expect(waiting.first?.readResponse(timeout: .seconds(5))?.text == "done")
+        await stopped.value
+    }
+
+    @Test func aHeadRefusalComesBeforeTheBodyIsRead() async throws {
+        let bodies = Mutex<[Int]>([])
+        let server = try HTTPServer(
+            listen: ListenAddress(host: "127.0.0.1", port: 0),
+            checkHead: { head in head.header("x-allowed") == nil ? .json(401, Array(#"{"error":"no"}"#.utf8)) : nil },
+            router: { request in
+                bodies.withLock { $0.append(request.body.count) }
+                return .now(HTTPResponse(status: 200))
+            })
+        // The body is never sent: the refusal must not wait for it.
+        let refused = try RawConnection(port: server.address.port)
+        refused.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+        #expect(refused.readResponse(timeout: .seconds(5))?.status == 401)
+        let allowed = try RawConnection(port: server.address.port)
+        #expect(
+            allowed.exchange("POST /x HTTP/1.1\r\nHost: x\r\nX-Allowed: 1\r\nContent-Length: 3\r\n\r\nabc").0?.status
+                == 200)
+        #expect(bodies.withLock { $0 } == [3])
+        server.stop()
+    }
+}
