@@ -23,22 +23,37 @@ public final class ActionQueue: Sendable {
     /// transaction; returns the action's id.
     @discardableResult
     public func enqueue(_ action: NewAction, alongside: ((Database) throws -> Void)? = nil) throws -> Int {
-        try database.write { db in
-            try db.transaction {
-                try alongside?(db)
-                let now = Timestamp.iso8601()
-                try db.run(
-                    """
-                    INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
-                    """,
-                    [
-                        action.org, action.kind.rawValue, action.pickTaskId, action.label, action.payload,
-                        action.idempotencyKey, now, now,
-                    ])
-                return try db.row("SELECT last_insert_rowid() AS id")?.int("id") ?? 0
-            }
+        try transaction { db in
+            try alongside?(db)
+            return try Self.insert(action, in: db)
         }
+    }
+
+    /// Runs `body` in one immediate write transaction, durable when this returns: the caller reads,
+    /// checks and changes its rows and queues its action with ``insert(_:in:)``, all or nothing, so
+    /// no other writer (another thread, another `scanpick` process) can slip in between.
+    ///
+    ///     let id = try queue.transaction { db in
+    ///         guard try db.run("UPDATE t SET n = n + 1 WHERE id = ? AND n < 5", [row]) == 1 else { throw Full() }
+    ///         return try ActionQueue.insert(action, in: db)
+    ///     }
+    public func transaction<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try database.write { db in try db.transaction { try body(db) } }
+    }
+
+    /// Inserts `action` as pending inside the caller's transaction; returns its id.
+    public static func insert(_ action: NewAction, in db: Database) throws -> Int {
+        let now = Timestamp.iso8601()
+        try db.run(
+            """
+            INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+            """,
+            [
+                action.org, action.kind.rawValue, action.pickTaskId, action.label, action.payload,
+                action.idempotencyKey, now, now,
+            ])
+        return try db.row("SELECT last_insert_rowid() AS id")?.int("id") ?? 0
     }
 
     /// Every action, oldest first (optionally only some states).
@@ -88,6 +103,17 @@ public final class ActionQueue: Sendable {
                   AND (state IN ('pending', 'inFlight') OR (state = 'sent' AND sent_at >= ?))
                 """, [org, sentSince?.timeIntervalSince1970]
             ).map { try $0.string("pick_task_id") })
+    }
+
+    /// Pick tasks with a dead letter (an action the server refused) that support has not yet retried
+    /// or cleared: their rows are marked, so a count reset by the next refresh is never a surprise.
+    public func tasksWithRefusedActions(org: String) throws -> Set<String> {
+        try database.write { db in
+            Set(
+                try db.rows("SELECT DISTINCT pick_task_id FROM actions WHERE org = ? AND state = 'dead'", [org]).map {
+                    try $0.string("pick_task_id")
+                })
+        }
     }
 
     /// SQLite's `data_version`: it changes when another connection (another process) commits.

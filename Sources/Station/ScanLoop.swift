@@ -53,20 +53,25 @@ public final class ScanLoop {
         try handle(code, symbology: nil, at: time, frame: nil)
     }
 
+    /// Validates and queues one code in one write transaction: the active task is read, checked
+    /// and counted (relative to its row as it stands, never past what it requires) together with the
+    /// queued scan, so a tap at the same moment can neither be lost nor make an over-pick.
     private func handle(_ code: String, symbology: Symbology?, at time: Date, frame: Int?) throws -> Outcome {
-        let cache = station.cache
-        let open = try cache.openBatch()
-        let verdict = ScanValidator.check(code, against: try cache.activeTask(), batchId: open?.batchId)
-        var outcome = Outcome(code: code, symbology: symbology, verdict: verdict, actionId: nil)
-        if case .accepted(let task) = verdict, let org = open?.org {
-            let action = NewAction.scan(
-                org: org, pickTaskId: task.id, location: task.location, barcode: code,
-                worker: station.configuration.worker, scannedAt: time)
-            outcome.actionId = try station.queue.enqueue(action) { db in
-                try PickListCache.addPicked(1, task: task.id, org: org, in: db)
+        let worker = station.configuration.worker
+        let (verdict, actionId) = try station.queue.transaction { db -> (ScanValidator.Verdict, Int?) in
+            let open = try PickListCache.openBatch(db)
+            let verdict = ScanValidator.check(code, against: try PickListCache.activeTask(db), batchId: open?.batchId)
+            guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
+            guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
+                return (.batchComplete(batchId: task.batchId), nil)
             }
-            onEnqueue()
+            let action = NewAction.scan(
+                org: org, pickTaskId: task.id, location: task.location, barcode: code, worker: worker,
+                scannedAt: time)
+            return (verdict, try ActionQueue.insert(action, in: db))
         }
+        let outcome = Outcome(code: code, symbology: symbology, verdict: verdict, actionId: actionId)
+        if actionId != nil { onEnqueue() }
         log(Self.logLine(outcome, frame: frame, at: time))
         return outcome
     }

@@ -21,17 +21,21 @@ public enum StationJSON {
         return object.finished()
     }
 
-    /// `{"batchId","activeTaskId","tasks":[PickTask + "pending"]}` for the open batch.
+    /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:
+    /// `pending` while the row has an action not yet confirmed sent, `refused` while it has a dead
+    /// letter support has not retried or cleared.
     public static func pickList(_ station: StationQueue) throws -> String {
         guard let open = try station.cache.openBatch() else {
             return #"{"batchId":null,"activeTaskId":null,"tasks":[]}"#
         }
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
+        let refused = try station.queue.tasksWithRefusedActions(org: open.org)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let rows = try station.cache.tasks().map { task -> String in
             let object = String(decoding: try encoder.encode(task), as: UTF8.self)
-            return String(object.dropLast()) + #","pending":\#(pending.contains(task.id))}"#
+            return String(object.dropLast())
+                + #","pending":\#(pending.contains(task.id)),"refused":\#(refused.contains(task.id))}"#
         }
         var object = JSONObjectWriter()
         object.add("batchId", string: open.batchId)

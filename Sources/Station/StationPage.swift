@@ -76,7 +76,7 @@ public final class StationPage: Sendable {
                 return errorResponse(404, "not_found", "no route \(request.method) \(request.path)")
             }
         } catch let refusal as TapRefusal {
-            return errorResponse(422, "refused", refusal.description)
+            return errorResponse(422, refusal.code, refusal.description)
         } catch let failure as PageFailure {
             return errorResponse(failure.status, failure.code, failure.message)
         } catch {
@@ -99,22 +99,16 @@ public final class StationPage: Sendable {
     }
 
     private func tap(_ request: HTTPRequest) throws -> HTTPResponse {
-        struct Tap: Decodable {
-            var pickTaskId: String
-            var kind: String
-            var qty: Int?
-            var from: Int?
-            var to: Int?
-        }
-        let body = try JSONDecoder().decode(Tap.self, from: Data(request.body))
+        let body = try JSONDecoder().decode(TapBody.self, from: Data(request.body))
         let result: StationTaps.Result
         switch body.kind {
-        case "pick": result = try station.taps.pick(body.pickTaskId, qty: body.qty ?? 1)
+        case "pick": result = try station.taps.pick(body.pickTaskId, qty: try body.qty.value(default: 1))
         case "setQty":
-            guard let from = body.from, let to = body.to else {
+            guard body.from != .absent, body.to != .absent else {
                 throw PageFailure(status: 400, code: "bad_request", message: "a setQty tap needs from and to")
             }
-            result = try station.taps.setQty(body.pickTaskId, from: from, to: to)
+            result = try station.taps.setQty(
+                body.pickTaskId, from: try body.from.value(default: 0), to: try body.to.value(default: 0))
         default:
             throw PageFailure(status: 400, code: "bad_request", message: "kind must be pick or setQty")
         }
@@ -160,6 +154,48 @@ public final class StationPage: Sendable {
         private let box = Mutex<StationPage?>(nil)
         var page: StationPage? { box.withLock { $0 } }
         func set(_ page: StationPage) { box.withLock { $0 = page } }
+    }
+}
+
+/// `POST /api/taps`'s body. Quantities are read as any JSON number, so one too big for an `Int`
+/// (or with a fraction) is refused as an invalid quantity (422), never as a crash or a parse error.
+struct TapBody: Decodable {
+    var pickTaskId: String
+    var kind: String
+    var qty: Quantity
+    var from: Quantity
+    var to: Quantity
+
+    /// A quantity as sent: absent, a whole number, or a number no tap can carry.
+    enum Quantity: Equatable {
+        case absent
+        case whole(Int)
+        case unusable(String)
+
+        func value(default fallback: Int) throws(TapRefusal) -> Int {
+            switch self {
+            case .absent: fallback
+            case .whole(let value): value
+            case .unusable(let text): throw .invalidQuantity("\(text) is not a quantity a tap can carry")
+            }
+        }
+    }
+
+    private enum Keys: String, CodingKey { case pickTaskId, kind, qty, from, to }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        pickTaskId = try container.decode(String.self, forKey: .pickTaskId)
+        kind = try container.decode(String.self, forKey: .kind)
+        func quantity(_ key: Keys) throws -> Quantity {
+            guard container.contains(key), try !container.decodeNil(forKey: key) else { return .absent }
+            if let whole = try? container.decode(Int.self, forKey: key) { return .whole(whole) }
+            let number = try container.decode(Double.self, forKey: key)  // not a number: a 400
+            return .unusable(String(describing: number))
+        }
+        qty = try quantity(.qty)
+        from = try quantity(.from)
+        to = try quantity(.to)
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 import TestSupport
 
-/// A real server with a batch (A1 UPC-A ×3, B3 EAN-13 ×2, C2 EAN-8 ×1), and a station whose config
-/// enables scanning for acme and has opened that batch.
+/// A real server with a batch (A1 UPC-A ×3, B3 EAN-13 ×2, C2 EAN-8 ×1, and Z9 × `bulkQty` when
+/// asked for), and a station whose config enables scanning for acme and has opened that batch.
 struct StationFixture {
     let server: ServerProcess
     let acme: APIClient
@@ -12,10 +12,10 @@ struct StationFixture {
     /// In front of the server when asked for (`viaProxy`): the station talks to it.
     let proxy: FaultProxy?
 
-    init(scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false) async throws {
+    init(scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil) async throws {
         server = try ServerProcess()
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
-        scenario = try await PickingScenario.create(on: acme)
+        scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
         folder = try TemporaryDirectory("scanpick-station")
         proxy = viaProxy ? try FaultProxy(upstream: server.baseURL) : nil
         let settings: [String: Any] = [

@@ -27,7 +27,9 @@ function renderPickList(list) {
       task.id === list.activeTaskId ? "active" : "",
       task.qtyPicked >= task.qtyRequired ? "complete" : "",
       task.pending ? "pending" : "",
+      task.refused ? "refused" : "",
     ].join(" ");
+    if (task.refused) row.title = "The server refused an action on this row: support retries or clears it (Diagnostics).";
     for (const text of [task.location, task.sku, task.barcode]) {
       const cell = document.createElement("td");
       cell.textContent = text;
