@@ -14,6 +14,8 @@ public enum ScanValidator {
         case noOpenBatch
         /// Every task of the open batch is complete.
         case batchComplete(batchId: String)
+        /// The open batch's organisation does not have scanning turned on.
+        case scanningOff(org: String)
 
         public var isAccepted: Bool {
             if case .accepted = self { return true }
@@ -31,6 +33,8 @@ public enum ScanValidator {
                 "✗ no batch is open on this station (scanpick batch open ID)"
             case .batchComplete(let batchId):
                 "✗ every task of batch \(batchId) is already picked"
+            case .scanningOff(let org):
+                "✗ scanning is off for \(org) (organisations.\(org).scanning.enabled): tap the row instead"
             }
         }
     }

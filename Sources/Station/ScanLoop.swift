@@ -6,8 +6,9 @@ import Wire
 
 /// Everything after the frame source: ZBar on the grey frame, debounce on capture time, validation
 /// against the active task of the open batch, and, for a match, the scan action queued together with
-/// the cached row's change (one transaction). A mismatch is turned away at once and never queued.
-/// Every accepted or rejected scan is one JSON log line.
+/// the cached row's change (one transaction). A mismatch is turned away at once and never queued, and
+/// so is every scan while the open batch's organisation has scanning off, whatever organisation the
+/// loop was started for. Every accepted or rejected scan is one JSON log line.
 ///
 ///     let loop = ScanLoop(station: station, options: options) { line in log(line) }
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
@@ -62,6 +63,11 @@ public final class ScanLoop {
             let open = try PickListCache.openBatch(db)
             let verdict = ScanValidator.check(code, against: try PickListCache.activeTask(db), batchId: open?.batchId)
             guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
+            // Scans count only for an organisation that has scanning on (the flag is the open batch's
+            // organisation's, read now: the batch, or the configuration, may have changed since start).
+            guard station.configuration.organisations[org]?.scanningEnabled == true else {
+                return (.scanningOff(org: org), nil)
+            }
             guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
                 return (.batchComplete(batchId: task.batchId), nil)
             }
@@ -95,6 +101,9 @@ public final class ScanLoop {
             line.add("expected", string: expected)
         case .noOpenBatch: line.add("reason", string: "no_open_batch")
         case .batchComplete: line.add("reason", string: "batch_complete")
+        case .scanningOff(let org):
+            line.add("reason", string: "scanning_off")
+            line.add("org", string: org)
         }
         if let id = outcome.actionId { line.add("actionId", number: id) }
         line.add("message", string: outcome.verdict.message)

@@ -119,4 +119,22 @@ import Testing
         #expect(never.status == 1)
         #expect(never.standardError.contains("opening it the first time needs the server"))
     }
+
+    @Test func aScanIsNeverQueuedForAnOrganisationWithScanningOff() async throws {
+        // acme has scanning on, globex off; globex's batch is the one open on the station.
+        let fixture = try await StationFixture(globexScanning: false)
+        let globex = APIClient(fixture.server.baseURL, token: ServerProcess.tokens["globex"])
+        let scenario = try await PickingScenario.create(on: globex)
+        #expect(try fixture.scanpick(["batch", "open", scenario.batchId, "--org", "globex"]).status == 0)
+
+        let run = try fixture.scanpick(["station", "--org", "acme", "--wedge"], input: "036000291452\n")
+        #expect(run.status == 0, "\(run.standardError)")
+        let line = try #require(StationFixture.scanLines(run).first)
+        #expect(line["accepted"] as? Bool == false)
+        #expect(line["reason"] as? String == "scanning_off")
+        #expect(run.standardOutput.contains("scanning is off for globex"))
+        #expect(try fixture.scanpick(["queue", "--json"]).standardOutput == "[]\n")
+        _ = try fixture.scanpick(["drain"])
+        #expect(try await scenario.picked(on: globex).values.allSatisfy { $0 == 0 })
+    }
 }

@@ -12,19 +12,29 @@ struct StationFixture {
     /// In front of the server when asked for (`viaProxy`): the station talks to it.
     let proxy: FaultProxy?
 
-    init(scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil) async throws {
+    /// `globexScanning`, when given, adds globex to the station's config with scanning set so.
+    init(
+        scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil,
+        globexScanning: Bool? = nil
+    ) async throws {
         server = try ServerProcess()
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
         folder = try TemporaryDirectory("scanpick-station")
         proxy = viaProxy ? try FaultProxy(upstream: server.baseURL) : nil
+        var organisations: [String: Any] = [
+            "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
+        ]
+        if let globexScanning {
+            organisations["globex"] = [
+                "token": ServerProcess.tokens["globex"] ?? "", "scanning": ["enabled": globexScanning],
+            ]
+        }
         let settings: [String: Any] = [
             "station": "test-1", "worker": "worker-test", "server": (proxy?.url ?? server.baseURL).absoluteString,
             "database": folder.file("station.sqlite"), "queue": ["requestTimeoutSeconds": 2],
             "page": ["listen": "127.0.0.1:0"],
-            "organisations": [
-                "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
-            ],
+            "organisations": organisations,
         ]
         config = try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
         if openBatch {

@@ -26,7 +26,9 @@ enum StationCommand: Command {
                                                decoder always takes the newest frame
 
             Scanning is off unless organisations.ORG.scanning.enabled is true for the station's
-            organisation (the open batch's, or --org); when off, no frame source is opened.
+            organisation (the open batch's, or --org); when off, no frame source is opened. A scan is
+            only ever queued for an organisation whose scanning is on: while the open batch belongs to
+            one with scanning off, every scan is refused, whatever --org says.
             """,
         options: [
             StationOptions.config,
@@ -55,6 +57,10 @@ enum StationCommand: Command {
             ?? (configuration.organisations.count == 1 ? configuration.organisations.keys.first : nil)
         guard let org else { throw UsageError("which organisation? open a batch or pass --org ORG") }
         let organisation = try configuration.organisation(org)
+        if let open, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
+            StandardStream.output.write(
+                "the open batch belongs to \(open.org), which has scanning off: its scans will be refused\n")
+        }
 
         // The drainer and the page run whatever the scanning flag says: taps always work.
         let sync = station.syncService()
