@@ -202,13 +202,17 @@ public final class ActionQueue: Sendable {
     }
 
     /// The head of the line (the oldest pending action), marked in flight when it is due at `now`
-    /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, nil when none.
+    /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, `.paused` while
+    /// the queue is paused and its next look is still ahead, nil when none.
     func claimHead(now: Date, honouringBackoff: Bool) throws -> Claim? {
         try bookkeeping { db in
             guard
                 let head = try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(
                     QueuedAction.init)
             else { return nil }
+            if honouringBackoff, let pause = try Self.pause(db), pause.retryAt > now {
+                return .paused(pause)
+            }
             if honouringBackoff && head.nextAttemptAt > now.timeIntervalSince1970 {
                 return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
             }
@@ -222,6 +226,46 @@ public final class ActionQueue: Sendable {
     enum Claim: Sendable {
         case due(QueuedAction)
         case notDue(Date)
+        case paused(QueuePause)
+    }
+
+    // MARK: Pause: the server refused the station itself
+
+    /// Why the queue is paused, or nil when it is not. Persisted, so every `scanpick` process sees it.
+    public func pause() throws -> QueuePause? {
+        try database.write { db in try Self.pause(db) }
+    }
+
+    /// Lifts the pause (the config was corrected): the next pass tries the head at once.
+    public func resume() throws {
+        try database.write { db in _ = try db.run("DELETE FROM queue_state WHERE key = 'pause'") }
+    }
+
+    private static func pause(_ db: Database) throws -> QueuePause? {
+        guard let text = try db.row("SELECT value FROM queue_state WHERE key = 'pause'")?.string("value") else {
+            return nil
+        }
+        return try? JSONDecoder().decode(QueuePause.self, from: Data(text.utf8))
+    }
+
+    /// Puts the in-flight action `id` back in line untouched (no try counted: it was not its fault)
+    /// and pauses the queue until `retryAt`, both in one transaction.
+    func pause(_ id: Int, because attention: Attention, retryAt: Date, now: Date) throws {
+        let pause = QueuePause(
+            attention: attention, since: Timestamp.iso8601(now), retryAt: retryAt)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(pause), as: UTF8.self)
+        try bookkeeping { db in
+            try db.transaction {
+                try db.run(
+                    "UPDATE actions SET state = 'pending', updated_at = ? WHERE id = ? AND state = 'inFlight'",
+                    [Timestamp.iso8601(now), id])
+                try db.run(
+                    "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [text])
+            }
+        }
     }
 
     /// The drainer's own writes skip the per-commit fsync (`synchronous=NORMAL`; enqueues, retries
@@ -268,6 +312,16 @@ public final class ActionQueue: Sendable {
                 "DELETE FROM actions WHERE state = 'sent' AND sent_at < ?", [now.timeIntervalSince1970 - retention])
         }
     }
+}
+
+/// Why the queue is paused and until when it waits before looking again (a corrected config, or
+/// `scanpick drain`, looks at once).
+public struct QueuePause: Sendable, Equatable, Codable {
+    public var attention: Attention
+    /// When the pause began (ISO 8601).
+    public var since: String
+    /// When the drainer next tries the head on its own.
+    public var retryAt: Date
 }
 
 /// One entry of the station log: what support did to the queue, when, and by whom.

@@ -26,8 +26,11 @@ public struct StationConfiguration: Sendable, Equatable {
     public var debounce: Debouncer.Options
     /// The camera (`camera`): device, resolution and frame rate asked for.
     public var camera: CameraSettings
-    /// Where the station's local page and API listen (`page.listen`, loopback by default).
-    public var pageListen: ListenAddress
+    /// The station's local page and API: where it listens and who may use it (`page`).
+    public var page: PageSettings
+    /// The files the configuration was read from (the config and any `tokenFile`), so a running
+    /// station can notice a change.
+    public var sourceFiles: [String] = []
 
     /// One organisation the station works for.
     public struct Organisation: Sendable, Equatable {
@@ -44,6 +47,14 @@ public struct StationConfiguration: Sendable, Equatable {
         public var width: Int = 1280
         public var height: Int = 720
         public var fps: Int = 30
+    }
+
+    /// Where the page listens and who may use it.
+    public struct PageSettings: Sendable, Equatable {
+        /// `page.listen` (default 127.0.0.1:8377, loopback).
+        public var listen = ListenAddress(host: "127.0.0.1", port: 8377)
+        /// `page.allowRemote`: serve other machines (needs `page.tokenFile`).
+        public var allowRemote = false
     }
 
     /// Bearer tokens by organisation, for the transport.
@@ -83,12 +94,14 @@ public struct StationConfiguration: Sendable, Equatable {
             throw reader.error("organisations", "is required: at least one organisation with its token")
         }
         var organisations: [String: Organisation] = [:]
+        var tokenFiles: [String] = []
         for name in organisationsReader.keys {
             guard var organisation = try organisationsReader.object(name) else { continue }
             let sources = [
                 try organisation.string("token"),
                 try organisation.string("tokenFile").map { file -> String? in
-                    (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
+                    tokenFiles.append(resolve(file))
+                    return (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
                         in: .whitespacesAndNewlines)
                 } ?? nil,
                 try organisation.string("tokenEnv").map { environment[$0] } ?? nil,
@@ -136,16 +149,16 @@ public struct StationConfiguration: Sendable, Equatable {
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
             try options.finish()
         }
-        var pageListen = ListenAddress(host: "127.0.0.1", port: 8377)
+        var page = PageSettings()
         if var options = try reader.object("page") {
             let text = try options.string("listen", default: "127.0.0.1:8377")
             do {
-                pageListen = try ListenAddress(parsing: text)
+                page.listen = try ListenAddress(parsing: text)
             } catch {
                 throw options.error("listen", "is not HOST:PORT (\(error.reason))")
             }
-            let allowRemote = try options.bool("allowRemote", default: false)
-            guard pageListen.isLoopback || allowRemote else {
+            page.allowRemote = try options.bool("allowRemote", default: false)
+            guard page.listen.isLoopback || page.allowRemote else {
                 throw options.error(
                     "listen", "is not a loopback address: set page.allowRemote to true to serve other machines")
             }
@@ -154,7 +167,8 @@ public struct StationConfiguration: Sendable, Equatable {
         try reader.finish()
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations, debounce: debounce, camera: camera, pageListen: pageListen)
+            organisations: organisations, debounce: debounce, camera: camera, page: page,
+            sourceFiles: [path] + tokenFiles)
     }
 
     /// The organisation `name`, or an error listing the configured ones.

@@ -5,10 +5,15 @@ import Wire
 /// The station's JSON shapes, shared by the command line's `--json` and the page's local API so the
 /// two can never differ.
 public enum StationJSON {
-    /// `{"online","pending","inFlight","dead","lastSyncAt"}`, plus `"lastScan"` when given.
-    public static func status(online: Bool, counts: QueueCounts, lastScan: String? = nil) -> String {
+    /// `{"online","server","pending","inFlight","dead","lastSyncAt","attention":[{"code","message"}]}`,
+    /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given.
+    public static func status(
+        online: Bool, server: URL, counts: QueueCounts, attention: [Attention], scanner: String? = nil,
+        lastScan: String? = nil
+    ) -> String {
         var object = JSONObjectWriter()
         object.add("online", bool: online)
+        object.add("server", string: server.absoluteString)
         object.add("pending", number: counts.pending)
         object.add("inFlight", number: counts.inFlight)
         object.add("dead", number: counts.dead)
@@ -17,8 +22,22 @@ public enum StationJSON {
         } else {
             object.add("lastSyncAt", raw: "null")
         }
+        let items = attention.map { item in
+            var entry = JSONObjectWriter()
+            entry.add("code", string: item.code)
+            entry.add("message", string: item.message)
+            return entry.finished()
+        }
+        object.add("attention", raw: "[" + items.joined(separator: ",") + "]")
+        if let scanner { object.add("scanner", string: scanner) }
         if let lastScan { object.add("lastScan", raw: lastScan) }
         return object.finished()
+    }
+
+    /// What needs a person, as the station's own files show it: the queue's pause, if any, then
+    /// `others` (what the running station has noticed).
+    public static func attention(_ station: StationQueue, others: [Attention] = []) throws -> [Attention] {
+        (try station.queue.pause().map { [$0.attention] } ?? []) + others
     }
 
     /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:

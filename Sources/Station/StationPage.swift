@@ -13,16 +13,20 @@ import Wire
 public final class StationPage: Sendable {
     private let station: StationQueue
     private let sync: SyncService
+    private let attention: AttentionBoard
     private let server: Mutex<HTTPServer?> = Mutex(nil)
     private let lastScan = Mutex<String?>(nil)
+    private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
 
-    public init(station: StationQueue, sync: SyncService, listen: ListenAddress) throws {
+    /// `attention` holds what the running station noticed (shown with the queue's pause in the pill).
+    public init(station: StationQueue, sync: SyncService, attention: AttentionBoard, listen: ListenAddress) throws {
         self.station = station
         self.sync = sync
+        self.attention = attention
         var files: [String: (String, [UInt8])] = [:]
         for (name, type) in [
             ("index.html", "text/html; charset=utf-8"), ("page.css", "text/css"), ("page.js", "text/javascript"),
@@ -51,6 +55,11 @@ public final class StationPage: Sendable {
         lastScan.withLock { $0 = object.finished() }
     }
 
+    /// Shows what the frame source is doing ("camera: not found", "scanner: input ended"), or nil.
+    public func show(scanner state: String?) {
+        scanner.withLock { $0 = state }
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
             if request.method == "POST" { try refuseCrossOrigin(request) }
@@ -63,7 +72,11 @@ public final class StationPage: Sendable {
             case ("GET", "/api/status"):
                 let counts = try station.queue.counts()
                 return json(
-                    200, StationJSON.status(online: sync.isOnline, counts: counts, lastScan: lastScan.withLock { $0 }))
+                    200,
+                    StationJSON.status(
+                        online: sync.isOnline, server: station.transport.server, counts: counts,
+                        attention: try StationJSON.attention(station, others: attention.current),
+                        scanner: scanner.withLock { $0 }, lastScan: lastScan.withLock { $0 }))
             case ("GET", "/api/pick-list"):
                 return json(200, try StationJSON.pickList(station))
             case ("GET", "/api/queue"):

@@ -95,11 +95,27 @@ import Testing
             return
         }
         #expect(wait == nil)
-        for refused in [400, 401, 403, 404, 410, 422] {
+        for refused in [400, 410, 422] {
             guard case .refused = classify(refused) else {
                 Issue.record("\(refused) must be refused")
                 continue
             }
+        }
+        // A 404 for a resource is the action's; for a route (or from something else), the station's.
+        #expect(
+            classify(404, #"{"error":"not_found","message":"pick task t does not exist"}"#)
+                == .refused(status: 404, reason: "not_found: pick task t does not exist"))
+        // A refusal of the station itself pauses the queue; nothing goes dead for it.
+        for (status, body, code) in [
+            (401, "{}", "unauthorized"), (403, "{}", "forbidden"),
+            (404, #"{"error":"no_such_route","message":"m"}"#, "no_such_route"),
+            (404, "<html>Not Found</html>", "no_such_route"),
+        ] {
+            guard case .paused(let attention, status) = classify(status, body) else {
+                Issue.record("\(status) \(body) must pause the queue")
+                continue
+            }
+            #expect(attention.code == code)
         }
         #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
         #expect(

@@ -178,6 +178,67 @@ import Testing
         #expect(try fixture.queue.counts().sent == 30)
         #expect(try await fixture.picked()[3] == 30)
     }
+
+    @Test func aWrongBaseURLPausesTheQueueAndNothingGoesDead() async throws {
+        let fixture = try await QueueFixture()
+        let ids = [try fixture.pick(0), try fixture.pick(1)]
+        // The server answers 404 for a route that does not exist under a wrong base URL.
+        let wrong = fixture.drainer(to: fixture.proxy.url.appendingPathComponent("v1"))
+        let pass = try await wrong.drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "no_such_route")
+        #expect(attention.message.contains("check `server` in the station config"))
+        for id in ids {
+            let action = try #require(try fixture.queue.action(id))
+            #expect(action.state == .pending)
+            #expect(action.tries == 0)
+        }
+        #expect(try fixture.queue.counts().dead == 0)
+        #expect(try fixture.queue.pause()?.attention.code == "no_such_route")
+
+        // While paused, passes wait instead of sending again.
+        let sent = fixture.proxy.log.count
+        guard case .paused = try await wrong.drainPass().stop else { throw TestFailure("expected to stay paused") }
+        #expect(fixture.proxy.log.count == sent)
+
+        // The config is corrected (the station resumes the queue): each action goes once.
+        try fixture.queue.resume()
+        let fixed = try await fixture.drainer().drainPass()
+        #expect(fixed.sent == 2)
+        #expect(try fixture.queue.pause() == nil)
+        #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
+    @Test func aWrongTokenPausesAndTheNextAnswerLiftsThePause() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        let transport = HTTPActionTransport(server: fixture.proxy.url, tokens: ["acme": "wrong"], timeout: 5)
+        let wrong = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
+        guard case .paused(let attention, _) = try await wrong.drainPass().stop else {
+            throw TestFailure("a 401 must pause the queue")
+        }
+        #expect(attention.code == "unauthorized")
+        #expect(attention.message.contains("token for acme (401)"))
+        #expect(try fixture.queue.action(id)?.state == .pending)
+        // A person drains by hand with the right token: the answer lifts the pause.
+        #expect(try await fixture.drainer().drainPass(honouringBackoff: false).sent == 1)
+        #expect(try fixture.queue.pause() == nil)
+    }
+
+    @Test func aTLSFailurePausesTheQueue() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        var https = try #require(URLComponents(url: fixture.server.baseURL, resolvingAgainstBaseURL: false))
+        https.scheme = "https"  // a plain-HTTP server spoken to over TLS: the handshake fails
+        let pass = try await fixture.drainer(to: try #require(https.url)).drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "tls")
+        #expect(try fixture.queue.action(id)?.tries == 0)
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

@@ -81,9 +81,15 @@ function showScan(accepted, message) {
 
 function renderStatus(status) {
   const pill = $("#pill");
-  pill.className = `pill ${status.online ? "online" : "offline"} ${status.dead > 0 ? "dead" : ""}`;
-  pill.textContent = `${status.online ? "online" : "offline"} · ${status.pending + status.inFlight} pending`
+  const attention = status.attention || [];
+  pill.className = `pill ${status.online ? "online" : "offline"} ${status.dead > 0 ? "dead" : ""}`
+    + (attention.length > 0 ? " attention" : "");
+  // Something a person must fix comes first, in words: the queue is paused, the camera is gone, …
+  pill.textContent = (attention.length > 0 ? `needs attention: ${attention.map((a) => a.message).join(" · ")} · ` : "")
+    + `${status.online ? "online" : "offline"} · ${status.pending + status.inFlight} pending`
     + (status.dead > 0 ? ` · ${status.dead} dead` : "");
+  pill.title = `server ${status.server}`;
+  $("#scanner").textContent = status.scanner || "";
   if (status.lastScan) showScan(status.lastScan.accepted, status.lastScan.message);
 }
 
