@@ -203,18 +203,30 @@ public final class ActionQueue: Sendable {
 
     /// The head of the line (the oldest pending action), marked in flight when it is due at `now`
     /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, `.paused` while
-    /// the queue is paused and its next look is still ahead, nil when none.
-    func claimHead(now: Date, honouringBackoff: Bool) throws -> Claim? {
+    /// the queue is paused and its next look is still ahead, nil when none. No wait is ever longer
+    /// than `longestWait` from `now`, whatever is stored: a clock set back (an NTP correction, a
+    /// dead RTC battery) leaves times far in the future that would otherwise stall the queue.
+    func claimHead(now: Date, honouringBackoff: Bool, longestWait: TimeInterval) throws -> Claim? {
         try bookkeeping { db in
             guard
                 let head = try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(
                     QueuedAction.init)
             else { return nil }
-            if honouringBackoff, let pause = try Self.pause(db), pause.retryAt > now {
+            let latest = now.addingTimeInterval(longestWait)
+            if honouringBackoff, var pause = try Self.pause(db), pause.retryAt > now {
+                if pause.retryAt > latest {  // capped where it is stored, so it comes due by then
+                    pause.retryAt = latest
+                    try Self.store(pause, in: db)
+                }
                 return .paused(pause)
             }
             if honouringBackoff && head.nextAttemptAt > now.timeIntervalSince1970 {
-                return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
+                guard head.nextAttemptAt > latest.timeIntervalSince1970 else {
+                    return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
+                }
+                try db.run(
+                    "UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest.timeIntervalSince1970, head.id])
+                return .notDue(latest)
             }
             try db.run(
                 "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(now), head.id])
@@ -251,21 +263,23 @@ public final class ActionQueue: Sendable {
     /// Puts the in-flight action `id` back in line untouched (no try counted: it was not its fault)
     /// and pauses the queue until `retryAt`, both in one transaction.
     func pause(_ id: Int, because attention: Attention, retryAt: Date, now: Date) throws {
-        let pause = QueuePause(
-            attention: attention, since: Timestamp.iso8601(now), retryAt: retryAt)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let text = String(decoding: try encoder.encode(pause), as: UTF8.self)
+        let pause = QueuePause(attention: attention, since: Timestamp.iso8601(now), retryAt: retryAt)
         try bookkeeping { db in
             try db.transaction {
                 try db.run(
                     "UPDATE actions SET state = 'pending', updated_at = ? WHERE id = ? AND state = 'inFlight'",
                     [Timestamp.iso8601(now), id])
-                try db.run(
-                    "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [text])
+                try Self.store(pause, in: db)
             }
         }
+    }
+
+    private static func store(_ pause: QueuePause, in db: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try db.run(
+            "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [String(decoding: try encoder.encode(pause), as: UTF8.self)])
     }
 
     /// The drainer's own writes skip the per-commit fsync (`synchronous=NORMAL`; enqueues, retries

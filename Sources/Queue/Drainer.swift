@@ -49,7 +49,8 @@ public final class Drainer: Sendable {
         try queue.recoverInFlight()
         var pass = DrainPass(stop: .empty)
         var paused = try queue.pause() != nil
-        while let claim = try queue.claimHead(now: now(), honouringBackoff: honouringBackoff) {
+        while let claim = try queue.claimHead(now: now(), honouringBackoff: honouringBackoff, longestWait: backoff.cap)
+        {
             let action: QueuedAction
             switch claim {
             case .due(let due): action = due

@@ -141,6 +141,22 @@ import Testing
         #expect(try await fixture.picked()[0] == 1)
     }
 
+    @Test func aClockSetBackNeverStallsTheQueue() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer()
+        let id = try fixture.pick(0)
+        fixture.proxy.script([.status(503)])
+        _ = try await drainer.drainPass()
+        // The clock is corrected a day back: the stored next try now lies a day and 2 s ahead.
+        fixture.clock.advance(-86_400)
+        let start = fixture.clock.now
+        #expect(try await drainer.drainPass().stop == .notDue(until: start.addingTimeInterval(60)))
+        // Within the 60 s cap (read from the queue's own row), not a day later, it goes.
+        fixture.clock.advance(60)
+        #expect(try await drainer.drainPass().sent == 1)
+        #expect(try fixture.queue.action(id)?.state == .sent)
+    }
+
     @Test func aTransientFailureStopsThePassAndKeepsTheOrder() async throws {
         let fixture = try await QueueFixture()
         let drainer = fixture.drainer()
