@@ -12,11 +12,30 @@ public final class ActionQueue: Sendable {
     public let database: DatabaseQueue
 
     /// Opens the queue database, creating or migrating its tables; `migrations` adds the tables of
-    /// whoever shares the file (the station's pick-list cache).
+    /// whoever shares the file (the station's pick-list cache). A quick integrity check runs first:
+    /// a damaged queue is refused with ``QueueError/damaged(_:_:)``, which says how to salvage it.
     public init(path: String, extraMigrations: [Migration] = []) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Self.checkIntegrity(path)
         database = try DatabaseQueue(path: path, migrations: QueueSchema.migrations + extraMigrations)
+    }
+
+    /// `PRAGMA quick_check` on its own connection, before anything writes to the file.
+    private static func checkIntegrity(_ path: String) throws(QueueError) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let findings: [String]
+        do {
+            let db = try Database(path: path)
+            findings = try db.rows("PRAGMA quick_check(5)").compactMap { try $0.optionalString("quick_check") }
+        } catch {
+            guard case .sqlite(let code, let message, _) = error as? DatabaseError, [11, 26].contains(code & 0xFF)
+            else {
+                throw .storage(String(describing: error))  // not damage (e.g. permissions): said as it is
+            }
+            throw .damaged(path, message)  // SQLITE_CORRUPT, SQLITE_NOTADB
+        }
+        guard findings == ["ok"] else { throw .damaged(path, findings.joined(separator: "; ")) }
     }
 
     /// Queues `action` durably, running `alongside` (the caller's local change) in the same
@@ -353,9 +372,20 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchAction(Int)
     case notDead(Int, ActionState)
     case storage(String)
+    /// The queue database at this path failed its integrity check, with what SQLite found.
+    case damaged(String, String)
+    /// Line N of an import file is not an action this queue can take.
+    case badImport(line: Int, String)
 
     public var description: String {
         switch self {
+        case .damaged(let path, let findings):
+            """
+            the queue database \(path) is damaged (\(findings.prefix(300))). Nothing is lost yet: run \
+            `scanpick queue salvage --to FILE` to save every readable unsent action with its key, move \(path) \
+            (and its -wal and -shm files) aside, then `scanpick queue import FILE` into a fresh queue
+            """
+        case .badImport(let line, let problem): "line \(line) of the import file: \(problem); nothing was imported"
         case .noSuchAction(let id): "there is no action #\(id) in the queue (see `scanpick queue`)"
         case .notDead(let id, let state):
             "action #\(id) is \(state.rawValue), not dead: only dead letters can be retried or cleared"

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import Storage
 import Synchronization
 import TestSupport
 import Testing
@@ -108,5 +109,35 @@ import Testing
             ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
         #expect(tap.status == 0)
         #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
+    }
+
+    @Test func aFailedPassIsLoggedAndShownNeverSwallowed() async throws {
+        let fixture = try await QueueFixture()
+        let transport = HTTPActionTransport(
+            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
+        let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
+        let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
+        let attention = AttentionBoard()
+        let logged = Mutex<[String]>([])
+        let sync = SyncService(
+            drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600), attention: attention,
+            log: { line in logged.withLock { $0.append(line) } })
+        sync.start()
+        defer { Task { await sync.stop() } }
+        #expect(await NetworkMonitorTests.eventually(30) { sync.isOnline })
+
+        // The queue's table becomes unreadable under the running station (as a damaged page would).
+        _ = try fixture.pick(0)
+        let other = try Database(path: fixture.queue.database.path)
+        try other.execute("ALTER TABLE actions RENAME TO actions_gone")
+        sync.poke()
+        #expect(await NetworkMonitorTests.eventually(30) { attention.current.map(\.code).contains("sync_failed") })
+        #expect(logged.withLock { $0 }.contains { $0.contains(#""event":"sync_failed""#) && $0.contains("actions") })
+
+        // Mended: the next pass sends the action and the attention goes.
+        try other.execute("ALTER TABLE actions_gone RENAME TO actions")
+        sync.poke()
+        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
+        #expect(await NetworkMonitorTests.eventually(30) { attention.current.isEmpty })
     }
 }
