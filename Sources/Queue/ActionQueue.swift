@@ -152,6 +152,28 @@ public final class ActionQueue: Sendable {
         }
     }
 
+    /// Puts a dead action back in line under a fresh idempotency key and the time of now, for one the
+    /// server refused as too old to deduplicate after support checked it was never counted. The old
+    /// key and time stay in the station log with the new key.
+    public func retryAsNew(_ id: Int, by actor: String, now: Date = Date()) throws(QueueError) {
+        try changeDead(id) { db, action in
+            guard var body = try? JSONSerialization.jsonObject(with: Data(action.payload)) as? [String: Any] else {
+                throw QueueError.storage("action #\(id)'s stored body is not a JSON object")
+            }
+            let key = UUID().uuidString.lowercased()
+            body["idempotencyKey"] = key
+            body[action.kind == .scan ? "scannedAt" : "at"] = Timestamp.iso8601(now)
+            let payload = try JSONSerialization.data(
+                withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+            try db.run(
+                """
+                UPDATE actions SET state = 'pending', next_attempt_at = 0, idempotency_key = ?, payload = ?, updated_at = ?
+                WHERE id = ?
+                """, [key, [UInt8](payload), Timestamp.iso8601(now), id])
+            try Self.log(db, event: "retry-as-new", action: action, actor: actor, newKey: key)
+        }
+    }
+
     /// Removes a dead action, keeping a full record of it in the station log.
     public func clear(_ id: Int, by actor: String) throws(QueueError) {
         try changeDead(id) { db, action in
@@ -191,13 +213,16 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    private static func log(_ db: Database, event: String, action: QueuedAction, actor: String) throws {
+    private static func log(
+        _ db: Database, event: String, action: QueuedAction, actor: String, newKey: String? = nil
+    ) throws {
         var detail = JSONObjectWriter()
         detail.add("org", string: action.org)
         detail.add("kind", string: action.kind.rawValue)
         detail.add("pickTaskId", string: action.pickTaskId)
         detail.add("label", string: action.label)
         detail.add("idempotencyKey", string: action.idempotencyKey)
+        if let newKey { detail.add("newIdempotencyKey", string: newKey) }
         detail.add("tries", number: action.tries)
         if let status = action.lastStatus { detail.add("lastStatus", number: status) }
         if let error = action.lastError { detail.add("lastError", string: error) }

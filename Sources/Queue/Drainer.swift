@@ -72,7 +72,11 @@ public final class Drainer: Sendable {
                 try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: 0, now: settled)
                 pass.sent += 1
                 onEvent(.sent(action, status: status))
-            case .refused(let status, let reason):
+            case .refused(let status, var reason):
+                if reason.hasPrefix("too_old_to_deduplicate:") {
+                    reason +=
+                        ". Support: compare with the server's count for task \(action.pickTaskId); if it was counted, `scanpick queue clear \(action.id)`, if not, `scanpick queue retry \(action.id) --as-new` (a fresh key, recorded in the station log)"
+                }
                 try queue.record(action.id, state: .dead, status: status, error: reason, nextAttemptAt: 0, now: settled)
                 pass.dead += 1
                 onEvent(.dead(action, status: status, reason: reason))

@@ -18,6 +18,7 @@ public final class ScanPickAPI: Sendable {
     private let inFlight = InFlightKeys()
     private let log: @Sendable (String) -> Void
     public let retentionDays: Int
+    private let horizon: IdempotencyHorizon
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -28,6 +29,8 @@ public final class ScanPickAPI: Sendable {
         }
         organisationByTokenHash = byHash
         retentionDays = configuration.idempotencyRetentionDays
+        horizon = IdempotencyHorizon(
+            retentionDays: configuration.idempotencyRetentionDays, marginHours: configuration.idempotencyMarginHours)
         self.log = log
     }
 
@@ -176,10 +179,12 @@ public final class ScanPickAPI: Sendable {
         guard inFlight.claim(org: org, key: key) else { throw APIError.inProgress }
         defer { inFlight.release(org: org, key: key) }
         let dialect = store.dialect
+        let horizon = self.horizon
         do {
             return try store.write { db in
                 try Self.runOnce(db, dialect, org: org, key: key, fingerprint: fingerprint, status: status) { store in
-                    try operation(store, body, key)
+                    try horizon.admit(body)  // the key is not known: is the action too old to tell?
+                    return try operation(store, body, key)
                 }
             }
         } catch let error as PostgresError where error.isUniqueViolation {

@@ -34,4 +34,14 @@ public enum Timestamp {
         if decimal.count < digits { text += String(repeating: "0", count: digits - decimal.count) }
         text += decimal
     }
+
+    /// Reads an ISO 8601 time with a zone (`2026-11-30T10:00:00Z`, `…:00.123Z`, `…:00+01:00`), or nil.
+    public static func date(_ text: String) -> Date? {
+        guard text.utf8.count <= 40 else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
 }

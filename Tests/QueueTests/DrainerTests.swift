@@ -261,3 +261,44 @@ struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Beyond the server's idempotency horizon: parked for support, and sent again only as new.
+@Suite struct IdempotencyHorizonDrainTests {
+    @Test func anActionTooOldToDeduplicateIsParkedAndSupportResendsItAsNew() async throws {
+        let fixture = try await QueueFixture(
+            serverConfig: ["idempotencyRetentionDays": 1, "idempotencyMarginHours": 1])
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        // A tap from two days ago whose first answer was lost (the station still has it pending).
+        let old = try fixture.queue.enqueue(
+            .pick(
+                org: "acme", pickTaskId: fixture.scenario.tasks[0], location: "A1", qty: 1, worker: "w",
+                at: Date().addingTimeInterval(-2 * 86_400)))
+        let before = try #require(try fixture.queue.action(old))
+        let drained = try ProcessRunner.scanpick(["drain", "--config", config])
+        #expect(drained.standardOutput.contains("0 sent, 1 dead"))
+        let dead = try #require(try fixture.queue.action(old))
+        #expect(dead.state == .dead)
+        #expect(dead.lastStatus == 422)
+        #expect(dead.lastError?.hasPrefix("too_old_to_deduplicate:") == true)
+        #expect(dead.lastError?.contains("scanpick queue retry \(old) --as-new") == true)
+        #expect(dead.lastError?.contains("scanpick queue clear \(old)") == true)
+        #expect(try await fixture.picked() == [0, 0, 0])
+
+        // Support compared with the server (not counted) and resends it under a fresh key.
+        let retried = try ProcessRunner.scanpick([
+            "queue", "retry", "\(old)", "--as-new", "--by", "support-jo", "--config", config,
+        ])
+        #expect(retried.status == 0, "\(retried.standardError)")
+        let renewed = try #require(try fixture.queue.action(old))
+        #expect(renewed.state == .pending)
+        #expect(renewed.idempotencyKey != before.idempotencyKey)
+        let entry = try #require(try fixture.queue.log().first)
+        #expect(entry.event == "retry-as-new")
+        #expect(entry.actor == "support-jo")
+        #expect(entry.detail.contains(before.idempotencyKey))
+        #expect(entry.detail.contains(renewed.idempotencyKey))
+        #expect(try ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
+        #expect(try fixture.queue.action(old)?.state == .sent)
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
+}

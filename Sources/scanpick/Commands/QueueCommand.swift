@@ -13,6 +13,9 @@ enum QueueCommand: Command {
         discussion: """
             scanpick queue [--json]          the table: #  action  state  tries (and the last error of dead rows)
             scanpick queue retry ID          put a dead action back in line (same idempotency key)
+            scanpick queue retry ID --as-new put it back under a fresh key and the time of now: for one the
+                                             server refused as too_old_to_deduplicate after you checked it
+                                             was never counted (the station log keeps the old key)
             scanpick queue clear ID          remove a dead action; the station log keeps who, when and what
             scanpick queue salvage --to FILE write every readable unsent action of a damaged queue (with
                                              its key) to FILE as JSON Lines; reads the damaged file only
@@ -27,6 +30,7 @@ enum QueueCommand: Command {
             .flag("json", help: "Print the queue as JSON."),
             .value("by", valueName: "NAME", help: "Who retries, clears or imports (recorded; default: $USER)."),
             .value("to", valueName: "FILE", help: "Where 'salvage' writes the actions (a new file)."),
+            .flag("as-new", help: "With 'retry': send under a fresh key (for too_old_to_deduplicate)."),
         ],
         arguments: [
             ArgumentSpec(
@@ -54,6 +58,10 @@ enum QueueCommand: Command {
             throw UsageError("\(verb) needs the action's id: scanpick queue \(verb) ID")
         }
         switch verb {
+        case "retry" where arguments.has("as-new"):
+            try queue.retryAsNew(id, by: actor)
+            StandardStream.output.write(
+                "#\(id) is pending again under a fresh key and the time of now; the station log keeps its old key\n")
         case "retry":
             try queue.retry(id, by: actor)
             StandardStream.output.write("#\(id) is pending again; it will be sent with its original key\n")
