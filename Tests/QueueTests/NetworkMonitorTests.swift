@@ -21,11 +21,16 @@ import Testing
     @Test func reportsOnlineAndOfflineEdgesOnce() async throws {
         let reachable = Mutex(true)
         let edges = Mutex<[Bool]>([])
-        let monitor = NetworkMonitor(interval: 0.05) { reachable.withLock { $0 } }
+        let probes = Mutex(0)
+        let monitor = NetworkMonitor(interval: 0.05) {
+            probes.withLock { $0 += 1 }
+            return reachable.withLock { $0 }
+        }
         monitor.start { online in edges.withLock { $0.append(online) } }
         #expect(await Self.eventually(30) { edges.withLock { $0 } == [true] })
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(edges.withLock { $0 } == [true])  // steady state: no more edges
+        let seen = probes.withLock { $0 }
+        #expect(await Self.eventually(30) { probes.withLock { $0 } >= seen + 3 })
+        #expect(edges.withLock { $0 } == [true])  // steady state: three more probes, no more edges
         reachable.withLock { $0 = false }
         #expect(await Self.eventually(30) { edges.withLock { $0 } == [true, false] })
         reachable.withLock { $0 = true }
@@ -70,7 +75,11 @@ import Testing
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(
             queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 0.1, cap: 0.2))
-        let monitor = NetworkMonitor(interval: 0.1) { await transport.isReachable(timeout: 1) }
+        let probes = Mutex(0)
+        let monitor = NetworkMonitor(interval: 0.1) {
+            defer { probes.withLock { $0 += 1 } }
+            return await transport.isReachable(timeout: 1)
+        }
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
         sync.start()
         defer { Task { await sync.stop() } }
@@ -85,7 +94,8 @@ import Testing
         _ = try fixture.pick(0)
         _ = try fixture.pick(1)
         sync.poke()
-        try await Task.sleep(for: .milliseconds(300))
+        let seen = probes.withLock { $0 }
+        #expect(await NetworkMonitorTests.eventually(30) { probes.withLock { $0 } >= seen + 2 })  // offline all along
         #expect(try fixture.queue.counts().pending == 2)
 
         // Back in range: the online edge drains without anyone asking.

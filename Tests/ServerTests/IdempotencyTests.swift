@@ -88,7 +88,7 @@ import Testing
         let replay = try await client.post(
             "/api/picking/submit-scan",
             json: [
-                "pickTaskId": fixture.tasks[0], "barcode": "036000291452", "scannedAt": "2026-11-30T10:00:00Z",
+                "pickTaskId": fixture.tasks[0], "barcode": "036000291452", "scannedAt": fixture.at,
                 "idempotencyKey": "durable", "workerId": "worker-003",
             ])
         #expect(replay.body == first.body)
@@ -113,22 +113,27 @@ import Testing
 
     @Test(arguments: ServerStoreKind.allCases) func aKeyStillRunningGets409(store: ServerStoreKind) async throws {
         let fixture = try await PickingFixture(store: store)
-        // Hold the database from outside, as a slow disk would, so the first request waits inside its
-        // transaction while it holds the key: SQLite's write lock, or PostgreSQL's row lock on the task.
+        // Hold the database from outside, as a slow disk would: SQLite's write lock, or PostgreSQL's
+        // row lock on the task. Of two requests with one key, whichever comes first claims the key
+        // and waits inside its transaction; the other must be told 409 at once. The test waits for
+        // that answer (the event), then lets the first one through: no guess at how long to wait.
         let blocker = try Blocker(store, fixture.server.database, task: fixture.tasks[0])
-        async let first = fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
-        // The first request must be waiting, key claimed, before the second is sent. PostgreSQL shows
-        // it in pg_stat_activity; for SQLite, time with margin for a loaded CI machine (300 ms once
-        // was not enough), well inside SQLite's 5 s busy timeout.
-        switch store {
-        case .sqlite: try await Task.sleep(for: .milliseconds(1500))
-        case .postgres: try await waitForALockWait(in: fixture.server.database)
+        try await withThrowingTaskGroup(of: APIClient.Reply.self) { group in
+            for _ in 0..<2 { group.addTask { try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow") } }
+            let early: APIClient.Reply?
+            do {
+                early = try await group.next()
+            } catch {
+                try? blocker.release()  // never leave the other request waiting on the lock
+                throw error
+            }
+            #expect(early?.status == 409)
+            #expect(early?.errorCode == "request_in_progress")
+            try blocker.release()
+            let waited = try await group.next()
+            #expect(waited?.status == 200)
+            #expect(waited?.headers["idempotent-replayed"] == nil)
         }
-        let second = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
-        #expect(second.status == 409)
-        #expect(second.errorCode == "request_in_progress")
-        try blocker.release()
-        #expect(try await first.status == 200)
         #expect(try await fixture.picked(fixture.tasks[0]) == 1)
         let third = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(third.headers["idempotent-replayed"] == "true")
