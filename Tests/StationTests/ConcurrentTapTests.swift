@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -26,7 +27,8 @@ import Testing
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let processResults = processes.map { $0.wait() }
+        var processResults: [(status: Int32, standardError: String)] = []
+        for process in processes { processResults.append(await process.wait()) }
 
         let accepted = pageStatuses.filter { $0 == 200 }.count + processResults.filter { $0.status == 0 }.count
         let refused = pageStatuses.filter { $0 == 422 }.count + processResults.filter { $0.status == 1 }.count
@@ -74,10 +76,12 @@ import Testing
     }
 }
 
-/// A `scanpick` process started now and waited for later, so many can run at once.
+/// A `scanpick` process started now and waited for later, so many can run at once; waiting does
+/// not hold a thread of the test's task pool.
 final class TapProcess: Sendable {
     private let process = Process()
     private let errorFile: String
+    private let exited = ExitSignal()
 
     init(_ arguments: [String]) throws {
         errorFile = NSTemporaryDirectory() + "/scanpick-tap-\(UUID().uuidString)"
@@ -87,6 +91,8 @@ final class TapProcess: Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
         let process = self.process
         let errorFile = self.errorFile
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.fire() }
         try ProcessRunner.spawning {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle(forWritingAtPath: errorFile)
@@ -96,11 +102,36 @@ final class TapProcess: Sendable {
     }
 
     /// Waits for the exit; the status and what it wrote to standard error.
-    func wait() -> (status: Int32, standardError: String) {
-        process.waitUntilExit()
+    func wait() async -> (status: Int32, standardError: String) {
+        await exited.wait()
+        process.waitUntilExit()  // already ended: returns at once
         defer { try? FileManager.default.removeItem(atPath: errorFile) }
         let text = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
         return (process.terminationStatus, text)
+    }
+}
+
+/// Fired once when a process ends; `wait()` returns after that, suspending rather than blocking.
+final class ExitSignal: Sendable {
+    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func fire() {
+        let waiter = state.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if !state.done { state.waiter = continuation }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
     }
 }
 
