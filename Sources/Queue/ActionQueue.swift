@@ -17,8 +17,27 @@ public final class ActionQueue: Sendable {
     public init(path: String, extraMigrations: [Migration] = []) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Self.makePrivate(path)
         try Self.checkIntegrity(path)
         database = try DatabaseQueue(path: path, migrations: QueueSchema.migrations + extraMigrations)
+    }
+
+    /// The queue's files hold every key and payload: they are the station user's alone. The database
+    /// is created 0600 (SQLite gives its -wal and -shm files the database's mode), and files an
+    /// older scanpick left readable by others are tightened.
+    private static func makePrivate(_ path: String) throws(QueueError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .storage("cannot open or create \(path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        for file in [path, path + "-wal", path + "-shm", path + ".drain-lock"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }
+            guard chmod(file, info.st_mode & 0o700) == 0 else {
+                throw .storage("\(file) is readable by other users and cannot be made private (chmod 600 \(file))")
+            }
+        }
     }
 
     /// `PRAGMA quick_check` on its own connection, before anything writes to the file.
@@ -141,6 +160,14 @@ public final class ActionQueue: Sendable {
     }
 
     // MARK: Support: retry and clear dead letters
+
+    /// Whether `name` can stand in the station log as who did something: 1–64 characters, none of
+    /// them control characters.
+    public static func isSupportName(_ name: String) -> Bool {
+        (1...64).contains(name.count)
+            && !name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+            && !name.trimmingCharacters(in: .whitespaces).isEmpty
+    }
 
     /// Puts a dead action back in line (it keeps its place by age and its idempotency key).
     public func retry(_ id: Int, by actor: String) throws(QueueError) {

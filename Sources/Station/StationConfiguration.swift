@@ -14,7 +14,9 @@ import Scanning
 ///
 /// Each organisation's token comes from exactly one of `token`, `tokenFile` (a file holding it) or
 /// `tokenEnv` (an environment variable's name). Relative paths are relative to the config file.
-/// Unknown keys and bad values are errors naming the key.
+/// Unknown keys and bad values are errors naming the key. A file holding a real token (the config
+/// with a `token`, a `tokenFile`, `page.tokenFile`) that other users can read is refused with the
+/// `chmod 600` to run; only the README's demo tokens are exempt (the repository's example config).
 public struct StationConfiguration: Sendable, Equatable {
     public var station: String
     public var worker: String
@@ -55,7 +57,18 @@ public struct StationConfiguration: Sendable, Equatable {
         public var listen = ListenAddress(host: "127.0.0.1", port: 8377)
         /// `page.allowRemote`: serve other machines (needs `page.tokenFile`).
         public var allowRemote = false
+        /// `page.allowedHosts`: host names the page answers to besides its listen address and the
+        /// loopback names (what a browser on another machine puts in `Host`), lower-cased.
+        public var allowedHosts: [String] = []
+        /// The page's secret, from `page.tokenFile` (required with `allowRemote`): every request must
+        /// bring it, as a cookie set by the one-time login link or as a bearer header.
+        public var secret: String?
+
+        public init() {}
     }
+
+    /// Tokens the README documents for the demo: a config holding only these may be readable by others.
+    public static let demoTokens: Set<String> = ["demo-acme-token", "demo-globex-token"]
 
     /// Bearer tokens by organisation, for the transport.
     public var tokens: [String: String] { organisations.mapValues(\.token) }
@@ -95,6 +108,10 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         var organisations: [String: Organisation] = [:]
         var tokenFiles: [String] = []
+        func requirePrivate(_ file: String, _ what: String, reader: ConfigReader, key: String) throws(ConfigError) {
+            guard let mode = Self.mode(of: file), mode & 0o077 != 0 else { return }
+            throw reader.error(key, "\(what): \(file) is readable by other users; run `chmod 600 \(file)`")
+        }
         for name in organisationsReader.keys {
             guard var organisation = try organisationsReader.object(name) else { continue }
             let sources = [
@@ -115,6 +132,17 @@ public struct StationConfiguration: Sendable, Equatable {
             }
             guard let token = sources.compactMap({ $0 }).first, !token.isEmpty else {
                 throw organisation.error(named[0], "does not give a token (missing file or unset variable?)")
+            }
+            if !Self.demoTokens.contains(token) {
+                switch named[0] {
+                case "token":
+                    try requirePrivate(path, "holds organisation \(name)'s token", reader: organisation, key: "token")
+                case "tokenFile":
+                    try requirePrivate(
+                        tokenFiles.last ?? path, "holds organisation \(name)'s token", reader: organisation,
+                        key: "tokenFile")
+                default: break
+                }
             }
             var enabled = false
             var symbologies = Symbology.defaults
@@ -162,6 +190,31 @@ public struct StationConfiguration: Sendable, Equatable {
                 throw options.error(
                     "listen", "is not a loopback address: set page.allowRemote to true to serve other machines")
             }
+            for host in try options.strings("allowedHosts") ?? [] {
+                guard (1...253).contains(host.utf8.count),
+                    host.utf8.allSatisfy({ byte in
+                        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                            || [0x2D, 0x2E, 0x3A, 0x5B, 0x5D].contains(byte)  // - . : [ ]
+                    })
+                else { throw options.error("allowedHosts", "has '\(host.prefix(40))', not a host name or address") }
+                page.allowedHosts.append(host.lowercased())
+            }
+            if let file = try options.string("tokenFile").map(resolve) {
+                guard
+                    let secret = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(
+                        in: .whitespacesAndNewlines)
+                else { throw options.error("tokenFile", "cannot be read: \(file)") }
+                guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                    throw options.error("tokenFile", "must hold a secret of at least 16 visible ASCII characters")
+                }
+                try requirePrivate(file, "holds the page's secret", reader: options, key: "tokenFile")
+                page.secret = secret
+                tokenFiles.append(file)
+            }
+            guard !page.allowRemote || page.secret != nil else {
+                throw options.error(
+                    "tokenFile", "is required with page.allowRemote: the page's API needs a secret on the network")
+            }
             try options.finish()
         }
         try reader.finish()
@@ -169,6 +222,13 @@ public struct StationConfiguration: Sendable, Equatable {
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
             organisations: organisations, debounce: debounce, camera: camera, page: page,
             sourceFiles: [path] + tokenFiles)
+    }
+
+    /// A file's permission bits, or nil when it cannot be looked at.
+    static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o777
     }
 
     /// The organisation `name`, or an error listing the configured ones.

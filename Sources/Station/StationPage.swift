@@ -6,10 +6,11 @@ import Wire
 
 /// The station's local page and JSON API: what the picker's screen (or a kiosk, or a handheld) uses.
 /// The API has the command line's `--json` shapes. Taps answer once durable, never waiting for the
-/// server. Mutating endpoints refuse cross-origin requests, so a web page elsewhere cannot tap for
-/// the picker.
+/// server. ``PageAccess`` decides who may use it (the `Host` and `Origin` rules against DNS
+/// rebinding and other sites, and the secret when the page serves the network); support's retry
+/// and clear name who did them.
 ///
-///     let page = try StationPage(station: station, sync: sync, listen: address)
+///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
 public final class StationPage: Sendable {
     private let station: StationQueue
     private let sync: SyncService
@@ -18,12 +19,16 @@ public final class StationPage: Sendable {
     private let lastScan = Mutex<String?>(nil)
     private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
+    private let access: PageAccess
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
 
     /// `attention` holds what the running station noticed (shown with the queue's pause in the pill).
-    public init(station: StationQueue, sync: SyncService, attention: AttentionBoard, listen: ListenAddress) throws {
+    public init(
+        station: StationQueue, sync: SyncService, attention: AttentionBoard,
+        settings: StationConfiguration.PageSettings
+    ) throws {
         self.station = station
         self.sync = sync
         self.attention = attention
@@ -38,13 +43,20 @@ public final class StationPage: Sendable {
         }
         self.files = files
         let box = Handler()
-        let server = try HTTPServer(listen: listen, maxBodyBytes: 64 << 10) { box.page?.handle($0) ?? .json(503, []) }
+        let server = try HTTPServer(listen: settings.listen, maxBodyBytes: 64 << 10) {
+            box.page?.handle($0) ?? .json(503, [])
+        }
         address = server.address
+        access = PageAccess(settings: settings, port: server.address.port)
         self.server.withLock { $0 = server }
         box.set(self)
     }
 
     public func stop() { server.withLock { $0?.stop() } }
+
+    /// A fresh one-time login link's path and query (`/login?code=…`) when the page needs its
+    /// secret; any earlier unused link stops working.
+    public func newLoginLink() -> String? { access.newLoginPath() }
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
@@ -62,8 +74,11 @@ public final class StationPage: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            if request.method == "POST" { try refuseCrossOrigin(request) }
+            try access.check(request)
+            if request.method == "POST" { try requireJSON(request) }
             switch (request.method, request.path) {
+            case ("GET", "/login"):
+                return access.login(request)
             case ("GET", let path) where files[path] != nil:
                 let file = files[path]!
                 return HTTPResponse(
@@ -97,15 +112,9 @@ public final class StationPage: Sendable {
         }
     }
 
-    /// A browser sends `Origin` (and `Sec-Fetch-Site`) with a cross-site request; only this page's
-    /// own origin may change anything. JSON bodies also force a preflight no one answers.
-    private func refuseCrossOrigin(_ request: HTTPRequest) throws {
-        if let site = request.header("sec-fetch-site"), site != "same-origin" && site != "none" {
-            throw PageFailure(status: 403, code: "cross_origin", message: "requests from other sites are refused")
-        }
-        if let origin = request.header("origin"), origin != "http://" + (request.header("host") ?? "") {
-            throw PageFailure(status: 403, code: "cross_origin", message: "requests from \(origin) are refused")
-        }
+    /// Changes come as JSON only: a form or text body from another page would need a preflight
+    /// no one answers.
+    private func requireJSON(_ request: HTTPRequest) throws {
         guard request.header("content-type")?.hasPrefix("application/json") == true else {
             throw PageFailure(status: 415, code: "json_required", message: "send Content-Type: application/json")
         }
@@ -137,11 +146,17 @@ public final class StationPage: Sendable {
         guard parts.count == 4, let id = Int(parts[2]) else {
             throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
         }
+        // Support names who does it: the station log records a person, never "the page".
         let by = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["by"] as? String
+        guard let by, ActionQueue.isSupportName(by) else {
+            throw PageFailure(
+                status: 400, code: "name_required",
+                message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
+        }
         do {
             switch parts[3] {
-            case "retry": try station.queue.retry(id, by: by ?? "station page")
-            case "clear": try station.queue.clear(id, by: by ?? "station page")
+            case "retry": try station.queue.retry(id, by: by)
+            case "clear": try station.queue.clear(id, by: by)
             default: throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
             }
         } catch let error as QueueError {

@@ -96,13 +96,13 @@ public final class StationService: Sendable {
         sync.start()
         let page: StationPage
         do {
-            page = try StationPage(
-                station: station, sync: sync, attention: attention, listen: configuration.page.listen)
+            page = try StationPage(station: station, sync: sync, attention: attention, settings: configuration.page)
         } catch {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
             throw error
         }
         output("page: http://\(page.address)/")
+        if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
         let watcher = ConfigWatcher(files: configuration.sourceFiles) { [weak self] in self?.reload() }
         state.withLock {
             $0.sync = sync
@@ -168,7 +168,7 @@ public final class StationService: Sendable {
     /// Re-reads the config file: the server, tokens, worker and scanning settings apply at once and a
     /// paused queue looks again; a config that does not load is shown and the previous one kept.
     public func reload() {
-        let (sync, watcher) = state.withLock { ($0.sync, $0.watcher) }
+        let (sync, watcher, page) = state.withLock { ($0.sync, $0.watcher, $0.page) }
         var line = JSONObjectWriter()
         line.add("time", string: Timestamp.iso8601())
         do {
@@ -178,6 +178,9 @@ public final class StationService: Sendable {
             watcher?.watch(configuration.sourceFiles)
             try station.queue.resume()
             sync?.poke()
+            if let page, let login = page.newLoginLink() {
+                output("page login link (works once): http://\(page.address)\(login)")
+            }
             line.add("event", string: "config_reloaded")
             if !restart.isEmpty {
                 line.add("needsRestart", raw: "[" + restart.map { "\"\($0)\"" }.joined(separator: ",") + "]")

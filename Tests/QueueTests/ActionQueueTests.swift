@@ -64,6 +64,28 @@ import Testing
         #expect(try queue.pruneSent(olderThan: 3600, now: now) == 1)
         #expect(try queue.actions().isEmpty)
     }
+
+    @Test func theQueuesFilesAreTheStationUsersAlone() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("var/station.sqlite")
+        func mode(_ file: String) -> mode_t {
+            var info = stat()
+            return stat(file, &info) == 0 ? info.st_mode & 0o777 : 0o7777
+        }
+        let queue = try ActionQueue(path: path)
+        _ = try queue.enqueue(.pick(org: "acme", pickTaskId: "t1", location: nil, qty: 1, worker: "w"))
+        let transport = HTTPActionTransport(
+            server: URL(string: "http://127.0.0.1:9")!, tokens: ["acme": "t"], timeout: 1)
+        _ = try await Drainer(queue: queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
+            .drainPass()
+        for file in [path, path + "-wal", path + "-shm", path + ".drain-lock"] {
+            #expect(mode(file) == 0o600, "\(file)")
+        }
+        // A file an older scanpick left readable by others is tightened when the queue opens.
+        chmod(path, 0o644)
+        _ = try ActionQueue(path: path)
+        #expect(mode(path) == 0o600)
+    }
 }
 
 @Suite struct BackoffAndOutcomeTests {

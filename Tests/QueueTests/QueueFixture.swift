@@ -61,6 +61,7 @@ struct QueueFixture {
             "queue": ["backoffInitialSeconds": 2, "backoffCapSeconds": 60, "requestTimeoutSeconds": timeout],
             "organisations": ["acme": ["token": Self.token]],
         ]
-        return try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
+        return try folder.writePrivate(
+            "station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
     }
 }

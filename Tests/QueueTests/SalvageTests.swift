@@ -50,7 +50,7 @@ import Testing
         #expect(try ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config]).status == 1)
 
         // Into a fresh queue, with the same keys; a second import queues nothing twice.
-        let fresh = try fixture.folder.write(
+        let fresh = try fixture.folder.writePrivate(
             "fresh.json",
             bytes: [UInt8](
                 try JSONSerialization.data(withJSONObject: [
@@ -62,7 +62,7 @@ import Testing
             "queue", "import", salvaged, "--by", "support-jo", "--config", fresh,
         ])
         #expect(imported.standardOutput.contains("imported \(saved.count) actions"), "\(imported.standardError)")
-        let again = try ProcessRunner.scanpick(["queue", "import", salvaged, "--config", fresh])
+        let again = try ProcessRunner.scanpick(["queue", "import", salvaged, "--by", "support-jo", "--config", fresh])
         #expect(again.standardOutput.contains("imported 0 actions"))
         #expect(again.standardOutput.contains("\(saved.count) were already in the queue"))
         let drained = try ProcessRunner.scanpick(["drain", "--config", fresh])

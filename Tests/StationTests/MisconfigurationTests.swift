@@ -102,6 +102,14 @@ import Testing
         #expect(station.stop() == 0)
     }
 
+    @Test func aStationWhoseConfigOthersCanReadRefusesToStart() async throws {
+        let fixture = try await StationFixture()
+        chmod(fixture.config, 0o644)
+        let refused = try fixture.scanpick(["station", "--wedge"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("readable by other users; run `chmod 600 "))
+    }
+
     static func attentionCodes(_ page: APIClient) async throws -> [String] {
         let status = try await page.get("/api/status").json
         return (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }

@@ -39,7 +39,8 @@ struct StationFixture {
             "organisations": organisations,
         ]
         self.settings = settings
-        config = try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
+        config = try folder.writePrivate(
+            "station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
         if openBatch {
             let opened = try scanpick(["batch", "open", scenario.batchId, "--org", "acme"])
             guard opened.status == 0 else { throw ServerProcessError(message: opened.standardError) }
@@ -51,7 +52,7 @@ struct StationFixture {
     func rewriteConfig(_ change: (inout [String: Any]) -> Void) throws {
         var changed = settings
         change(&changed)
-        try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: changed)))
+        try folder.writePrivate("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: changed)))
     }
 
     /// Sets acme's token in the config.

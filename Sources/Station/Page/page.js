@@ -107,20 +107,31 @@ function renderQueue(actions) {
     if (action.state === "dead") {
       const retry = document.createElement("button");
       retry.textContent = "Retry";
-      retry.onclick = () => api(`/api/queue/${action.id}/retry`, {}).then(refresh);
+      retry.onclick = () => {
+        const by = supportName();
+        if (by) api(`/api/queue/${action.id}/retry`, { by }).then(refresh, (error) => showScan(false, error.message));
+      };
       const clear = document.createElement("button");
       clear.textContent = "Clear";
       clear.className = "clear";
       clear.onclick = () => {
-        if (confirm(`Clear #${action.id} (${action.label})? It is recorded in the station log.`)) {
-          api(`/api/queue/${action.id}/clear`, { by: "station page" }).then(refresh);
-        }
+        if (!confirm(`Clear #${action.id} (${action.label})? It is recorded in the station log.`)) return;
+        const by = supportName();
+        if (by) api(`/api/queue/${action.id}/clear`, { by }).then(refresh, (error) => showScan(false, error.message));
       };
       cell.append(retry, clear);
     }
     row.append(cell);
     return row;
   }));
+}
+
+// Support's retries and clears name who did them in the station log: asked once, then remembered here.
+function supportName() {
+  const known = localStorage.getItem("supportName") || "";
+  const name = (prompt("Your name, for the station log", known) || "").trim();
+  if (name) localStorage.setItem("supportName", name);
+  return name;
 }
 
 async function refresh() {

@@ -47,7 +47,10 @@ enum QueueCommand: Command {
             StandardStream.output.write(arguments.has("json") ? StationJSON.queue(actions) + "\n" : table(actions))
             return 0
         }
-        let actor = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        // Who does it goes in the station log: --by, or the login name; never a made-up one.
+        guard let actor = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"],
+            ActionQueue.isSupportName(actor)
+        else { throw UsageError("say who does this: --by NAME (1–64 characters; $USER is used when set)") }
         if verb == "import" {
             guard arguments.positionals.count == 2 else {
                 throw UsageError("import needs the file: scanpick queue import FILE")
