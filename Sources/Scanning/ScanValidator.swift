@@ -40,10 +40,20 @@ public enum ScanValidator {
     }
 
     /// The verdict for `code` when `task` is the active task (nil: none left or no batch).
-    public static func check(_ code: String, against task: PickTask?, batchId: String?) -> Verdict {
+    /// `symbology` is what the reader reported (nil from a keyboard wedge): an 8-digit EAN-8 is
+    /// compared as an EAN-8, never as the UPC-E the same digits could be.
+    public static func check(_ code: String, symbology: Symbology? = nil, against task: PickTask?, batchId: String?)
+        -> Verdict
+    {
         guard let batchId else { return .noOpenBatch }
         guard let task else { return .batchComplete(batchId: batchId) }
-        guard GTIN.sameItem(code, task.barcode) else {
+        let readAs: GTIN.EightDigitSymbology? =
+            switch symbology {
+            case .ean8: .ean8
+            case .upce: .upcE
+            default: nil
+            }
+        guard GTIN.sameItem(code, task.barcode, firstReadAs: readAs) else {
             return .mismatch(expected: task.barcode, seen: code, task: task)
         }
         return .accepted(task)

@@ -61,7 +61,8 @@ public final class ScanLoop {
         let worker = station.configuration.worker
         let (verdict, actionId) = try station.queue.transaction { db -> (ScanValidator.Verdict, Int?) in
             let open = try PickListCache.openBatch(db)
-            let verdict = ScanValidator.check(code, against: try PickListCache.activeTask(db), batchId: open?.batchId)
+            let verdict = ScanValidator.check(
+                code, symbology: symbology, against: try PickListCache.activeTask(db), batchId: open?.batchId)
             guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
             // Scans count only for an organisation that has scanning on (the flag is the open batch's
             // organisation's, read now: the batch, or the configuration, may have changed since start).
