@@ -57,6 +57,9 @@ extension ActionQueue {
     /// is tried first; if a damaged page breaks it, each row is read by id, and the ones that cannot
     /// be read are listed.
     public static func salvage(path: String) throws(QueueError) -> Salvage {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .storage("there is no queue database at \(path) to salvage (see `database` in the station config)")
+        }
         let db: Database
         do {
             db = try Database(path: path)
