@@ -6,18 +6,19 @@ import Wire
 /// two can never differ.
 public enum StationJSON {
     /// `{"online","server","pending","inFlight","dead","lastSyncAt","attention":[{"code","message"}]}`,
-    /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given.
+    /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given. Without
+    /// `counts` (the queue could not be read) the counts are null: unknown, never a made-up 0.
     public static func status(
-        online: Bool, server: URL, counts: QueueCounts, attention: [Attention], scanner: String? = nil,
+        online: Bool, server: URL, counts: QueueCounts?, attention: [Attention], scanner: String? = nil,
         lastScan: String? = nil
     ) -> String {
         var object = JSONObjectWriter()
         object.add("online", bool: online)
         object.add("server", string: server.absoluteString)
-        object.add("pending", number: counts.pending)
-        object.add("inFlight", number: counts.inFlight)
-        object.add("dead", number: counts.dead)
-        if let last = counts.lastSyncAt {
+        for (key, value) in [("pending", counts?.pending), ("inFlight", counts?.inFlight), ("dead", counts?.dead)] {
+            if let value { object.add(key, number: value) } else { object.add(key, raw: "null") }
+        }
+        if let last = counts?.lastSyncAt {
             object.add("lastSyncAt", string: last)
         } else {
             object.add("lastSyncAt", raw: "null")
@@ -35,9 +36,22 @@ public enum StationJSON {
     }
 
     /// What needs a person, as the station's own files show it: the queue's pause, if any, then
-    /// `others` (what the running station has noticed).
-    public static func attention(_ station: StationQueue, others: [Attention] = []) throws -> [Attention] {
-        (try station.queue.pause().map { [$0.attention] } ?? []) + others
+    /// `others` (what the running station has noticed), or that the queue database failed.
+    public static func attention(_ station: StationQueue, others: [Attention] = []) -> [Attention] {
+        do {
+            return (try station.queue.pause().map { [$0.attention] } ?? []) + others
+        } catch {
+            return [databaseFailed(error)] + others
+        }
+    }
+
+    /// The attention item for a queue database that cannot be read.
+    public static func databaseFailed(_ error: any Error) -> Attention {
+        Attention(
+            code: "database_failed",
+            message:
+                "the station's queue database failed (\(error)): restart the station; if it then reports the database damaged, salvage it (scanpick queue salvage --to FILE)"
+        )
     }
 
     /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:

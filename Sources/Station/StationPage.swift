@@ -86,12 +86,20 @@ public final class StationPage: Sendable {
                     status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")], body: file.bytes
                 )
             case ("GET", "/api/status"):
-                let counts = try station.queue.counts()
+                // The pill answers even when the queue cannot be read: unknown counts, and why.
+                var noticed = attention.current
+                let counts: QueueCounts?
+                do {
+                    counts = try station.queue.counts()
+                } catch {
+                    counts = nil
+                    noticed.append(StationJSON.databaseFailed(error))
+                }
                 return json(
                     200,
                     StationJSON.status(
                         online: sync.isOnline, server: station.transport.server, counts: counts,
-                        attention: try StationJSON.attention(station, others: attention.current),
+                        attention: StationJSON.attention(station, others: noticed),
                         scanner: scanner.withLock { $0 }, lastScan: lastScan.withLock { $0 }))
             case ("GET", "/api/pick-list"):
                 return json(200, try StationJSON.pickList(station))

@@ -40,6 +40,8 @@ public final class StationService: Sendable {
         public var rejected = 0
         public var frames = 0
         public var dropped = 0
+        /// Scans that could not be recorded (the database failed): logged and shown as they happened.
+        public var failed = 0
     }
 
     private struct RunState {
@@ -259,6 +261,7 @@ public final class StationService: Sendable {
             }
             attention.set("scan", nil)
         } catch {
+            state.withLock { $0.summary.failed += 1 }
             report("scan", "scan_failed", "a scan could not be recorded: \(error)")
             page?.show(scanAccepted: false, message: "✗ the scan could not be recorded: \(error)")
         }

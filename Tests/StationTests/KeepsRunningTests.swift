@@ -1,4 +1,6 @@
 import Foundation
+import Queue
+import Station
 import TestSupport
 import Testing
 
@@ -43,5 +45,33 @@ import Testing
         #expect((tap.json["pickTask"] as? [String: Any])?["qtyPicked"] as? Int == 2)
         #expect(station.stop() == 0)
         #expect(station.standardOutput.contains("stopped: 1 scans accepted"))
+    }
+
+    @Test func aScanThatCannotBeRecordedIsShownAndTheRunSaysSo() async throws {
+        let fixture = try await StationFixture()
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        // The queue's table becomes unusable under the running station.
+        let queue = try ActionQueue(
+            path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
+        try queue.database.write { try $0.execute("ALTER TABLE actions RENAME TO actions_gone") }
+        station.scan("036000291452")
+        #expect(
+            try await eventually {
+                let codes = (try await page.get("/api/status").json["attention"] as? [[String: Any]])?.compactMap {
+                    $0["code"] as? String
+                }
+                return codes?.contains("scan_failed") == true
+            })
+        // The pill still answers: the counts are unknown (null), and it says why.
+        let status = try await page.get("/api/status")
+        #expect(status.status == 200)
+        #expect(status.json["pending"] is NSNull)
+        let codes = (status.json["attention"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+        #expect(codes.contains("database_failed"))
+        let banner = status.json["lastScan"] as? [String: Any]
+        #expect((banner?["message"] as? String)?.contains("could not be recorded") == true)
+        try queue.database.write { try $0.execute("ALTER TABLE actions_gone RENAME TO actions") }
+        #expect(station.stop() == 1)
     }
 }

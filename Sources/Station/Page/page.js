@@ -86,7 +86,8 @@ function renderStatus(status) {
     + (attention.length > 0 ? " attention" : "");
   // Something a person must fix comes first, in words: the queue is paused, the camera is gone, …
   pill.textContent = (attention.length > 0 ? `needs attention: ${attention.map((a) => a.message).join(" · ")} · ` : "")
-    + `${status.online ? "online" : "offline"} · ${status.pending + status.inFlight} pending`
+    + `${status.online ? "online" : "offline"} · `
+    + (status.pending === null ? "? pending" : `${status.pending + status.inFlight} pending`)
     + (status.dead > 0 ? ` · ${status.dead} dead` : "");
   pill.title = `server ${status.server}`;
   $("#scanner").textContent = status.scanner || "";

@@ -59,13 +59,21 @@ enum StationCommand: Command {
                 StandardStream.output.flush()  // a long-running command: every line is seen when it happens
             },
             log: { StandardStream.error.write($0 + "\n") })
-        let summary = try await service.run(source: source, org: arguments.value("org"))
+        let summary: StationService.Summary
+        do {
+            summary = try await service.run(source: source, org: arguments.value("org"))
+        } catch StationServiceError.whichOrganisation {
+            throw UsageError(StationServiceError.whichOrganisation.description)
+        }
         let pending = try station.queue.counts().pending
         StandardStream.output.write(
             "stopped: \(summary.accepted) scans accepted, \(summary.rejected) rejected"
                 + (summary.frames > 0 ? " in \(summary.frames) frames" : "")
                 + (summary.dropped > 0 ? " (\(summary.dropped) dropped while decoding)" : "")
                 + "; \(pending) actions pending in the queue\n")
+        guard summary.failed == 0 else {
+            throw StationCommandError("\(summary.failed) scans could not be recorded (see the log above)")
+        }
         return 0
     }
 }

@@ -25,7 +25,7 @@ enum StatusCommand: Command {
         let station = try StationOptions.load(arguments)
         let online = await station.probe()
         let counts = try station.queue.counts()
-        let attention = try StationJSON.attention(station)
+        let attention = StationJSON.attention(station)
         let server = station.transport.server
         if arguments.has("json") {
             StandardStream.output.write(
