@@ -12,6 +12,7 @@ public final class LatestFrameSlot: @unchecked Sendable {
     private var latest: Frame?
     private var closed = false
     private var dropped = 0
+    private var waiting = 0
 
     public init() {}
 
@@ -28,7 +29,9 @@ public final class LatestFrameSlot: @unchecked Sendable {
     public func take() -> Frame? {
         condition.lock()
         defer { condition.unlock() }
+        waiting += 1
         while latest == nil && !closed { condition.wait() }
+        waiting -= 1
         if closed { return nil }
         defer { latest = nil }
         return latest
@@ -46,4 +49,7 @@ public final class LatestFrameSlot: @unchecked Sendable {
     public var droppedFrames: Int { condition.withLock { dropped } }
 
     public var isClosed: Bool { condition.withLock { closed } }
+
+    /// How many `take()` calls are waiting for a frame now.
+    public var waitingTakers: Int { condition.withLock { waiting } }
 }

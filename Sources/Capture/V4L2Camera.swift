@@ -7,31 +7,70 @@ import Synchronization
 /// newest frame, so the decoder always works on what is in front of the camera now; frames that
 /// arrive while it decodes are dropped and counted (latency never builds up). A corrupt MJPEG frame
 /// is skipped and counted. A camera that disappears (unplugged: ENODEV or EIO) is reported and
-/// reopened with backoff while the station keeps running.
+/// reopened with backoff while the station keeps running; ``waitingFor(device:width:height:fps:report:onState:)``
+/// does the same for a camera that is not there yet at start.
 ///
 ///     let camera = try V4L2Camera(device: "/dev/video0", width: 1280, height: 720, fps: 30)
 ///     while let frame = try camera.nextFrame() { ... }
 public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private let slot = LatestFrameSlot()
     private let skipped = Mutex(0)
+    private let agreed = Mutex<(format: PixelFormat, width: Int, height: Int)?>(nil)
 
     public let device: String
-    /// The format and size the camera agreed to.
-    public private(set) var negotiated: (format: PixelFormat, width: Int, height: Int)
     private let requested: (width: Int, height: Int, fps: Int)
     private let report: @Sendable (String) -> Void
+    private let onState: @Sendable (CameraState) -> Void
     private var thread: Thread?
 
+    /// What the camera is doing, for a person.
+    public enum CameraState: Sendable, Equatable {
+        /// Frames are coming: the format and size the camera agreed to ("YUYV 1280x720").
+        case capturing(String)
+        /// No frames: why (not found, busy, lost), while it is reopened with backoff.
+        case unavailable(String)
+    }
+
+    /// The format and size the camera agreed to (nil while it is unavailable).
+    public var negotiated: (format: PixelFormat, width: Int, height: Int)? { agreed.withLock { $0 } }
+
     /// Opens and starts the camera; `report` hears about disconnects and reconnects.
-    public init(
+    public convenience init(
         device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
         report: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(CaptureError) {
-        self.device = device
-        self.requested = (width, height, fps)
-        self.report = report
         let stream = try Stream(device: device, width: width, height: height, fps: fps)
-        negotiated = (stream.format, stream.width, stream.height)
+        self.init(device: device, requested: (width, height, fps), report: report, onState: { _ in }, first: stream)
+    }
+
+    /// The camera, open at once if it can be, or else reopened with backoff until it can (it is
+    /// missing, busy or unusable now): never fails, so the station keeps running without it.
+    /// `onState` hears whether it captures, at once and on every change.
+    public static func waitingFor(
+        device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
+        report: @escaping @Sendable (String) -> Void = { _ in },
+        onState: @escaping @Sendable (CameraState) -> Void
+    ) -> V4L2Camera {
+        var first: Stream?
+        do {
+            first = try Stream(device: device, width: width, height: height, fps: fps)
+        } catch {
+            onState(.unavailable(error.description))
+            report("\(error); trying again with backoff")
+        }
+        return V4L2Camera(
+            device: device, requested: (width, height, fps), report: report, onState: onState, first: first)
+    }
+
+    private init(
+        device: String, requested: (width: Int, height: Int, fps: Int), report: @escaping @Sendable (String) -> Void,
+        onState: @escaping @Sendable (CameraState) -> Void, first stream: Stream?
+    ) {
+        self.device = device
+        self.requested = requested
+        self.report = report
+        self.onState = onState
+        if let stream { started(stream) }
         // Hand the stream over through a box the capture loop empties: a closure capturing it would
         // keep it (and the device's file descriptor) alive for the thread's whole life, so an
         // unplugged camera could never be let go of (found by scripts/test-v4l2-vm).
@@ -40,6 +79,12 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         thread.name = "scanpick-capture"
         self.thread = thread
         thread.start()
+    }
+
+    /// Records a stream that now captures.
+    private func started(_ stream: Stream) {
+        agreed.withLock { $0 = (stream.format, stream.width, stream.height) }
+        onState(.capturing("\(stream.format) \(stream.width)x\(stream.height)"))
     }
 
     public var droppedFrames: Int { slot.droppedFrames }
@@ -61,8 +106,10 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             guard let current = stream else {
                 Thread.sleep(forTimeInterval: backoff)
                 do {
-                    stream = try Stream(
+                    let reopened = try Stream(
                         device: device, width: requested.width, height: requested.height, fps: requested.fps)
+                    started(reopened)
+                    stream = reopened
                     report("\(device): camera back, capturing again")
                     backoff = 1
                 } catch {
@@ -81,6 +128,8 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                 continue
             case .gone(let reason):
                 report("\(device): camera lost (\(reason)); reopening with backoff")
+                agreed.withLock { $0 = nil }
+                onState(.unavailable("\(device): camera lost (\(reason))"))
                 stream = nil
             }
         }

@@ -4,12 +4,15 @@ import Foundation
 /// act on, and a file over `limit` bytes is refused before it is read.
 enum FileBytes {
     static func read(path: String, limit: Int) throws(ImageLoadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so opening a FIFO returns at once instead of waiting for a writer; only a
+        // regular file is then read (O_NONBLOCK changes nothing for one).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ImageLoadError(errno: errno) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ImageLoadError(errno: errno) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory }
+        if (info.st_mode & S_IFMT) != S_IFREG { throw .notARegularFile }
         let size = Int(info.st_size)
         if size > limit { throw .fileTooLarge(bytes: size, limit: limit) }
 

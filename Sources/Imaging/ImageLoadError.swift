@@ -6,6 +6,8 @@ public enum ImageLoadError: Error, Equatable, Sendable, CustomStringConvertible 
     case notFound
     case permissionDenied
     case isDirectory
+    /// A FIFO, device or socket: never opened for reading (a FIFO would wait for a writer forever).
+    case notARegularFile
     case symlinkLoop
     case unreadable(reason: String)
     case empty
@@ -20,6 +22,7 @@ public enum ImageLoadError: Error, Equatable, Sendable, CustomStringConvertible 
         case .notFound: "no such file or directory"
         case .permissionDenied: "permission denied (check the file's owner and mode)"
         case .isDirectory: "is a directory"
+        case .notARegularFile: "not a regular file (a FIFO, device or socket): only image files are read"
         case .symlinkLoop: "symbolic link loop (a link that points back at itself)"
         case .unreadable(let reason): "cannot read: \(reason)"
         case .empty: "empty file (0 bytes)"

@@ -12,33 +12,86 @@ public final class ActionQueue: Sendable {
     public let database: DatabaseQueue
 
     /// Opens the queue database, creating or migrating its tables; `migrations` adds the tables of
-    /// whoever shares the file (the station's pick-list cache).
+    /// whoever shares the file (the station's pick-list cache). A quick integrity check runs first:
+    /// a damaged queue is refused with ``QueueError/damaged(_:_:)``, which says how to salvage it.
     public init(path: String, extraMigrations: [Migration] = []) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Self.makePrivate(path)
+        try Self.checkIntegrity(path)
         database = try DatabaseQueue(path: path, migrations: QueueSchema.migrations + extraMigrations)
+    }
+
+    /// The queue's files hold every key and payload: they are the station user's alone. The database
+    /// is created 0600 (SQLite gives its -wal and -shm files the database's mode), and files an
+    /// older scanpick left readable by others are tightened.
+    private static func makePrivate(_ path: String) throws(QueueError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .storage("cannot open or create \(path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        for file in [path, path + "-wal", path + "-shm", path + ".drain-lock"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }
+            guard chmod(file, info.st_mode & 0o700) == 0 else {
+                throw .storage("\(file) is readable by other users and cannot be made private (chmod 600 \(file))")
+            }
+        }
+    }
+
+    /// `PRAGMA quick_check` on its own connection, before anything writes to the file.
+    private static func checkIntegrity(_ path: String) throws(QueueError) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let findings: [String]
+        do {
+            let db = try Database(path: path)
+            findings = try db.rows("PRAGMA quick_check(5)").compactMap { try $0.optionalString("quick_check") }
+        } catch {
+            guard case .sqlite(let code, let message, _) = error as? DatabaseError, [11, 26].contains(code & 0xFF)
+            else {
+                throw .storage(String(describing: error))  // not damage (e.g. permissions): said as it is
+            }
+            throw .damaged(path, message)  // SQLITE_CORRUPT, SQLITE_NOTADB
+        }
+        guard findings == ["ok"] else { throw .damaged(path, findings.joined(separator: "; ")) }
     }
 
     /// Queues `action` durably, running `alongside` (the caller's local change) in the same
     /// transaction; returns the action's id.
     @discardableResult
     public func enqueue(_ action: NewAction, alongside: ((Database) throws -> Void)? = nil) throws -> Int {
-        try database.write { db in
-            try db.transaction {
-                try alongside?(db)
-                let now = Timestamp.iso8601()
-                try db.run(
-                    """
-                    INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
-                    """,
-                    [
-                        action.org, action.kind.rawValue, action.pickTaskId, action.label, action.payload,
-                        action.idempotencyKey, now, now,
-                    ])
-                return try db.row("SELECT last_insert_rowid() AS id")?.int("id") ?? 0
-            }
+        try transaction { db in
+            try alongside?(db)
+            return try Self.insert(action, in: db)
         }
+    }
+
+    /// Runs `body` in one immediate write transaction, durable when this returns: the caller reads,
+    /// checks and changes its rows and queues its action with ``insert(_:in:)``, all or nothing, so
+    /// no other writer (another thread, another `scanpick` process) can slip in between.
+    ///
+    ///     let id = try queue.transaction { db in
+    ///         guard try db.run("UPDATE t SET n = n + 1 WHERE id = ? AND n < 5", [row]) == 1 else { throw Full() }
+    ///         return try ActionQueue.insert(action, in: db)
+    ///     }
+    public func transaction<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try database.write { db in try db.transaction { try body(db) } }
+    }
+
+    /// Inserts `action` as pending inside the caller's transaction; returns its id.
+    public static func insert(_ action: NewAction, in db: Database) throws -> Int {
+        let now = Timestamp.iso8601()
+        try db.run(
+            """
+            INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+            """,
+            [
+                action.org, action.kind.rawValue, action.pickTaskId, action.label, action.payload,
+                action.idempotencyKey, now, now,
+            ])
+        return try db.row("SELECT last_insert_rowid() AS id")?.int("id") ?? 0
     }
 
     /// Every action, oldest first (optionally only some states).
@@ -90,12 +143,31 @@ public final class ActionQueue: Sendable {
             ).map { try $0.string("pick_task_id") })
     }
 
+    /// Pick tasks with a dead letter (an action the server refused) that support has not yet retried
+    /// or cleared: their rows are marked, so a count reset by the next refresh is never a surprise.
+    public func tasksWithRefusedActions(org: String) throws -> Set<String> {
+        try database.write { db in
+            Set(
+                try db.rows("SELECT DISTINCT pick_task_id FROM actions WHERE org = ? AND state = 'dead'", [org]).map {
+                    try $0.string("pick_task_id")
+                })
+        }
+    }
+
     /// SQLite's `data_version`: it changes when another connection (another process) commits.
     public func dataVersion() throws -> Int {
         try database.write { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }
     }
 
     // MARK: Support: retry and clear dead letters
+
+    /// Whether `name` can stand in the station log as who did something: 1–64 characters, none of
+    /// them control characters.
+    public static func isSupportName(_ name: String) -> Bool {
+        (1...64).contains(name.count)
+            && !name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+            && !name.trimmingCharacters(in: .whitespaces).isEmpty
+    }
 
     /// Puts a dead action back in line (it keeps its place by age and its idempotency key).
     public func retry(_ id: Int, by actor: String) throws(QueueError) {
@@ -104,6 +176,28 @@ public final class ActionQueue: Sendable {
                 "UPDATE actions SET state = 'pending', next_attempt_at = 0, updated_at = ? WHERE id = ?",
                 [Timestamp.iso8601(), id])
             try Self.log(db, event: "retry", action: action, actor: actor)
+        }
+    }
+
+    /// Puts a dead action back in line under a fresh idempotency key and the time of now, for one the
+    /// server refused as too old to deduplicate after support checked it was never counted. The old
+    /// key and time stay in the station log with the new key.
+    public func retryAsNew(_ id: Int, by actor: String, now: Date = Date()) throws(QueueError) {
+        try changeDead(id) { db, action in
+            guard var body = try? JSONSerialization.jsonObject(with: Data(action.payload)) as? [String: Any] else {
+                throw QueueError.storage("action #\(id)'s stored body is not a JSON object")
+            }
+            let key = UUID().uuidString.lowercased()
+            body["idempotencyKey"] = key
+            body[action.kind == .scan ? "scannedAt" : "at"] = Timestamp.iso8601(now)
+            let payload = try JSONSerialization.data(
+                withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+            try db.run(
+                """
+                UPDATE actions SET state = 'pending', next_attempt_at = 0, idempotency_key = ?, payload = ?, updated_at = ?
+                WHERE id = ?
+                """, [key, [UInt8](payload), Timestamp.iso8601(now), id])
+            try Self.log(db, event: "retry-as-new", action: action, actor: actor, newKey: key)
         }
     }
 
@@ -146,13 +240,16 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    private static func log(_ db: Database, event: String, action: QueuedAction, actor: String) throws {
+    private static func log(
+        _ db: Database, event: String, action: QueuedAction, actor: String, newKey: String? = nil
+    ) throws {
         var detail = JSONObjectWriter()
         detail.add("org", string: action.org)
         detail.add("kind", string: action.kind.rawValue)
         detail.add("pickTaskId", string: action.pickTaskId)
         detail.add("label", string: action.label)
         detail.add("idempotencyKey", string: action.idempotencyKey)
+        if let newKey { detail.add("newIdempotencyKey", string: newKey) }
         detail.add("tries", number: action.tries)
         if let status = action.lastStatus { detail.add("lastStatus", number: status) }
         if let error = action.lastError { detail.add("lastError", string: error) }
@@ -176,15 +273,31 @@ public final class ActionQueue: Sendable {
     }
 
     /// The head of the line (the oldest pending action), marked in flight when it is due at `now`
-    /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, nil when none.
-    func claimHead(now: Date, honouringBackoff: Bool) throws -> Claim? {
+    /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, `.paused` while
+    /// the queue is paused and its next look is still ahead, nil when none. No wait is ever longer
+    /// than `longestWait` from `now`, whatever is stored: a clock set back (an NTP correction, a
+    /// dead RTC battery) leaves times far in the future that would otherwise stall the queue.
+    func claimHead(now: Date, honouringBackoff: Bool, longestWait: TimeInterval) throws -> Claim? {
         try bookkeeping { db in
             guard
                 let head = try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(
                     QueuedAction.init)
             else { return nil }
+            let latest = now.addingTimeInterval(longestWait)
+            if honouringBackoff, var pause = try Self.pause(db), pause.retryAt > now {
+                if pause.retryAt > latest {  // capped where it is stored, so it comes due by then
+                    pause.retryAt = latest
+                    try Self.store(pause, in: db)
+                }
+                return .paused(pause)
+            }
             if honouringBackoff && head.nextAttemptAt > now.timeIntervalSince1970 {
-                return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
+                guard head.nextAttemptAt > latest.timeIntervalSince1970 else {
+                    return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
+                }
+                try db.run(
+                    "UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest.timeIntervalSince1970, head.id])
+                return .notDue(latest)
             }
             try db.run(
                 "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(now), head.id])
@@ -196,6 +309,48 @@ public final class ActionQueue: Sendable {
     enum Claim: Sendable {
         case due(QueuedAction)
         case notDue(Date)
+        case paused(QueuePause)
+    }
+
+    // MARK: Pause: the server refused the station itself
+
+    /// Why the queue is paused, or nil when it is not. Persisted, so every `scanpick` process sees it.
+    public func pause() throws -> QueuePause? {
+        try database.write { db in try Self.pause(db) }
+    }
+
+    /// Lifts the pause (the config was corrected): the next pass tries the head at once.
+    public func resume() throws {
+        try database.write { db in _ = try db.run("DELETE FROM queue_state WHERE key = 'pause'") }
+    }
+
+    private static func pause(_ db: Database) throws -> QueuePause? {
+        guard let text = try db.row("SELECT value FROM queue_state WHERE key = 'pause'")?.string("value") else {
+            return nil
+        }
+        return try? JSONDecoder().decode(QueuePause.self, from: Data(text.utf8))
+    }
+
+    /// Puts the in-flight action `id` back in line untouched (no try counted: it was not its fault)
+    /// and pauses the queue until `retryAt`, both in one transaction.
+    func pause(_ id: Int, because attention: Attention, retryAt: Date, now: Date) throws {
+        let pause = QueuePause(attention: attention, since: Timestamp.iso8601(now), retryAt: retryAt)
+        try bookkeeping { db in
+            try db.transaction {
+                try db.run(
+                    "UPDATE actions SET state = 'pending', updated_at = ? WHERE id = ? AND state = 'inFlight'",
+                    [Timestamp.iso8601(now), id])
+                try Self.store(pause, in: db)
+            }
+        }
+    }
+
+    private static func store(_ pause: QueuePause, in db: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try db.run(
+            "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [String(decoding: try encoder.encode(pause), as: UTF8.self)])
     }
 
     /// The drainer's own writes skip the per-commit fsync (`synchronous=NORMAL`; enqueues, retries
@@ -244,6 +399,16 @@ public final class ActionQueue: Sendable {
     }
 }
 
+/// Why the queue is paused and until when it waits before looking again (a corrected config, or
+/// `scanpick drain`, looks at once).
+public struct QueuePause: Sendable, Equatable, Codable {
+    public var attention: Attention
+    /// When the pause began (ISO 8601).
+    public var since: String
+    /// When the drainer next tries the head on its own.
+    public var retryAt: Date
+}
+
 /// One entry of the station log: what support did to the queue, when, and by whom.
 public struct StationLogEntry: Sendable, Equatable {
     public var at: String
@@ -259,9 +424,20 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchAction(Int)
     case notDead(Int, ActionState)
     case storage(String)
+    /// The queue database at this path failed its integrity check, with what SQLite found.
+    case damaged(String, String)
+    /// Line N of an import file is not an action this queue can take.
+    case badImport(line: Int, String)
 
     public var description: String {
         switch self {
+        case .damaged(let path, let findings):
+            """
+            the queue database \(path) is damaged (\(findings.prefix(300))). Nothing is lost yet: run \
+            `scanpick queue salvage --to FILE` to save every readable unsent action with its key, move \(path) \
+            (and its -wal and -shm files) aside, then `scanpick queue import FILE` into a fresh queue
+            """
+        case .badImport(let line, let problem): "line \(line) of the import file: \(problem); nothing was imported"
         case .noSuchAction(let id): "there is no action #\(id) in the queue (see `scanpick queue`)"
         case .notDead(let id, let state):
             "action #\(id) is \(state.rawValue), not dead: only dead letters can be retried or cleared"

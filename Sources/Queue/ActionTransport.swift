@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Wire
 
 #if canImport(FoundationNetworking)
@@ -11,22 +12,31 @@ public protocol ActionTransport: Sendable {
 }
 
 /// The ScanPick API over HTTP with Foundation's URLSession: POSTs the action's stored body to its
-/// route with the organisation's bearer token and the `Idempotency-Key` header.
+/// route with the organisation's bearer token and the `Idempotency-Key` header. The server and the
+/// tokens can be replaced while it runs (a corrected config, re-read without a restart).
 ///
 ///     let transport = HTTPActionTransport(server: url, tokens: ["acme": token], timeout: 10)
 public final class HTTPActionTransport: ActionTransport {
-    public let server: URL
-    private let tokens: [String: String]
+    private let settings: Mutex<(server: URL, tokens: [String: String])>
     private let timeout: TimeInterval
     private let session: URLSession
 
     /// `timeout` is whole seconds, at least 1: URLSession on Linux truncates it (measured: 0.5 s
     /// fails every request that is not answered at once, 1.5 s waits 1 s).
     public init(server: URL, tokens: [String: String], timeout: TimeInterval) {
-        self.server = server
-        self.tokens = tokens
+        settings = Mutex((server, tokens))
         self.timeout = timeout
         session = Self.makeSession(timeout: timeout)
+    }
+
+    /// The server requests go to.
+    public var server: URL { settings.withLock { $0.server } }
+
+    private var tokens: [String: String] { settings.withLock { $0.tokens } }
+
+    /// Sends later requests to `server` with `tokens` (requests already under way finish as they were).
+    public func update(server: URL, tokens: [String: String]) {
+        settings.withLock { $0 = (server, tokens) }
     }
 
     private static func makeSession(timeout: TimeInterval) -> URLSession {
@@ -37,9 +47,14 @@ public final class HTTPActionTransport: ActionTransport {
     }
 
     public func deliver(_ action: QueuedAction) async -> DeliveryOutcome {
+        let (server, tokens) = settings.withLock { ($0.server, $0.tokens) }
         guard let token = tokens[action.org] else {
-            return .transient(
-                status: nil, reason: "no token configured for organisation \(action.org)", retryAfter: nil)
+            return .paused(
+                Attention(
+                    code: "no_token",
+                    message:
+                        "no token is configured for organisation \(action.org): add organisations.\(action.org) to the station config; the queue waits, nothing is lost"
+                ), status: nil)
         }
         var request = URLRequest(url: server.appendingPathComponent(action.kind.path))
         request.httpMethod = "POST"
@@ -54,10 +69,30 @@ public final class HTTPActionTransport: ActionTransport {
                 return .transient(status: nil, reason: "not an HTTP response", retryAfter: nil)
             }
             return DeliveryOutcome.classify(
-                status: http.statusCode, body: body, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"))
+                status: http.statusCode, body: body, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"),
+                org: action.org, server: server)
         } catch {
+            if Self.isTLSFailure(error) {
+                return .paused(
+                    Attention(
+                        code: "tls",
+                        message:
+                            "the TLS connection to \(server) failed (\(Self.describe(error))): check `server` in the station config and the server's certificate; the queue waits, nothing is lost"
+                    ), status: nil)
+            }
             return .transient(status: nil, reason: Self.describe(error), retryAfter: nil)
         }
+    }
+
+    /// Whether `error` is a failed TLS handshake or certificate check (a fault of the setup, not of
+    /// the network: retrying does not mend it). Foundation on Linux reports most of libcurl's TLS
+    /// failures as code -1 with OpenSSL's words ("SSL routines::wrong version number", "SSL
+    /// certificate problem: …"), so the words count as well as the TLS codes.
+    static func isTLSFailure(_ error: any Error) -> Bool {
+        let nsError = error as NSError
+        if (-1206 ... -1200).contains(nsError.code) { return true }  // NSURLErrorSecureConnectionFailed …
+        let words = nsError.localizedDescription.lowercased()
+        return ["ssl", "tls", "certificate"].contains { words.contains($0) }
     }
 
     /// `GET /api/batches/{id}` for `org`: the server's view of a batch.
@@ -103,12 +138,18 @@ public final class HTTPActionTransport: ActionTransport {
         }
     }
 
-    /// GET /health with a short timeout: whether the server answers at all.
+    /// GET /health with a short timeout: whether something answers at the server's address. Any
+    /// answer below 500 counts, and so does a failed TLS handshake: a wrong base URL or certificate
+    /// is then found by the next send and shown as needing attention, not hidden as "offline".
     public func isReachable(timeout: TimeInterval) async -> Bool {
         var request = URLRequest(url: server.appendingPathComponent("/health"))
         request.timeoutInterval = timeout
-        guard let (_, response) = try? await session.data(for: request) else { return false }
-        return (response as? HTTPURLResponse)?.statusCode == 200
+        do {
+            let (_, response) = try await session.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 500) < 500
+        } catch {
+            return Self.isTLSFailure(error)
+        }
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -5,7 +5,11 @@ import Foundation
 /// - 2xx → `sent`, and on to the next;
 /// - transient failure → stays `pending`, the pass stops, the next try waits for the backoff;
 /// - any other 4xx → `dead` with the server's answer kept, and on to the next (a dead letter never
-///   blocks what is behind it).
+///   blocks what is behind it);
+/// - a refusal of the station itself (401, 403, a 404 for a route that does not exist, TLS, no
+///   token) → the action goes back in line untouched and the whole queue pauses, shown as needing
+///   attention, until the config is corrected (``ActionQueue/resume()``) or, on its own, after the
+///   backoff cap; nothing goes dead for it.
 ///
 /// Only one drainer runs per database at a time (``DrainLock``), across processes. The action is
 /// marked `inFlight` durably before it is sent; a drainer that died mid-send leaves it inFlight, and
@@ -44,19 +48,35 @@ public final class Drainer: Sendable {
         defer { withExtendedLifetime(lock) {} }
         try queue.recoverInFlight()
         var pass = DrainPass(stop: .empty)
-        while let claim = try queue.claimHead(now: now(), honouringBackoff: honouringBackoff) {
-            guard case .due(let action) = claim else {
-                if case .notDue(let until) = claim { pass.stop = .notDue(until: until) }
-                break
+        var paused = try queue.pause() != nil
+        while let claim = try queue.claimHead(now: now(), honouringBackoff: honouringBackoff, longestWait: backoff.cap)
+        {
+            let action: QueuedAction
+            switch claim {
+            case .due(let due): action = due
+            case .notDue(let until):
+                pass.stop = .notDue(until: until)
+                return pass
+            case .paused(let pause):
+                pass.stop = .paused(pause.attention, retryAt: pause.retryAt)
+                return pass
             }
             let outcome = await transport.deliver(action)
             let settled = now()
+            if paused, outcome.reachedTheServer {
+                try queue.resume()  // the server took the station again: whatever was wrong is mended
+                paused = false
+            }
             switch outcome {
             case .delivered(let status):
                 try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: 0, now: settled)
                 pass.sent += 1
                 onEvent(.sent(action, status: status))
-            case .refused(let status, let reason):
+            case .refused(let status, var reason):
+                if reason.hasPrefix("too_old_to_deduplicate:") {
+                    reason +=
+                        ". Support: compare with the server's count for task \(action.pickTaskId); if it was counted, `scanpick queue clear \(action.id)`, if not, `scanpick queue retry \(action.id) --as-new` (a fresh key, recorded in the station log)"
+                }
                 try queue.record(action.id, state: .dead, status: status, error: reason, nextAttemptAt: 0, now: settled)
                 pass.dead += 1
                 onEvent(.dead(action, status: status, reason: reason))
@@ -69,6 +89,12 @@ public final class Drainer: Sendable {
                     now: settled)
                 pass.stop = .transient(reason: reason, retryAt: next)
                 onEvent(.retryLater(action, status: status, reason: reason, retryAt: next))
+                return pass
+            case .paused(let attention, _):
+                let retryAt = settled.addingTimeInterval(backoff.cap)
+                try queue.pause(action.id, because: attention, retryAt: retryAt, now: settled)
+                pass.stop = .paused(attention, retryAt: retryAt)
+                onEvent(.paused(action, attention))
                 return pass
             }
         }
@@ -98,6 +124,9 @@ public struct DrainPass: Sendable, Equatable {
         case transient(reason: String, retryAt: Date)
         /// Another process is draining this database.
         case anotherDrainer
+        /// The server refused the station itself: the queue waits for a corrected config (or until
+        /// `retryAt`, to look again on its own).
+        case paused(Attention, retryAt: Date)
     }
 }
 
@@ -106,4 +135,6 @@ public enum DrainEvent: Sendable {
     case sent(QueuedAction, status: Int)
     case dead(QueuedAction, status: Int, reason: String)
     case retryLater(QueuedAction, status: Int?, reason: String, retryAt: Date)
+    /// The action went back in line untouched: the server refused the station itself.
+    case paused(QueuedAction, Attention)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Wire
 
 /// Keeps the queue draining while the station runs. A pass starts on:
 ///
@@ -9,7 +10,8 @@ import Synchronization
 ///   `data_version` reveals;
 /// - the moment the head of the line's backoff ends.
 ///
-/// Passes never overlap: one loop runs them.
+/// Passes never overlap: one loop runs them. Nothing fails silently: a pass, a prune or a refresh
+/// that fails is logged (one JSON line) and shown on the ``AttentionBoard`` until one succeeds.
 ///
 ///     let sync = SyncService(drainer: drainer, monitor: monitor, options: options)
 ///     sync.start()
@@ -18,8 +20,10 @@ public final class SyncService: Sendable {
     public let drainer: Drainer
     public let monitor: NetworkMonitor
     private let options: QueueOptions
+    private let attention: AttentionBoard
+    private let log: @Sendable (String) -> Void
     private let onPass: @Sendable (DrainPass) -> Void
-    private let afterPass: (@Sendable () async -> Void)?
+    private let afterPass: (@Sendable () async throws -> Void)?
     private let state = Mutex(State())
 
     private struct State {
@@ -30,13 +34,19 @@ public final class SyncService: Sendable {
         var stopped = false
     }
 
+    /// `afterPass` runs after each pass while online (the station refreshes its pick list); a
+    /// failure of it other than the server being unreachable is logged and shown too.
     public init(
-        drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions,
-        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in }, afterPass: (@Sendable () async -> Void)? = nil
+        drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions, attention: AttentionBoard = AttentionBoard(),
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
+        afterPass: (@Sendable () async throws -> Void)? = nil
     ) {
         self.drainer = drainer
         self.monitor = monitor
         self.options = options
+        self.attention = attention
+        self.log = log
         self.onPass = onPass
         self.afterPass = afterPass
     }
@@ -87,7 +97,16 @@ public final class SyncService: Sendable {
             if isStopped { break }
             nextWake = Date().addingTimeInterval(options.drainInterval)
             guard monitor.isOnline == true else { continue }
-            guard let pass = try? await drainer.drainPass() else { continue }
+            let pass: DrainPass
+            do {
+                pass = try await drainer.drainPass()
+                attention.set("sync", nil)
+            } catch {
+                // The queue database failed (a damaged page, a full disk): say so, and try again soon.
+                report("sync", "sync_failed", "a sync pass failed: \(error); the queue is kept and tried again", error)
+                nextWake = min(nextWake, Date().addingTimeInterval(options.backoffCap))
+                continue
+            }
             onPass(pass)
             switch pass.stop {
             case .notDue(let until): nextWake = min(nextWake, until)
@@ -95,11 +114,36 @@ public final class SyncService: Sendable {
                 nextWake = min(nextWake, retryAt)
                 monitor.probeNow()  // the server may be gone: let the pill know soon
             case .anotherDrainer: nextWake = min(nextWake, Date().addingTimeInterval(1))
+            case .paused(_, let retryAt): nextWake = min(nextWake, retryAt)
             case .empty: break
             }
-            _ = try? drainer.queue.pruneSent(olderThan: options.sentRetention)
-            await afterPass?()  // e.g. the station refreshes its pick list while online
+            do {
+                try drainer.queue.pruneSent(olderThan: options.sentRetention)
+                attention.set("prune", nil)
+            } catch {
+                report("prune", "prune_failed", "removing old sent actions failed: \(error)", error)
+            }
+            guard let afterPass else { continue }
+            do {
+                try await afterPass()  // e.g. the station refreshes its pick list while online
+                attention.set("refresh", nil)
+            } catch let error as FetchError {
+                if case .unreachable = error { continue }  // the dead spot: the pill already says offline
+                report("refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error)
+            } catch {
+                report("refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error)
+            }
         }
+    }
+
+    /// Logs a failure as one JSON line and shows it as needing attention.
+    private func report(_ source: String, _ code: String, _ message: String, _ error: any Error) {
+        var line = JSONObjectWriter()
+        line.add("time", string: Timestamp.iso8601())
+        line.add("event", string: code)
+        line.add("error", string: String(describing: error))
+        log(line.finished())
+        attention.set(source, Attention(code: code, message: message))
     }
 
     /// Sleeps until `date`, or until poked.

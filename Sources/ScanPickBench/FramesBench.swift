@@ -102,6 +102,7 @@ private func benchStation(disk: String) throws -> StationQueue {
     let settings =
         #"{"station":"bench","worker":"w","server":"http://127.0.0.1:9","database":"\#(disk)/bench-station.sqlite","organisations":{"bench":{"token":"t","scanning":{"enabled":true}}}}"#
     try Data(settings.utf8).write(to: URL(fileURLWithPath: config))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config)  // it holds a token
     let station = try StationQueue(configuration: try StationConfiguration.load(path: config))
     try station.cache.store(
         Batch(

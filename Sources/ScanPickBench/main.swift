@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Wire
 
 /// `scanpick-bench`: load generators for the scripts/bench-* benchmarks. Not part of the product.
 ///
@@ -112,9 +113,11 @@ do {
 typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])
 
 let health: RequestMaker = { ("GET", "/health", [:], []) }
+/// The scans' time: now, so the server's idempotency horizon never refuses them as too old.
+let scannedAt = Timestamp.iso8601()
 let scan: RequestMaker = {
     let body =
-        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"2026-11-30T10:00:00Z","idempotencyKey":"\#(UUID().uuidString)","workerId":"bench"}"#
+        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"\#(scannedAt)","idempotencyKey":"\#(UUID().uuidString)","workerId":"bench"}"#
     return (
         "POST", "/api/picking/submit-scan", ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
         Array(body.utf8)

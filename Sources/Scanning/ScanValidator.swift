@@ -14,6 +14,8 @@ public enum ScanValidator {
         case noOpenBatch
         /// Every task of the open batch is complete.
         case batchComplete(batchId: String)
+        /// The open batch's organisation does not have scanning turned on.
+        case scanningOff(org: String)
 
         public var isAccepted: Bool {
             if case .accepted = self { return true }
@@ -31,15 +33,27 @@ public enum ScanValidator {
                 "✗ no batch is open on this station (scanpick batch open ID)"
             case .batchComplete(let batchId):
                 "✗ every task of batch \(batchId) is already picked"
+            case .scanningOff(let org):
+                "✗ scanning is off for \(org) (organisations.\(org).scanning.enabled): tap the row instead"
             }
         }
     }
 
     /// The verdict for `code` when `task` is the active task (nil: none left or no batch).
-    public static func check(_ code: String, against task: PickTask?, batchId: String?) -> Verdict {
+    /// `symbology` is what the reader reported (nil from a keyboard wedge): an 8-digit EAN-8 is
+    /// compared as an EAN-8, never as the UPC-E the same digits could be.
+    public static func check(_ code: String, symbology: Symbology? = nil, against task: PickTask?, batchId: String?)
+        -> Verdict
+    {
         guard let batchId else { return .noOpenBatch }
         guard let task else { return .batchComplete(batchId: batchId) }
-        guard GTIN.sameItem(code, task.barcode) else {
+        let readAs: GTIN.EightDigitSymbology? =
+            switch symbology {
+            case .ean8: .ean8
+            case .upce: .upcE
+            default: nil
+            }
+        guard GTIN.sameItem(code, task.barcode, firstReadAs: readAs) else {
             return .mismatch(expected: task.barcode, seen: code, task: task)
         }
         return .accepted(task)

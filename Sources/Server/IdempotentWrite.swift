@@ -27,7 +27,8 @@ struct IdempotentWrite: Sendable {
 
     /// Decodes and checks the body of `request` (400/422 for a bad one) and resolves its key.
     init<Body: IdempotentRequest, Result: Encodable>(
-        _ request: HTTPRequest, org: String, route: String, as type: Body.Type, status: Int = 200,
+        _ request: HTTPRequest, org: String, horizon: IdempotencyHorizon, route: String, as type: Body.Type,
+        status: Int = 200,
         _ change: @escaping @Sendable (PickingStore, Body, String) throws -> Result
     ) throws(APIError) {
         let body = try JSONCoding.decodeValid(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
@@ -38,7 +39,10 @@ struct IdempotentWrite: Sendable {
         self.key = key
         self.status = status
         fingerprint = SHA256.hex(of: Array((route + "\n").utf8) + JSONCoding.encode(unkeyed))
-        operation = { store in JSONCoding.encode(try change(store, body, key)) }
+        operation = { store in
+            try horizon.admit(body)  // the key is not known here: is the action too old to tell?
+            return JSONCoding.encode(try change(store, body, key))
+        }
     }
 
     /// The idempotency protocol inside one transaction: claim the key across processes

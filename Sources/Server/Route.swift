@@ -42,7 +42,8 @@ enum Route: Equatable {
             if entry.method == method { return entry.make(captured) }
             allowed.append(entry.method)
         }
-        if allowed.isEmpty { throw APIError.notFound("route \(path)") }
+        // Its own code, so a client can tell a wrong base URL from a resource that does not exist.
+        if allowed.isEmpty { throw APIError(status: 404, code: "no_such_route", message: "there is no route \(path)") }
         throw APIError.methodNotAllowed(allowed)
     }
 

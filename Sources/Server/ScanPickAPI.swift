@@ -18,6 +18,7 @@ public final class ScanPickAPI: Sendable {
     private let inFlight = InFlightKeys()
     private let log: @Sendable (String) -> Void
     public let retentionDays: Int
+    private let horizon: IdempotencyHorizon
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -28,6 +29,8 @@ public final class ScanPickAPI: Sendable {
         }
         organisationByTokenHash = byHash
         retentionDays = configuration.idempotencyRetentionDays
+        horizon = IdempotencyHorizon(
+            retentionDays: configuration.idempotencyRetentionDays, marginHours: configuration.idempotencyMarginHours)
         self.log = log
     }
 
@@ -244,24 +247,28 @@ public final class ScanPickAPI: Sendable {
     private func idempotentWrite(_ route: Route, _ request: HTTPRequest, org: String) throws -> IdempotentWrite? {
         switch route {
         case .submitScan:
-            return try IdempotentWrite(request, org: org, route: "submit-scan", as: SubmitScanRequest.self) {
+            return try IdempotentWrite(
+                request, org: org, horizon: horizon, route: "submit-scan", as: SubmitScanRequest.self
+            ) {
                 store, body, key in PickTaskResponse(pickTask: try store.submitScan(body, key: key))
             }
         case .pick:
-            return try IdempotentWrite(request, org: org, route: "pick", as: PickRequest.self) {
+            return try IdempotentWrite(request, org: org, horizon: horizon, route: "pick", as: PickRequest.self) {
                 store, body, key in PickTaskResponse(pickTask: try store.pick(body, key: key))
             }
         case .setQty:
-            return try IdempotentWrite(request, org: org, route: "set-qty", as: SetQtyRequest.self) {
+            return try IdempotentWrite(request, org: org, horizon: horizon, route: "set-qty", as: SetQtyRequest.self) {
                 store, body, key in PickTaskResponse(pickTask: try store.setQty(body, key: key))
             }
         case .createShipment:
             return try IdempotentWrite(
-                request, org: org, route: "shipments", as: CreateShipmentRequest.self, status: 201
+                request, org: org, horizon: horizon, route: "shipments", as: CreateShipmentRequest.self, status: 201
             ) { store, body, _ in try store.createShipment(body) }
         case .voidShipment(let id):
             try Self.requirePathIdentifier(id)
-            return try IdempotentWrite(request, org: org, route: "void:\(id)", as: VoidShipmentRequest.self) {
+            return try IdempotentWrite(
+                request, org: org, horizon: horizon, route: "void:\(id)", as: VoidShipmentRequest.self
+            ) {
                 store, _, _ in try store.voidShipment(id)
             }
         case .health, .ready, .upsertOrders, .createBatch, .getBatch:

@@ -6,7 +6,7 @@ import HTTPServing
 ///
 ///     {"listen": "127.0.0.1:8080", "database": "var/server.sqlite",
 ///      "organisations": {"acme": {"tokenSha256": ["<64 hex>", ...]}},
-///      "idempotencyRetentionDays": 7, "databasePoolSize": 8,
+///      "idempotencyRetentionDays": 30, "idempotencyMarginHours": 24, "databasePoolSize": 8,
 ///      "http": {"perAddressConnectionLimit": 64, "headerTimeoutSeconds": 10, ...}}
 ///
 /// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
@@ -19,15 +19,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var databasePoolSize: Int
     /// Organisation name → the SHA-256 hex of each bearer token that acts for it.
     public var organisations: [String: [String]]
-    /// How long a stored idempotency key replays its first answer (default 7 days).
+    /// How long a stored idempotency key replays its first answer (default 30 days).
     public var idempotencyRetentionDays: Int
+    /// How much earlier than the retention window a request with an unknown key is refused as too
+    /// old to deduplicate (default 24 h: room for stations' clocks; see ``IdempotencyHorizon``).
+    public var idempotencyMarginHours: Int
     /// What one HTTP client may hold: connections, header and body deadlines, workers (the `http`
     /// object; every key of ``HTTPServerLimits/settings``).
     public var http: HTTPServerLimits
 
     public init(
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
-        idempotencyRetentionDays: Int = 7, databasePoolSize: Int = 8, http: HTTPServerLimits = HTTPServerLimits()
+        idempotencyRetentionDays: Int = 30, idempotencyMarginHours: Int = 24, databasePoolSize: Int = 8,
+        http: HTTPServerLimits = HTTPServerLimits()
     ) {
         self.listen = listen
         self.http = http
@@ -35,6 +39,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         self.databasePoolSize = databasePoolSize
         self.organisations = organisations
         self.idempotencyRetentionDays = idempotencyRetentionDays
+        self.idempotencyMarginHours = idempotencyMarginHours
     }
 
     /// Reads and checks the configuration file at `path`.
@@ -48,7 +53,12 @@ public struct ServerConfiguration: Sendable, Equatable {
             throw reader.error("listen", "is not HOST:PORT (\(error.reason))")
         }
         let database = try reader.string("database", default: "var/server.sqlite")
-        let retention = try reader.integer("idempotencyRetentionDays", default: 7, in: 1...3650)
+        let retention = try reader.integer("idempotencyRetentionDays", default: 30, in: 1...3650)
+        let margin = try reader.integer("idempotencyMarginHours", default: min(24, retention * 24 - 1), in: 0...87_599)
+        guard margin < retention * 24 else {
+            throw reader.error(
+                "idempotencyMarginHours", "must be less than idempotencyRetentionDays × 24 (\(retention * 24))")
+        }
         let poolSize = try reader.integer("databasePoolSize", default: 8, in: 1...200)
         guard var organisationsReader = try reader.object("organisations") else {
             throw reader.error("organisations", "is required: a map from organisation name to {\"tokenSha256\": [...]}")
@@ -79,7 +89,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
         return ServerConfiguration(
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
-            idempotencyRetentionDays: retention, databasePoolSize: poolSize, http: http)
+            idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http)
     }
 
     static func isSHA256Hex(_ text: String) -> Bool {

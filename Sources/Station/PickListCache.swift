@@ -36,18 +36,32 @@ public final class PickListCache: Sendable {
 
     /// The open batch: its organisation and id, or nil.
     public func openBatch() throws -> (org: String, batchId: String)? {
-        try queue.database.write { db in
-            try db.row("SELECT org, batch_id FROM pick_list_batch").map {
-                (try $0.string("org"), try $0.string("batch_id"))
-            }
+        try queue.database.write { db in try Self.openBatch(db) }
+    }
+
+    /// The open batch read on `db` (inside the caller's transaction).
+    static func openBatch(_ db: Database) throws -> (org: String, batchId: String)? {
+        try db.row("SELECT org, batch_id FROM pick_list_batch").map {
+            (try $0.string("org"), try $0.string("batch_id"))
         }
     }
+
+    /// The largest quantity the cache takes from the server: a count past it is refused as
+    /// impossible, so no sum of a count and a tap (at most 100 000) can overflow.
+    public static let quantityLimit = 1_000_000_000
 
     /// Stores the server's view of `batch` and makes it the open batch. A row keeps its local picked
     /// count when it has an action not yet confirmed sent, or one sent after the view was asked for
     /// (`fetchedAt`): the server does not get to overwrite a tap it has not seen. Decided in the same
     /// transaction as the write, so a tap queued meanwhile cannot slip between.
     public func store(_ batch: Batch, org: String, fetchedAt: Date = .distantPast, now: Date = Date()) throws {
+        for task in batch.tasks {
+            for (name, value) in [
+                ("qtyRequired", task.qtyRequired), ("qtyPicked", task.qtyPicked), ("qtyLocked", task.qtyLocked),
+            ] where !(0...Self.quantityLimit).contains(value) {
+                throw CacheError.impossibleQuantity(task: task.id, field: name, value: value)
+            }
+        }
         try queue.database.write { db in
             try db.transaction {
                 let unsent = try ActionQueue.tasksWithUnsentActions(org: org, sentSince: fetchedAt, in: db)
@@ -135,11 +149,34 @@ public final class PickListCache: Sendable {
         }
     }
 
-    /// Adds `delta` to a cached task's picked count (inside the caller's transaction, e.g. the one
-    /// that queues the matching action).
-    public static func addPicked(_ delta: Int, task: String, org: String, in db: Database) throws {
+    /// Adds `delta` (at least 1) to a cached task's picked count inside the caller's transaction,
+    /// relative to the count as it stands, and only while the result stays within what the task
+    /// requires (the over-pick rule is in the statement, so no stale read can break it); returns
+    /// whether the row changed.
+    static func addPicked(_ delta: Int, task: String, org: String, in db: Database) throws -> Bool {
         try db.run(
-            "UPDATE pick_list_tasks SET qty_picked = qty_picked + ? WHERE org = ? AND id = ?", [delta, org, task])
+            """
+            UPDATE pick_list_tasks SET qty_picked = qty_picked + ?1
+            WHERE org = ?2 AND id = ?3 AND ?1 >= 1 AND qty_picked <= qty_required - ?1
+            """, [delta, org, task]) == 1
+    }
+
+    /// Sets a cached task's picked count inside the caller's transaction, only while it stays
+    /// within the units already in a box and what the task requires; returns whether the row changed.
+    static func setPicked(_ count: Int, task: String, org: String, in db: Database) throws -> Bool {
+        try db.run(
+            """
+            UPDATE pick_list_tasks SET qty_picked = ?1
+            WHERE org = ?2 AND id = ?3 AND ?1 >= qty_locked AND ?1 <= qty_required
+            """, [count, org, task]) == 1
+    }
+
+    /// One task of the open batch read on `db`, or nil when it is not in it.
+    static func task(_ id: String, in db: Database) throws -> PickTask? {
+        guard let open = try openBatch(db) else { return nil }
+        return try db.row(
+            "SELECT * FROM pick_list_tasks WHERE org = ? AND batch_id = ? AND id = ?", [open.org, open.batchId, id]
+        ).map(Self.pickTask)
     }
 
     static func tasks(_ db: Database) throws -> [PickTask] {
@@ -147,13 +184,15 @@ public final class PickListCache: Sendable {
         return try db.rows(
             "SELECT * FROM pick_list_tasks WHERE org = ? AND batch_id = ? ORDER BY position",
             [try open.string("org"), try open.string("batch_id")]
-        ).map { row in
-            PickTask(
-                id: try row.string("id"), batchId: try row.string("batch_id"), orderId: try row.string("order_id"),
-                lineId: try row.string("line_id"), sku: try row.string("sku"), location: try row.string("location"),
-                barcode: try row.string("barcode"), qtyRequired: try row.int("qty_required"),
-                qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
-        }
+        ).map(Self.pickTask)
+    }
+
+    private static func pickTask(_ row: Row) throws -> PickTask {
+        PickTask(
+            id: try row.string("id"), batchId: try row.string("batch_id"), orderId: try row.string("order_id"),
+            lineId: try row.string("line_id"), sku: try row.string("sku"), location: try row.string("location"),
+            barcode: try row.string("barcode"), qtyRequired: try row.int("qty_required"),
+            qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
     }
 
     static func activeTask(_ db: Database) throws -> PickTask? {
@@ -168,10 +207,13 @@ public final class PickListCache: Sendable {
 public enum CacheError: Error, Equatable, Sendable, CustomStringConvertible {
     case noOpenBatch
     case noSuchTask(String)
+    case impossibleQuantity(task: String, field: String, value: Int)
     case storage(String)
 
     public var description: String {
         switch self {
+        case .impossibleQuantity(let task, let field, let value):
+            "the server's batch gives task \(task) \(field) \(value), outside 0–\(PickListCache.quantityLimit): the batch was not stored"
         case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
         case .noSuchTask(let id): "task \(id) is not in the open batch (scanpick pick-list shows its tasks)"
         case .storage(let message): "the station database failed: \(message)"

@@ -6,8 +6,9 @@ import Wire
 
 /// Everything after the frame source: ZBar on the grey frame, debounce on capture time, validation
 /// against the active task of the open batch, and, for a match, the scan action queued together with
-/// the cached row's change (one transaction). A mismatch is turned away at once and never queued.
-/// Every accepted or rejected scan is one JSON log line.
+/// the cached row's change (one transaction). A mismatch is turned away at once and never queued, and
+/// so is every scan while the open batch's organisation has scanning off, whatever organisation the
+/// loop was started for. Every accepted or rejected scan is one JSON log line.
 ///
 ///     let loop = ScanLoop(station: station, options: options) { line in log(line) }
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
@@ -53,20 +54,31 @@ public final class ScanLoop {
         try handle(code, symbology: nil, at: time, frame: nil)
     }
 
+    /// Validates and queues one code in one write transaction: the active task is read, checked
+    /// and counted (relative to its row as it stands, never past what it requires) together with the
+    /// queued scan, so a tap at the same moment can neither be lost nor make an over-pick.
     private func handle(_ code: String, symbology: Symbology?, at time: Date, frame: Int?) throws -> Outcome {
-        let cache = station.cache
-        let open = try cache.openBatch()
-        let verdict = ScanValidator.check(code, against: try cache.activeTask(), batchId: open?.batchId)
-        var outcome = Outcome(code: code, symbology: symbology, verdict: verdict, actionId: nil)
-        if case .accepted(let task) = verdict, let org = open?.org {
-            let action = NewAction.scan(
-                org: org, pickTaskId: task.id, location: task.location, barcode: code,
-                worker: station.configuration.worker, scannedAt: time)
-            outcome.actionId = try station.queue.enqueue(action) { db in
-                try PickListCache.addPicked(1, task: task.id, org: org, in: db)
+        let worker = station.configuration.worker
+        let (verdict, actionId) = try station.queue.transaction { db -> (ScanValidator.Verdict, Int?) in
+            let open = try PickListCache.openBatch(db)
+            let verdict = ScanValidator.check(
+                code, symbology: symbology, against: try PickListCache.activeTask(db), batchId: open?.batchId)
+            guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
+            // Scans count only for an organisation that has scanning on (the flag is the open batch's
+            // organisation's, read now: the batch, or the configuration, may have changed since start).
+            guard station.configuration.organisations[org]?.scanningEnabled == true else {
+                return (.scanningOff(org: org), nil)
             }
-            onEnqueue()
+            guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
+                return (.batchComplete(batchId: task.batchId), nil)
+            }
+            let action = NewAction.scan(
+                org: org, pickTaskId: task.id, location: task.location, barcode: code, worker: worker,
+                scannedAt: time)
+            return (verdict, try ActionQueue.insert(action, in: db))
         }
+        let outcome = Outcome(code: code, symbology: symbology, verdict: verdict, actionId: actionId)
+        if actionId != nil { onEnqueue() }
         log(Self.logLine(outcome, frame: frame, at: time))
         return outcome
     }
@@ -90,6 +102,9 @@ public final class ScanLoop {
             line.add("expected", string: expected)
         case .noOpenBatch: line.add("reason", string: "no_open_batch")
         case .batchComplete: line.add("reason", string: "batch_complete")
+        case .scanningOff(let org):
+            line.add("reason", string: "scanning_off")
+            line.add("org", string: org)
         }
         if let id = outcome.actionId { line.add("actionId", number: id) }
         line.add("message", string: outcome.verdict.message)

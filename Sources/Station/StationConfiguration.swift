@@ -14,7 +14,9 @@ import Scanning
 ///
 /// Each organisation's token comes from exactly one of `token`, `tokenFile` (a file holding it) or
 /// `tokenEnv` (an environment variable's name). Relative paths are relative to the config file.
-/// Unknown keys and bad values are errors naming the key.
+/// Unknown keys and bad values are errors naming the key. A file holding a real token (the config
+/// with a `token`, a `tokenFile`, `page.tokenFile`) that other users can read is refused with the
+/// `chmod 600` to run; only the README's demo tokens are exempt (the repository's example config).
 public struct StationConfiguration: Sendable, Equatable {
     public var station: String
     public var worker: String
@@ -26,8 +28,11 @@ public struct StationConfiguration: Sendable, Equatable {
     public var debounce: Debouncer.Options
     /// The camera (`camera`): device, resolution and frame rate asked for.
     public var camera: CameraSettings
-    /// Where the station's local page and API listen (`page.listen`, loopback by default).
-    public var pageListen: ListenAddress
+    /// The station's local page and API: where it listens and who may use it (`page`).
+    public var page: PageSettings
+    /// The files the configuration was read from (the config and any `tokenFile`), so a running
+    /// station can notice a change.
+    public var sourceFiles: [String] = []
 
     /// One organisation the station works for.
     public struct Organisation: Sendable, Equatable {
@@ -45,6 +50,25 @@ public struct StationConfiguration: Sendable, Equatable {
         public var height: Int = 720
         public var fps: Int = 30
     }
+
+    /// Where the page listens and who may use it.
+    public struct PageSettings: Sendable, Equatable {
+        /// `page.listen` (default 127.0.0.1:8377, loopback).
+        public var listen = ListenAddress(host: "127.0.0.1", port: 8377)
+        /// `page.allowRemote`: serve other machines (needs `page.tokenFile`).
+        public var allowRemote = false
+        /// `page.allowedHosts`: host names the page answers to besides its listen address and the
+        /// loopback names (what a browser on another machine puts in `Host`), lower-cased.
+        public var allowedHosts: [String] = []
+        /// The page's secret, from `page.tokenFile` (required with `allowRemote`): every request must
+        /// bring it, as a cookie set by the one-time login link or as a bearer header.
+        public var secret: String?
+
+        public init() {}
+    }
+
+    /// Tokens the README documents for the demo: a config holding only these may be readable by others.
+    public static let demoTokens: Set<String> = ["demo-acme-token", "demo-globex-token"]
 
     /// Bearer tokens by organisation, for the transport.
     public var tokens: [String: String] { organisations.mapValues(\.token) }
@@ -83,12 +107,18 @@ public struct StationConfiguration: Sendable, Equatable {
             throw reader.error("organisations", "is required: at least one organisation with its token")
         }
         var organisations: [String: Organisation] = [:]
+        var tokenFiles: [String] = []
+        func requirePrivate(_ file: String, _ what: String, reader: ConfigReader, key: String) throws(ConfigError) {
+            guard let mode = Self.mode(of: file), mode & 0o077 != 0 else { return }
+            throw reader.error(key, "\(what): \(file) is readable by other users; run `chmod 600 \(file)`")
+        }
         for name in organisationsReader.keys {
             guard var organisation = try organisationsReader.object(name) else { continue }
             let sources = [
                 try organisation.string("token"),
                 try organisation.string("tokenFile").map { file -> String? in
-                    (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
+                    tokenFiles.append(resolve(file))
+                    return (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
                         in: .whitespacesAndNewlines)
                 } ?? nil,
                 try organisation.string("tokenEnv").map { environment[$0] } ?? nil,
@@ -102,6 +132,17 @@ public struct StationConfiguration: Sendable, Equatable {
             }
             guard let token = sources.compactMap({ $0 }).first, !token.isEmpty else {
                 throw organisation.error(named[0], "does not give a token (missing file or unset variable?)")
+            }
+            if !Self.demoTokens.contains(token) {
+                switch named[0] {
+                case "token":
+                    try requirePrivate(path, "holds organisation \(name)'s token", reader: organisation, key: "token")
+                case "tokenFile":
+                    try requirePrivate(
+                        tokenFiles.last ?? path, "holds organisation \(name)'s token", reader: organisation,
+                        key: "tokenFile")
+                default: break
+                }
             }
             var enabled = false
             var symbologies = Symbology.defaults
@@ -136,25 +177,58 @@ public struct StationConfiguration: Sendable, Equatable {
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
             try options.finish()
         }
-        var pageListen = ListenAddress(host: "127.0.0.1", port: 8377)
+        var page = PageSettings()
         if var options = try reader.object("page") {
             let text = try options.string("listen", default: "127.0.0.1:8377")
             do {
-                pageListen = try ListenAddress(parsing: text)
+                page.listen = try ListenAddress(parsing: text)
             } catch {
                 throw options.error("listen", "is not HOST:PORT (\(error.reason))")
             }
-            let allowRemote = try options.bool("allowRemote", default: false)
-            guard pageListen.isLoopback || allowRemote else {
+            page.allowRemote = try options.bool("allowRemote", default: false)
+            guard page.listen.isLoopback || page.allowRemote else {
                 throw options.error(
                     "listen", "is not a loopback address: set page.allowRemote to true to serve other machines")
+            }
+            for host in try options.strings("allowedHosts") ?? [] {
+                guard (1...253).contains(host.utf8.count),
+                    host.utf8.allSatisfy({ byte in
+                        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                            || [0x2D, 0x2E, 0x3A, 0x5B, 0x5D].contains(byte)  // - . : [ ]
+                    })
+                else { throw options.error("allowedHosts", "has '\(host.prefix(40))', not a host name or address") }
+                page.allowedHosts.append(host.lowercased())
+            }
+            if let file = try options.string("tokenFile").map(resolve) {
+                guard
+                    let secret = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(
+                        in: .whitespacesAndNewlines)
+                else { throw options.error("tokenFile", "cannot be read: \(file)") }
+                guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                    throw options.error("tokenFile", "must hold a secret of at least 16 visible ASCII characters")
+                }
+                try requirePrivate(file, "holds the page's secret", reader: options, key: "tokenFile")
+                page.secret = secret
+                tokenFiles.append(file)
+            }
+            guard !page.allowRemote || page.secret != nil else {
+                throw options.error(
+                    "tokenFile", "is required with page.allowRemote: the page's API needs a secret on the network")
             }
             try options.finish()
         }
         try reader.finish()
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations, debounce: debounce, camera: camera, pageListen: pageListen)
+            organisations: organisations, debounce: debounce, camera: camera, page: page,
+            sourceFiles: [path] + tokenFiles)
+    }
+
+    /// A file's permission bits, or nil when it cannot be looked at.
+    static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o777
     }
 
     /// The organisation `name`, or an error listing the configured ones.

@@ -1,28 +1,38 @@
 import Foundation
 import HTTPServing
 import Queue
+import Storage
 import Synchronization
 import Wire
 
 /// The station's local page and JSON API: what the picker's screen (or a kiosk, or a handheld) uses.
 /// The API has the command line's `--json` shapes. Taps answer once durable, never waiting for the
-/// server. Mutating endpoints refuse cross-origin requests, so a web page elsewhere cannot tap for
-/// the picker.
+/// server. ``PageAccess`` decides who may use it (the `Host` and `Origin` rules against DNS
+/// rebinding and other sites, and the secret when the page serves the network); support's retry
+/// and clear name who did them.
 ///
-///     let page = try StationPage(station: station, sync: sync, listen: address)
+///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
 public final class StationPage: Sendable {
     private let station: StationQueue
     private let sync: SyncService
+    private let attention: AttentionBoard
     private let server: Mutex<HTTPServer?> = Mutex(nil)
     private let lastScan = Mutex<String?>(nil)
+    private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
+    private let access: PageAccess
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
 
-    public init(station: StationQueue, sync: SyncService, listen: ListenAddress) throws {
+    /// `attention` holds what the running station noticed (shown with the queue's pause in the pill).
+    public init(
+        station: StationQueue, sync: SyncService, attention: AttentionBoard,
+        settings: StationConfiguration.PageSettings
+    ) throws {
         self.station = station
         self.sync = sync
+        self.attention = attention
         var files: [String: (String, [UInt8])] = [:]
         for (name, type) in [
             ("index.html", "text/html; charset=utf-8"), ("page.css", "text/css"), ("page.js", "text/javascript"),
@@ -34,8 +44,11 @@ public final class StationPage: Sendable {
         }
         self.files = files
         let box = Handler()
-        let server = try HTTPServer(listen: listen, limits: Self.limits) { box.page?.handle($0) ?? .json(503, []) }
+        let server = try HTTPServer(listen: settings.listen, limits: Self.limits) {
+            box.page?.handle($0) ?? .json(503, [])
+        }
         address = server.address
+        access = PageAccess(settings: settings, port: server.address.port)
         self.server.withLock { $0 = server }
         box.set(self)
     }
@@ -48,8 +61,13 @@ public final class StationPage: Sendable {
         limits.maxBodyBytes = 64 << 10
         limits.connectionLimit = 512
         limits.workerThreads = 4
+        limits.bulkWorkerThreads = 1
         return limits
     }()
+
+    /// A fresh one-time login link's path and query (`/login?code=…`) when the page needs its
+    /// secret; any earlier unused link stops working.
+    public func newLoginLink() -> String? { access.newLoginPath() }
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
@@ -60,19 +78,39 @@ public final class StationPage: Sendable {
         lastScan.withLock { $0 = object.finished() }
     }
 
+    /// Shows what the frame source is doing ("camera: not found", "scanner: input ended"), or nil.
+    public func show(scanner state: String?) {
+        scanner.withLock { $0 = state }
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            if request.method == "POST" { try refuseCrossOrigin(request) }
+            try access.check(request)
+            if request.method == "POST" { try requireJSON(request) }
             switch (request.method, request.path) {
+            case ("GET", "/login"):
+                return access.login(request)
             case ("GET", let path) where files[path] != nil:
                 let file = files[path]!
                 return HTTPResponse(
                     status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")], body: file.bytes
                 )
             case ("GET", "/api/status"):
-                let counts = try station.queue.counts()
+                // The pill answers even when the queue cannot be read: unknown counts, and why.
+                var noticed = attention.current
+                let counts: QueueCounts?
+                do {
+                    counts = try station.queue.counts()
+                } catch {
+                    counts = nil
+                    noticed.append(StationJSON.databaseFailed(error))
+                }
                 return json(
-                    200, StationJSON.status(online: sync.isOnline, counts: counts, lastScan: lastScan.withLock { $0 }))
+                    200,
+                    StationJSON.status(
+                        online: sync.isOnline, server: station.transport.server, counts: counts,
+                        attention: StationJSON.attention(station, others: noticed),
+                        scanner: scanner.withLock { $0 }, lastScan: lastScan.withLock { $0 }))
             case ("GET", "/api/pick-list"):
                 return json(200, try StationJSON.pickList(station))
             case ("GET", "/api/queue"):
@@ -85,45 +123,36 @@ public final class StationPage: Sendable {
                 return errorResponse(404, "not_found", "no route \(request.method) \(request.path)")
             }
         } catch let refusal as TapRefusal {
-            return errorResponse(422, "refused", refusal.description)
+            return errorResponse(422, refusal.code, refusal.description)
         } catch let failure as PageFailure {
             return errorResponse(failure.status, failure.code, failure.message)
+        } catch let error as DatabaseError {
+            // The station's own storage (busy past its timeout, a full disk): nothing was done.
+            return errorResponse(503, "storage", "the station could not use its database (\(error)); try again")
         } catch {
             return errorResponse(400, "bad_request", String(describing: error))
         }
     }
 
-    /// A browser sends `Origin` (and `Sec-Fetch-Site`) with a cross-site request; only this page's
-    /// own origin may change anything. JSON bodies also force a preflight no one answers.
-    private func refuseCrossOrigin(_ request: HTTPRequest) throws {
-        if let site = request.header("sec-fetch-site"), site != "same-origin" && site != "none" {
-            throw PageFailure(status: 403, code: "cross_origin", message: "requests from other sites are refused")
-        }
-        if let origin = request.header("origin"), origin != "http://" + (request.header("host") ?? "") {
-            throw PageFailure(status: 403, code: "cross_origin", message: "requests from \(origin) are refused")
-        }
+    /// Changes come as JSON only: a form or text body from another page would need a preflight
+    /// no one answers.
+    private func requireJSON(_ request: HTTPRequest) throws {
         guard request.header("content-type")?.hasPrefix("application/json") == true else {
             throw PageFailure(status: 415, code: "json_required", message: "send Content-Type: application/json")
         }
     }
 
     private func tap(_ request: HTTPRequest) throws -> HTTPResponse {
-        struct Tap: Decodable {
-            var pickTaskId: String
-            var kind: String
-            var qty: Int?
-            var from: Int?
-            var to: Int?
-        }
-        let body = try JSONDecoder().decode(Tap.self, from: Data(request.body))
+        let body = try JSONDecoder().decode(TapBody.self, from: Data(request.body))
         let result: StationTaps.Result
         switch body.kind {
-        case "pick": result = try station.taps.pick(body.pickTaskId, qty: body.qty ?? 1)
+        case "pick": result = try station.taps.pick(body.pickTaskId, qty: try body.qty.value(default: 1))
         case "setQty":
-            guard let from = body.from, let to = body.to else {
+            guard body.from != .absent, body.to != .absent else {
                 throw PageFailure(status: 400, code: "bad_request", message: "a setQty tap needs from and to")
             }
-            result = try station.taps.setQty(body.pickTaskId, from: from, to: to)
+            result = try station.taps.setQty(
+                body.pickTaskId, from: try body.from.value(default: 0), to: try body.to.value(default: 0))
         default:
             throw PageFailure(status: 400, code: "bad_request", message: "kind must be pick or setQty")
         }
@@ -139,11 +168,17 @@ public final class StationPage: Sendable {
         guard parts.count == 4, let id = Int(parts[2]) else {
             throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
         }
+        // Support names who does it: the station log records a person, never "the page".
         let by = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["by"] as? String
+        guard let by, ActionQueue.isSupportName(by) else {
+            throw PageFailure(
+                status: 400, code: "name_required",
+                message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
+        }
         do {
             switch parts[3] {
-            case "retry": try station.queue.retry(id, by: by ?? "station page")
-            case "clear": try station.queue.clear(id, by: by ?? "station page")
+            case "retry": try station.queue.retry(id, by: by)
+            case "clear": try station.queue.clear(id, by: by)
             default: throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
             }
         } catch let error as QueueError {
@@ -169,6 +204,48 @@ public final class StationPage: Sendable {
         private let box = Mutex<StationPage?>(nil)
         var page: StationPage? { box.withLock { $0 } }
         func set(_ page: StationPage) { box.withLock { $0 = page } }
+    }
+}
+
+/// `POST /api/taps`'s body. Quantities are read as any JSON number, so one too big for an `Int`
+/// (or with a fraction) is refused as an invalid quantity (422), never as a crash or a parse error.
+struct TapBody: Decodable {
+    var pickTaskId: String
+    var kind: String
+    var qty: Quantity
+    var from: Quantity
+    var to: Quantity
+
+    /// A quantity as sent: absent, a whole number, or a number no tap can carry.
+    enum Quantity: Equatable {
+        case absent
+        case whole(Int)
+        case unusable(String)
+
+        func value(default fallback: Int) throws(TapRefusal) -> Int {
+            switch self {
+            case .absent: fallback
+            case .whole(let value): value
+            case .unusable(let text): throw .invalidQuantity("\(text) is not a quantity a tap can carry")
+            }
+        }
+    }
+
+    private enum Keys: String, CodingKey { case pickTaskId, kind, qty, from, to }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        pickTaskId = try container.decode(String.self, forKey: .pickTaskId)
+        kind = try container.decode(String.self, forKey: .kind)
+        func quantity(_ key: Keys) throws -> Quantity {
+            guard container.contains(key), try !container.decodeNil(forKey: key) else { return .absent }
+            if let whole = try? container.decode(Int.self, forKey: key) { return .whole(whole) }
+            let number = try container.decode(Double.self, forKey: key)  // not a number: a 400
+            return .unusable(String(describing: number))
+        }
+        qty = try quantity(.qty)
+        from = try quantity(.from)
+        to = try quantity(.to)
     }
 }
 

@@ -4,13 +4,20 @@ import Storage
 import Wire
 
 /// A picker's taps on the open batch: the cached row changes and the action is queued in one
-/// transaction, at once, online or offline. The station refuses at once what the server would
-/// refuse anyway: units below those already in a box (the pack–pick interlock), or past what the
-/// order needs.
+/// write transaction, at once, online or offline. The row is changed relative to what it holds at
+/// that moment, with the rules in the statement itself, so simultaneous taps (the page, a
+/// `scanpick tap` at a shell) can neither lose a count nor over-pick. The station refuses at once
+/// what the server would refuse anyway: units below those already in a box (the pack–pick
+/// interlock), or past what the order needs.
 ///
 ///     let result = try station.taps.pick(taskId, qty: 2)
 public struct StationTaps: Sendable {
     let station: StationQueue
+
+    /// How many units one pick tap may add.
+    public static let pickQuantities = 1...100_000
+    /// What a set-quantity tap may set the count to.
+    public static let setQuantities = 0...100_000
 
     /// The queued action and the row as it now stands.
     public struct Result: Sendable {
@@ -20,61 +27,53 @@ public struct StationTaps: Sendable {
 
     /// Picks `qty` more units of a task of the open batch.
     public func pick(_ taskId: String, qty: Int) throws -> Result {
-        try tap(taskId) { task in
-            guard qty >= 1 else { throw TapRefusal.badQuantity("pick at least 1 unit") }
-            guard task.qtyPicked + qty <= task.qtyRequired else {
+        guard Self.pickQuantities.contains(qty) else {
+            throw TapRefusal.invalidQuantity(
+                "a pick tap adds \(Self.pickQuantities.lowerBound) to \(Self.pickQuantities.upperBound) units, not \(qty)"
+            )
+        }
+        let worker = station.configuration.worker
+        return try tap(taskId) { db, org, task in
+            guard try PickListCache.addPicked(qty, task: taskId, org: org, in: db) else {
+                // Bounded on both sides (the cache refuses counts past its limit): no overflow.
                 throw TapRefusal.overPick(
                     "picking \(qty) more of \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
                 )
             }
-            return (
-                task.qtyPicked + qty,
-                { org in
-                    .pick(
-                        org: org, pickTaskId: task.id, location: task.location, qty: qty,
-                        worker: station.configuration.worker)
-                }
-            )
+            return .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
         }
     }
 
-    /// Sets a task's picked count from `from` to `to`.
+    /// Sets a task's picked count from `from` (what the picker saw) to `to`.
     public func setQty(_ taskId: String, from: Int, to: Int) throws -> Result {
-        try tap(taskId) { task in
-            guard to >= 0 else { throw TapRefusal.badQuantity("the count cannot go below 0") }
-            guard to >= task.qtyLocked else {
-                throw TapRefusal.lockedByShipment("\(task.qtyLocked) units of \(task.location) are already in a box")
-            }
-            guard to <= task.qtyRequired else {
+        for (name, value) in [("from", from), ("to", to)] where !Self.setQuantities.contains(value) {
+            throw TapRefusal.invalidQuantity(
+                "\(name) must be \(Self.setQuantities.lowerBound) to \(Self.setQuantities.upperBound), not \(value)")
+        }
+        let worker = station.configuration.worker
+        return try tap(taskId) { db, org, task in
+            guard try PickListCache.setPicked(to, task: taskId, org: org, in: db) else {
+                if to < task.qtyLocked {
+                    throw TapRefusal.lockedByShipment(
+                        "\(task.qtyLocked) units of \(task.location) are already in a box")
+                }
                 throw TapRefusal.overPick("\(to) is over the \(task.qtyRequired) required at \(task.location)")
             }
-            return (
-                to,
-                { org in
-                    .setQty(
-                        org: org, pickTaskId: task.id, location: task.location, from: from, to: to,
-                        worker: station.configuration.worker)
-                }
-            )
+            return .setQty(
+                org: org, pickTaskId: task.id, location: task.location, from: from, to: to, worker: worker)
         }
     }
 
-    /// Checks the tap against the cached row, then flips the row and queues the action together.
-    private func tap(_ taskId: String, _ decide: (PickTask) throws -> (picked: Int, action: (String) -> NewAction))
-        throws -> Result
-    {
-        guard let open = try station.cache.openBatch() else { throw TapRefusal.noOpenBatch }
-        guard var task = try station.cache.tasks().first(where: { $0.id == taskId }) else {
-            throw TapRefusal.notInBatch(taskId)
+    /// In one write transaction: finds the task in the open batch, lets `change` update its row (or
+    /// refuse, reading the row as it stands for the reason), and queues the action it returns.
+    private func tap(_ taskId: String, _ change: (Database, String, PickTask) throws -> NewAction) throws -> Result {
+        try station.queue.transaction { db in
+            guard let open = try PickListCache.openBatch(db) else { throw TapRefusal.noOpenBatch }
+            guard let task = try PickListCache.task(taskId, in: db) else { throw TapRefusal.notInBatch(taskId) }
+            let id = try ActionQueue.insert(try change(db, open.org, task), in: db)
+            guard let updated = try PickListCache.task(taskId, in: db) else { throw TapRefusal.notInBatch(taskId) }
+            return Result(actionId: id, task: updated)
         }
-        let (picked, makeAction) = try decide(task)
-        let action = makeAction(open.org)
-        let id = try station.queue.enqueue(action) { db in
-            try db.run(
-                "UPDATE pick_list_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [picked, open.org, taskId])
-        }
-        task.qtyPicked = picked
-        return Result(actionId: id, task: task)
     }
 }
 
@@ -89,13 +88,22 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case notInBatch(String)
     case lockedByShipment(String)
     case overPick(String)
-    case badQuantity(String)
+    /// A quantity outside what a tap may carry (``StationTaps/pickQuantities``, ``StationTaps/setQuantities``).
+    case invalidQuantity(String)
 
     public var description: String {
         switch self {
         case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
         case .notInBatch(let id): "task \(id) is not in the open batch"
-        case .lockedByShipment(let message), .overPick(let message), .badQuantity(let message): message
+        case .lockedByShipment(let message), .overPick(let message), .invalidQuantity(let message): message
+        }
+    }
+
+    /// The stable code the page's API answers with.
+    public var code: String {
+        switch self {
+        case .invalidQuantity: "invalid_quantity"
+        default: "refused"
         }
     }
 }

@@ -15,11 +15,27 @@ public enum GTIN {
         }
     }
 
+    /// What a reader said an 8-digit code was: the same digits are an EAN-8 (a GTIN-8, an item of
+    /// its own) or a UPC-E (a UPC-A with its zeros left out).
+    public enum EightDigitSymbology: Sendable, Equatable {
+        case ean8
+        case upcE
+    }
+
     /// Whether two readings name the same item: equal ``item(_:)`` forms, or equal text otherwise.
-    public static func sameItem(_ first: String, _ second: String) -> Bool {
+    /// `firstReadAs` is what the reader reported for `first` when it is 8 digits: an EAN-8 is then
+    /// never taken for a UPC-E (which an 8-digit code starting with 0 or 1 otherwise is).
+    public static func sameItem(_ first: String, _ second: String, firstReadAs: EightDigitSymbology? = nil) -> Bool {
         if first == second { return true }
-        guard let a = item(first), let b = item(second) else { return false }
+        let a = firstReadAs == .ean8 && first.utf8.count == 8 ? gtin8(first) : item(first)
+        guard let a, let b = item(second) else { return false }
         return a == b
+    }
+
+    /// An EAN-8's 13-digit form (the GTIN-8 padded with zeros), or nil when it is not 8 digits.
+    static func gtin8(_ code: String) -> String? {
+        guard code.utf8.count == 8, code.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return "00000" + code
     }
 
     /// The GTIN a reading names, in one form per item: an EAN-13, UPC-A or UPC-E as its 13 digits

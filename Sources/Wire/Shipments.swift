@@ -3,11 +3,14 @@ public struct CreateShipmentRequest: Codable, Sendable, Equatable {
     public var orderId: String
     public var units: [ShipmentUnit]
     public var idempotencyKey: String?
+    /// When the label was made (ISO 8601): the server judges a key it no longer knows by it.
+    public var at: String?
 
-    public init(orderId: String, units: [ShipmentUnit], idempotencyKey: String?) {
+    public init(orderId: String, units: [ShipmentUnit], idempotencyKey: String?, at: String? = nil) {
         self.orderId = orderId
         self.units = units
         self.idempotencyKey = idempotencyKey
+        self.at = at
     }
 }
 
@@ -25,7 +28,13 @@ public struct ShipmentUnit: Codable, Sendable, Equatable {
 /// `POST /api/shipments/{id}/void` body (the key may come as a header instead).
 public struct VoidShipmentRequest: Codable, Sendable, Equatable {
     public var idempotencyKey: String?
-    public init(idempotencyKey: String?) { self.idempotencyKey = idempotencyKey }
+    /// When the label was voided (ISO 8601), as for ``CreateShipmentRequest/at``.
+    public var at: String?
+
+    public init(idempotencyKey: String?, at: String? = nil) {
+        self.idempotencyKey = idempotencyKey
+        self.at = at
+    }
 }
 
 /// A shipment's state: `active` (its units are locked) or `voided` (released).

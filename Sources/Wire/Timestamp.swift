@@ -34,4 +34,58 @@ public enum Timestamp {
         if decimal.count < digits { text += String(repeating: "0", count: digits - decimal.count) }
         text += decimal
     }
+
+    /// Reads an ISO 8601 time with a zone (`2026-11-30T10:00:00Z`, `…:00.123Z`, `…:00+01:00`), or
+    /// nil; by hand, like ``iso8601(_:)``, since the server reads one for every new request.
+    public static func date(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard (20...40).contains(bytes.count) else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74, bytes[13] == 0x3A,
+            bytes[16] == 0x3A, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if bytes[index] == 0x2E {  // .fff…
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                fraction += Double(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        var offset = 0
+        if index == bytes.count - 1, bytes[index] == 0x5A || bytes[index] == 0x7A {  // Z
+            offset = 0
+        } else if index == bytes.count - 6, bytes[index] == 0x2B || bytes[index] == 0x2D, bytes[index + 3] == 0x3A,
+            let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6),
+            hours < 24, minutes < 60
+        {
+            offset = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2D ? -1 : 1)
+        } else {
+            return nil
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
+    }
 }

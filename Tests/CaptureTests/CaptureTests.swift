@@ -104,7 +104,7 @@ import Testing
     @Test func closingWakesAWaitingDecoder() async throws {
         let slot = LatestFrameSlot()
         let taken = Task.detached { slot.take() }
-        try await Task.sleep(for: .milliseconds(50))
+        while slot.waitingTakers == 0 { await Task.yield() }  // the decoder is waiting: now close
         slot.close()
         #expect(await taken.value == nil)
         slot.put(frame(1))

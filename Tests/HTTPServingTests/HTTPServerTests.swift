@@ -41,23 +41,18 @@ import Testing
         let connections = try (0..<5).map { _ in try RawConnection(port: server.address.port) }
         for connection in connections { connection.send("GET /work HTTP/1.1\r\nHost: x\r\n\r\n") }
         try await arrivals.wait(for: 5)
-        running.wait()  // one is on the worker; four wait in the queue
-        let stopped = Task.detached { server.stop() }
-        var refused = 0
-        var waiting: [RawConnection] = []
-        for connection in connections {
-            if let reply = connection.readResponse(timeout: .seconds(5)) {
-                #expect(reply.status == 503)
-                refused += 1
-            } else {
-                waiting.append(connection)
-            }
+        try await onOwnThread { running.wait() }  // one is on the worker; four wait in the queue
+        let stopped = Thread { server.stop() }
+        stopped.start()
+        let replies = try await onOwnThread {
+            connections.map { $0.readResponse(timeout: .seconds(5)) }
         }
-        #expect(refused == 4)
+        #expect(replies.compactMap { $0?.status } == [503, 503, 503, 503])
+        let waiting = zip(connections, replies).filter { $0.1 == nil }.map(\.0)
         #expect(waiting.count == 1)
         release.signal()
-        #expect(waiting.first?.readResponse(timeout: .seconds(5))?.text == "done")
-        await stopped.value
+        let done = try await onOwnThread { waiting.first?.readResponse(timeout: .seconds(5)) }
+        #expect(done?.text == "done")
     }
 
     @Test func aHeadRefusalComesBeforeTheBodyIsRead() async throws {
@@ -70,13 +65,19 @@ import Testing
                 return .now(HTTPResponse(status: 200))
             })
         // The body is never sent: the refusal must not wait for it.
-        let refused = try RawConnection(port: server.address.port)
-        refused.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
-        #expect(refused.readResponse(timeout: .seconds(5))?.status == 401)
-        let allowed = try RawConnection(port: server.address.port)
-        #expect(
-            allowed.exchange("POST /x HTTP/1.1\r\nHost: x\r\nX-Allowed: 1\r\nContent-Length: 3\r\n\r\nabc").0?.status
-                == 200)
+        let port = server.address.port
+        let (refused, allowed) = try await onOwnThread {
+            let refused = try RawConnection(port: port)
+            refused.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+            let allowed = try RawConnection(port: port)
+            return (
+                refused.readResponse(timeout: .seconds(5))?.status,
+                allowed.exchange("POST /x HTTP/1.1\r\nHost: x\r\nX-Allowed: 1\r\nContent-Length: 3\r\n\r\nabc").0?
+                    .status
+            )
+        }
+        #expect(refused == 401)
+        #expect(allowed == 200)
         #expect(bodies.withLock { $0 } == [3])
         server.stop()
     }

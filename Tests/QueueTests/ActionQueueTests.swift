@@ -64,6 +64,28 @@ import Testing
         #expect(try queue.pruneSent(olderThan: 3600, now: now) == 1)
         #expect(try queue.actions().isEmpty)
     }
+
+    @Test func theQueuesFilesAreTheStationUsersAlone() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("var/station.sqlite")
+        func mode(_ file: String) -> mode_t {
+            var info = stat()
+            return stat(file, &info) == 0 ? info.st_mode & 0o777 : 0o7777
+        }
+        let queue = try ActionQueue(path: path)
+        _ = try queue.enqueue(.pick(org: "acme", pickTaskId: "t1", location: nil, qty: 1, worker: "w"))
+        let transport = HTTPActionTransport(
+            server: URL(string: "http://127.0.0.1:9")!, tokens: ["acme": "t"], timeout: 1)
+        _ = try await Drainer(queue: queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
+            .drainPass()
+        for file in [path, path + "-wal", path + "-shm", path + ".drain-lock"] {
+            #expect(mode(file) == 0o600, "\(file)")
+        }
+        // A file an older scanpick left readable by others is tightened when the queue opens.
+        chmod(path, 0o644)
+        _ = try ActionQueue(path: path)
+        #expect(mode(path) == 0o600)
+    }
 }
 
 @Suite struct BackoffAndOutcomeTests {
@@ -95,11 +117,27 @@ import Testing
             return
         }
         #expect(wait == nil)
-        for refused in [400, 401, 403, 404, 410, 422] {
+        for refused in [400, 410, 422] {
             guard case .refused = classify(refused) else {
                 Issue.record("\(refused) must be refused")
                 continue
             }
+        }
+        // A 404 for a resource is the action's; for a route (or from something else), the station's.
+        #expect(
+            classify(404, #"{"error":"not_found","message":"pick task t does not exist"}"#)
+                == .refused(status: 404, reason: "not_found: pick task t does not exist"))
+        // A refusal of the station itself pauses the queue; nothing goes dead for it.
+        for (status, body, code) in [
+            (401, "{}", "unauthorized"), (403, "{}", "forbidden"),
+            (404, #"{"error":"no_such_route","message":"m"}"#, "no_such_route"),
+            (404, "<html>Not Found</html>", "no_such_route"),
+        ] {
+            guard case .paused(let attention, status) = classify(status, body) else {
+                Issue.record("\(status) \(body) must pause the queue")
+                continue
+            }
+            #expect(attention.code == code)
         }
         #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
         #expect(

@@ -141,6 +141,22 @@ import Testing
         #expect(try await fixture.picked()[0] == 1)
     }
 
+    @Test func aClockSetBackNeverStallsTheQueue() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer()
+        let id = try fixture.pick(0)
+        fixture.proxy.script([.status(503)])
+        _ = try await drainer.drainPass()
+        // The clock is corrected a day back: the stored next try now lies a day and 2 s ahead.
+        fixture.clock.advance(-86_400)
+        let start = fixture.clock.now
+        #expect(try await drainer.drainPass().stop == .notDue(until: start.addingTimeInterval(60)))
+        // Within the 60 s cap (read from the queue's own row), not a day later, it goes.
+        fixture.clock.advance(60)
+        #expect(try await drainer.drainPass().sent == 1)
+        #expect(try fixture.queue.action(id)?.state == .sent)
+    }
+
     @Test func aTransientFailureStopsThePassAndKeepsTheOrder() async throws {
         let fixture = try await QueueFixture()
         let drainer = fixture.drainer()
@@ -178,9 +194,111 @@ import Testing
         #expect(try fixture.queue.counts().sent == 30)
         #expect(try await fixture.picked()[3] == 30)
     }
+
+    @Test func aWrongBaseURLPausesTheQueueAndNothingGoesDead() async throws {
+        let fixture = try await QueueFixture()
+        let ids = [try fixture.pick(0), try fixture.pick(1)]
+        // The server answers 404 for a route that does not exist under a wrong base URL.
+        let wrong = fixture.drainer(to: fixture.proxy.url.appendingPathComponent("v1"))
+        let pass = try await wrong.drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "no_such_route")
+        #expect(attention.message.contains("check `server` in the station config"))
+        for id in ids {
+            let action = try #require(try fixture.queue.action(id))
+            #expect(action.state == .pending)
+            #expect(action.tries == 0)
+        }
+        #expect(try fixture.queue.counts().dead == 0)
+        #expect(try fixture.queue.pause()?.attention.code == "no_such_route")
+
+        // While paused, passes wait instead of sending again.
+        let sent = fixture.proxy.log.count
+        guard case .paused = try await wrong.drainPass().stop else { throw TestFailure("expected to stay paused") }
+        #expect(fixture.proxy.log.count == sent)
+
+        // The config is corrected (the station resumes the queue): each action goes once.
+        try fixture.queue.resume()
+        let fixed = try await fixture.drainer().drainPass()
+        #expect(fixed.sent == 2)
+        #expect(try fixture.queue.pause() == nil)
+        #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
+    @Test func aWrongTokenPausesAndTheNextAnswerLiftsThePause() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        let transport = HTTPActionTransport(server: fixture.proxy.url, tokens: ["acme": "wrong"], timeout: 5)
+        let wrong = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
+        guard case .paused(let attention, _) = try await wrong.drainPass().stop else {
+            throw TestFailure("a 401 must pause the queue")
+        }
+        #expect(attention.code == "unauthorized")
+        #expect(attention.message.contains("token for acme (401)"))
+        #expect(try fixture.queue.action(id)?.state == .pending)
+        // A person drains by hand with the right token: the answer lifts the pause.
+        #expect(try await fixture.drainer().drainPass(honouringBackoff: false).sent == 1)
+        #expect(try fixture.queue.pause() == nil)
+    }
+
+    @Test func aTLSFailurePausesTheQueue() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        var https = try #require(URLComponents(url: fixture.server.baseURL, resolvingAgainstBaseURL: false))
+        https.scheme = "https"  // a plain-HTTP server spoken to over TLS: the handshake fails
+        let pass = try await fixture.drainer(to: try #require(https.url)).drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "tls")
+        #expect(try fixture.queue.action(id)?.tries == 0)
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Beyond the server's idempotency horizon: parked for support, and sent again only as new.
+@Suite struct IdempotencyHorizonDrainTests {
+    @Test func anActionTooOldToDeduplicateIsParkedAndSupportResendsItAsNew() async throws {
+        let fixture = try await QueueFixture(
+            serverConfig: ["idempotencyRetentionDays": 1, "idempotencyMarginHours": 1])
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        // A tap from two days ago whose first answer was lost (the station still has it pending).
+        let old = try fixture.queue.enqueue(
+            .pick(
+                org: "acme", pickTaskId: fixture.scenario.tasks[0], location: "A1", qty: 1, worker: "w",
+                at: Date().addingTimeInterval(-2 * 86_400)))
+        let before = try #require(try fixture.queue.action(old))
+        let drained = try ProcessRunner.scanpick(["drain", "--config", config])
+        #expect(drained.standardOutput.contains("0 sent, 1 dead"))
+        let dead = try #require(try fixture.queue.action(old))
+        #expect(dead.state == .dead)
+        #expect(dead.lastStatus == 422)
+        #expect(dead.lastError?.hasPrefix("too_old_to_deduplicate:") == true)
+        #expect(dead.lastError?.contains("scanpick queue retry \(old) --as-new") == true)
+        #expect(dead.lastError?.contains("scanpick queue clear \(old)") == true)
+        #expect(try await fixture.picked() == [0, 0, 0])
+
+        // Support compared with the server (not counted) and resends it under a fresh key.
+        let retried = try ProcessRunner.scanpick([
+            "queue", "retry", "\(old)", "--as-new", "--by", "support-jo", "--config", config,
+        ])
+        #expect(retried.status == 0, "\(retried.standardError)")
+        let renewed = try #require(try fixture.queue.action(old))
+        #expect(renewed.state == .pending)
+        #expect(renewed.idempotencyKey != before.idempotencyKey)
+        let entry = try #require(try fixture.queue.log().first)
+        #expect(entry.event == "retry-as-new")
+        #expect(entry.actor == "support-jo")
+        #expect(entry.detail.contains(before.idempotencyKey))
+        #expect(entry.detail.contains(renewed.idempotencyKey))
+        #expect(try ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
+        #expect(try fixture.queue.action(old)?.state == .sent)
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import Storage
 import Synchronization
 import TestSupport
 import Testing
@@ -20,11 +21,16 @@ import Testing
     @Test func reportsOnlineAndOfflineEdgesOnce() async throws {
         let reachable = Mutex(true)
         let edges = Mutex<[Bool]>([])
-        let monitor = NetworkMonitor(interval: 0.05) { reachable.withLock { $0 } }
+        let probes = Mutex(0)
+        let monitor = NetworkMonitor(interval: 0.05) {
+            probes.withLock { $0 += 1 }
+            return reachable.withLock { $0 }
+        }
         monitor.start { online in edges.withLock { $0.append(online) } }
         #expect(await Self.eventually(30) { edges.withLock { $0 } == [true] })
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(edges.withLock { $0 } == [true])  // steady state: no more edges
+        let seen = probes.withLock { $0 }
+        #expect(await Self.eventually(60) { probes.withLock { $0 } >= seen + 2 })
+        #expect(edges.withLock { $0 } == [true])  // steady state: more probes, no more edges
         reachable.withLock { $0 = false }
         #expect(await Self.eventually(30) { edges.withLock { $0 } == [true, false] })
         reachable.withLock { $0 = true }
@@ -69,7 +75,11 @@ import Testing
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(
             queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 0.1, cap: 0.2))
-        let monitor = NetworkMonitor(interval: 0.1) { await transport.isReachable(timeout: 1) }
+        let probes = Mutex(0)
+        let monitor = NetworkMonitor(interval: 0.1) {
+            defer { probes.withLock { $0 += 1 } }
+            return await transport.isReachable(timeout: 1)
+        }
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
         sync.start()
         defer { Task { await sync.stop() } }
@@ -84,7 +94,8 @@ import Testing
         _ = try fixture.pick(0)
         _ = try fixture.pick(1)
         sync.poke()
-        try await Task.sleep(for: .milliseconds(300))
+        let seen = probes.withLock { $0 }
+        #expect(await NetworkMonitorTests.eventually(30) { probes.withLock { $0 } >= seen + 2 })  // offline all along
         #expect(try fixture.queue.counts().pending == 2)
 
         // Back in range: the online edge drains without anyone asking.
@@ -108,5 +119,35 @@ import Testing
             ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
         #expect(tap.status == 0)
         #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
+    }
+
+    @Test func aFailedPassIsLoggedAndShownNeverSwallowed() async throws {
+        let fixture = try await QueueFixture()
+        let transport = HTTPActionTransport(
+            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
+        let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
+        let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
+        let attention = AttentionBoard()
+        let logged = Mutex<[String]>([])
+        let sync = SyncService(
+            drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600), attention: attention,
+            log: { line in logged.withLock { $0.append(line) } })
+        sync.start()
+        defer { Task { await sync.stop() } }
+        #expect(await NetworkMonitorTests.eventually(30) { sync.isOnline })
+
+        // The queue's table becomes unreadable under the running station (as a damaged page would).
+        _ = try fixture.pick(0)
+        let other = try Database(path: fixture.queue.database.path)
+        try other.execute("ALTER TABLE actions RENAME TO actions_gone")
+        sync.poke()
+        #expect(await NetworkMonitorTests.eventually(30) { attention.current.map(\.code).contains("sync_failed") })
+        #expect(logged.withLock { $0 }.contains { $0.contains(#""event":"sync_failed""#) && $0.contains("actions") })
+
+        // Mended: the next pass sends the action and the attention goes.
+        try other.execute("ALTER TABLE actions_gone RENAME TO actions")
+        sync.poke()
+        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
+        #expect(await NetworkMonitorTests.eventually(30) { attention.current.isEmpty })
     }
 }

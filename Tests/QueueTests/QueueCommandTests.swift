@@ -64,7 +64,13 @@ import Testing
         #expect(rows[1]["state"] as? String == "dead")
         #expect(rows[1]["lastStatus"] as? Int == 422)
 
-        #expect(try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--config", config]).status == 0)
+        let anonymous = try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--by", "", "--config", config])
+        #expect(anonymous.status == 2)
+        #expect(anonymous.standardError.contains("say who does this: --by NAME"))
+        #expect(
+            try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--by", "support-jo", "--config", config])
+                .status
+                == 0)
         #expect(try fixture.queue.action(refused)?.state == .pending)
         _ = try ProcessRunner.scanpick(["drain", "--config", config])
         let cleared = try ProcessRunner.scanpick([
@@ -72,7 +78,7 @@ import Testing
         ])
         #expect(cleared.standardOutput.contains("cleared by support-jo"))
         #expect(try fixture.queue.log().first?.actor == "support-jo")
-        let notDead = try ProcessRunner.scanpick(["queue", "clear", "1", "--config", config])
+        let notDead = try ProcessRunner.scanpick(["queue", "clear", "1", "--by", "support-jo", "--config", config])
         #expect(notDead.status == 1)
         #expect(notDead.standardError.contains("only dead letters can be retried or cleared"))
     }

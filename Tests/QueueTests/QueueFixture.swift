@@ -24,8 +24,9 @@ struct QueueFixture {
 
     static let token = ServerProcess.tokens["acme"] ?? ""
 
-    init(store: ServerStoreKind = .sqlite, bulkQty: Int? = nil) async throws {
-        server = try ServerProcess(store: store)
+    /// `serverConfig` is merged into the server's config (e.g. a short idempotency window).
+    init(store: ServerStoreKind = .sqlite, bulkQty: Int? = nil, serverConfig: [String: Any] = [:]) async throws {
+        server = try ServerProcess(store: store, extraConfig: serverConfig)
         proxy = try FaultProxy(upstream: server.baseURL)
         acme = APIClient(server.baseURL, token: Self.token)
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
@@ -60,6 +61,7 @@ struct QueueFixture {
             "queue": ["backoffInitialSeconds": 2, "backoffCapSeconds": 60, "requestTimeoutSeconds": timeout],
             "organisations": ["acme": ["token": Self.token]],
         ]
-        return try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
+        return try folder.writePrivate(
+            "station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
     }
 }

@@ -183,4 +183,31 @@ import Testing
         let top = try ProcessRunner.scanpick(["--help"])
         #expect(top.standardOutput.contains("decode"))
     }
+
+    @Test func aFIFOIsRefusedAtOnceNotWaitedOn() throws {
+        let folder = try TemporaryDirectory()
+        let fifo = folder.file("frames.png")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Should decode wait on the FIFO anyway, a writer comes along after 10 s and ends it, so a
+        // regression fails on its message instead of hanging the suite.
+        let rescue = Thread {
+            Thread.sleep(forTimeInterval: 10)
+            let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+            if descriptor >= 0 { close(descriptor) }
+        }
+        rescue.start()
+        let result = try ProcessRunner.scanpick(["decode", fifo, "SampleImages/clean/ean8.png"])
+        #expect(result.status == 1)
+        #expect(result.standardOutput == "EAN-8:96385074\n")
+        #expect(result.standardError.contains("\(fifo): not a regular file"))
+    }
+
+    @Test func aFolderWithoutImagesIsAUsageError() throws {
+        let folder = try TemporaryDirectory()
+        try folder.write("notes.txt", text: "no images here")
+        let result = try ProcessRunner.scanpick(["decode", folder.path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("no images in \(folder.path)"))
+        #expect(result.standardOutput.isEmpty)
+    }
 }

@@ -73,6 +73,19 @@ import Wire
         #expect(!ScanValidator.check("0110036000291459", against: task, batchId: "b1").isAccepted)
     }
 
+    @Test func anEAN8IsComparedAsTheReaderReportedIt() {
+        // 04252614 is both an EAN-8 and the UPC-E of UPC-A 042100005264: which one the reader saw decides.
+        let upca = PickTask(
+            id: "t2", batchId: "b1", orderId: "o1", lineId: "l2", sku: "SKU-U", location: "U1", barcode: "042100005264",
+            qtyRequired: 1, qtyPicked: 0, qtyLocked: 0)
+        #expect(!ScanValidator.check("04252614", symbology: .ean8, against: upca, batchId: "b1").isAccepted)
+        #expect(ScanValidator.check("04252614", symbology: .upce, against: upca, batchId: "b1").isAccepted)
+        #expect(ScanValidator.check("04252614", against: upca, batchId: "b1").isAccepted)  // a wedge: no symbology
+        var ean8 = upca
+        ean8.barcode = "04252614"
+        #expect(ScanValidator.check("04252614", symbology: .ean8, against: ean8, batchId: "b1").isAccepted)
+    }
+
     @Test func rejectsWithAReasonAPickerCanAct() {
         let mismatch = ScanValidator.check("5901234123457", against: task, batchId: "b1")
         #expect(mismatch == .mismatch(expected: "036000291452", seen: "5901234123457", task: task))

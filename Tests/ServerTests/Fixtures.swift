@@ -11,6 +11,9 @@ struct PickingFixture {
     /// Task ids of the batch, in pick order: A1 (UPC-A, 3 units), B3 (EAN-13, 2 units), C2 (1 unit).
     let tasks: [String]
     let batchId: String
+    /// The action time the fixture's requests carry: now (a fixed date would one day fall behind the
+    /// server's idempotency horizon and be refused as too old to deduplicate).
+    let at = ISO8601DateFormatter().string(from: Date())
 
     init(store: ServerStoreKind) async throws {
         server = try ServerProcess(store: store)
@@ -28,7 +31,7 @@ struct PickingFixture {
         try await (client ?? acme).post(
             "/api/picking/submit-scan",
             json: [
-                "pickTaskId": task, "barcode": barcode, "scannedAt": "2026-11-30T10:00:00Z", "idempotencyKey": key,
+                "pickTaskId": task, "barcode": barcode, "scannedAt": at, "idempotencyKey": key,
                 "workerId": "worker-003",
             ])
     }
@@ -37,7 +40,7 @@ struct PickingFixture {
         try await acme.post(
             "/api/picking/pick",
             json: [
-                "pickTaskId": task, "qty": qty, "idempotencyKey": key, "workerId": "w", "at": "2026-11-30T10:00:00Z",
+                "pickTaskId": task, "qty": qty, "idempotencyKey": key, "workerId": "w", "at": at,
             ])
     }
 
@@ -46,7 +49,7 @@ struct PickingFixture {
             "/api/picking/set-qty",
             json: [
                 "pickTaskId": task, "from": from, "to": to, "idempotencyKey": key, "workerId": "w",
-                "at": "2026-11-30T10:00:00Z",
+                "at": at,
             ])
     }
 

@@ -149,10 +149,13 @@ import Testing
         #expect(try await fixture.picked(task) == 0)
 
         // An escaped NUL in the path stays escaped: it does not end the id early.
-        let connection = try RawConnection(port: fixture.server.port)
         let token = try #require(ServerProcess.tokens["acme"])
-        let (reply, _) = connection.exchange(
-            "GET /api/batches/\(fixture.batchId)%00zzz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        let (port, batchId) = (fixture.server.port, fixture.batchId)
+        let reply = try await onOwnThread {
+            try RawConnection(port: port).exchange(
+                "GET /api/batches/\(batchId)%00zzz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            ).0
+        }
         #expect(reply?.status == 404)
         #expect((reply?.json["message"] as? String)?.contains("%00zzz") == true)
         #expect(try await fixture.scan(task, "036000291452").status == 200)
@@ -172,10 +175,12 @@ import Testing
             ("Idempotency-Key", "Authorization: Bearer \(acme)\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\n"),
         ]
         for (name, headers) in requests {
-            let connection = try RawConnection(port: fixture.server.port)
-            let (reply, _) = connection.exchange(
-                "POST /api/picking/pick HTTP/1.1\r\nHost: x\r\n\(headers)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-            )
+            let port = fixture.server.port
+            let reply = try await onOwnThread {
+                try RawConnection(port: port).exchange(
+                    "POST /api/picking/pick HTTP/1.1\r\nHost: x\r\n\(headers)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                ).0
+            }
             #expect(reply?.status == 400, "\(name)")
             #expect(reply?.json["error"] as? String == "duplicate_header", "\(name)")
             #expect((reply?.json["message"] as? String)?.contains(name) == true)

@@ -1,7 +1,12 @@
 import Foundation
 import Storage
+import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The idempotency rules, against a real `scanpick serve` on each store.
 @Suite struct IdempotencyTests {
@@ -88,7 +93,7 @@ import Testing
         let replay = try await client.post(
             "/api/picking/submit-scan",
             json: [
-                "pickTaskId": fixture.tasks[0], "barcode": "036000291452", "scannedAt": "2026-11-30T10:00:00Z",
+                "pickTaskId": fixture.tasks[0], "barcode": "036000291452", "scannedAt": fixture.at,
                 "idempotencyKey": "durable", "workerId": "worker-003",
             ])
         #expect(replay.body == first.body)
@@ -113,24 +118,59 @@ import Testing
 
     @Test(arguments: ServerStoreKind.allCases) func aKeyStillRunningGets409(store: ServerStoreKind) async throws {
         let fixture = try await PickingFixture(store: store)
-        // Hold the database from outside, as a slow disk would, so the first request waits inside its
-        // transaction while it holds the key: SQLite's write lock, or PostgreSQL's row lock on the task.
-        let blocker = try Blocker(store, fixture.server.database, task: fixture.tasks[0])
-        async let first = fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
-        // The first request must be waiting, key claimed, before the second is sent. PostgreSQL shows
-        // it in pg_stat_activity; for SQLite, time with margin for a loaded CI machine (300 ms once
-        // was not enough), well inside SQLite's 5 s busy timeout.
-        switch store {
-        case .sqlite: try await Task.sleep(for: .milliseconds(1500))
-        case .postgres: try await waitForALockWait(in: fixture.server.database)
-        }
-        let second = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
-        #expect(second.status == 409)
-        #expect(second.errorCode == "request_in_progress")
-        try blocker.release()
-        #expect(try await first.status == 200)
+        // Hold the database from outside, as a slow disk would: SQLite's write lock, or PostgreSQL's
+        // row lock on the task. Of two requests with one key, whichever comes first claims the key
+        // and waits inside its transaction; the other must be told 409 at once. The lock is let go
+        // when that first answer arrives (the event), on the thread that receives it: no guess at
+        // how long to wait, and no dependence on the test's task pool, which a full parallel run
+        // can starve for longer than SQLite's 5 s busy timeout.
+        let blocker = Unshared(try Blocker(store, fixture.server.database, task: fixture.tasks[0]))
+        var request = URLRequest(url: fixture.server.baseURL.appendingPathComponent("/api/picking/submit-scan"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(ServerProcess.tokens["acme"] ?? "")", forHTTPHeaderField: "Authorization")
+        request.httpBody = try JSONSerialization.data(withJSONObject: [
+            "pickTaskId": fixture.tasks[0], "barcode": "036000291452", "scannedAt": fixture.at,
+            "idempotencyKey": "slow", "workerId": "worker-003",
+        ])
+        let replies = await Self.sendTwice(request) { try? blocker.value.release() }
+        #expect(replies.map(\.status) == [409, 200])
+        #expect(replies.first?.body.contains("request_in_progress") == true)
         #expect(try await fixture.picked(fixture.tasks[0]) == 1)
         let third = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(third.headers["idempotent-replayed"] == "true")
     }
+
+    /// Sends `request` twice at once and returns the answers in the order they arrived; `onFirst`
+    /// runs on URLSession's thread the moment the first one is in.
+    static func sendTwice(_ request: URLRequest, onFirst: @escaping @Sendable () -> Void) async -> [(
+        status: Int, body: String
+    )] {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 4
+        configuration.timeoutIntervalForRequest = 30
+        let session = URLSession(configuration: configuration)
+        let replies = Mutex<[(status: Int, body: String)]>([])
+        return await withCheckedContinuation { continuation in
+            for _ in 0..<2 {
+                session.dataTask(with: request) { data, response, _ in
+                    let reply = (
+                        (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data ?? Data(), as: UTF8.self)
+                    )
+                    let all = replies.withLock { replies -> [(status: Int, body: String)]? in
+                        replies.append(reply)
+                        return replies.count == 2 ? replies : nil
+                    }
+                    if let all { continuation.resume(returning: all) } else { onFirst() }
+                }.resume()
+            }
+        }
+    }
+}
+
+/// A value used by one thread at a time, handed to another (the blocker released from URLSession's
+/// thread once the test is waiting): hence `@unchecked Sendable`.
+final class Unshared<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

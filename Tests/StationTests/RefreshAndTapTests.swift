@@ -126,4 +126,42 @@ import Testing
         #expect(try fixture.scanpick(["batch", "refresh"]).status == 1)  // offline: says so, changes nothing
         #expect(try fixture.pickList()[b3]?["qtyPicked"] as? Int == 1)
     }
+
+    @Test func aRowWithARefusedActionStaysMarkedUntilSupportActs() async throws {
+        let fixture = try await StationFixture()
+        let a1 = fixture.scenario.tasks[0]
+        // The order is cut to 1 unit on the server after the batch was opened on the station.
+        _ = try await fixture.acme.post(
+            "/api/orders",
+            json: [
+                "orders": [
+                    [
+                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
+                        "lines": [
+                            ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1]
+                        ],
+                    ]
+                ]
+            ])
+        #expect(try fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "2"]).status == 0)
+        #expect(try fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter, nothing pending
+        var row = try #require(try fixture.pickList()[a1])
+        #expect(row["refused"] as? Bool == true)
+        #expect(row["pending"] as? Bool == false)
+        let table = try fixture.scanpick(["pick-list"]).standardOutput
+        #expect(table.split(separator: "\n").contains { $0.hasPrefix("▶ !") && $0.contains("A1") }, "\(table)")
+
+        // The next refresh shows the server's count, and the row stays marked.
+        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
+        row = try #require(try fixture.pickList()[a1])
+        #expect(row["qtyPicked"] as? Int == 0)
+        #expect(row["refused"] as? Bool == true)
+
+        // Support clears the dead letter: the mark goes.
+        let queue = try fixture.scanpick(["queue", "--json"]).standardOutput
+        let dead = try #require((try JSONSerialization.jsonObject(with: Data(queue.utf8)) as? [[String: Any]])?.first)
+        let id = try #require(dead["id"] as? Int)
+        #expect(try fixture.scanpick(["queue", "clear", "\(id)", "--by", "support-jo"]).status == 0)
+        #expect(try fixture.pickList()[a1]?["refused"] as? Bool == false)
+    }
 }

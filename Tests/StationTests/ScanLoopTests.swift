@@ -61,10 +61,9 @@ import Testing
         #expect(queue.standardOutput == "[]\n")
 
         // A wedge scanner that sends the UPC-A as its EAN-13 form: the same item.
-        let wedge = try fixture.scanpick(["station", "--wedge"], input: "0036000291452\n\nnonsense\n")
+        let wedge = try await fixture.wedge(["0036000291452", "", "nonsense"], expecting: 2)
         #expect(wedge.status == 0)
-        let lines = StationFixture.scanLines(wedge)
-        #expect(lines.map { $0["accepted"] as? Bool } == [true, false])
+        #expect(wedge.scans.map { $0["accepted"] as? Bool } == [true, false])
         _ = try fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [1, 0, 0])
     }
@@ -73,9 +72,8 @@ import Testing
         let fixture = try await StationFixture()
         #expect(try fixture.scanpick(["select", fixture.scenario.tasks[1]]).standardOutput.hasPrefix("active: B3"))
         try fixture.server.stop()  // in the dead spot: the scans stay queued, the rows marked pending
-        let wedge = try fixture.scanpick(
-            ["station", "--wedge"], input: "5901234123457\n5901234123457\n5901234123457\n")
-        #expect(StationFixture.scanLines(wedge).map { $0["accepted"] as? Bool } == [true, true, false])
+        let wedge = try await fixture.wedge(["5901234123457", "5901234123457", "5901234123457"], expecting: 3)
+        #expect(wedge.scans.map { $0["accepted"] as? Bool } == [true, true, false])
         // With B3 complete, the active task falls back to the first incomplete: A1.
         #expect(wedge.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
         let list = try fixture.scanpick(["pick-list", "--json"])
@@ -91,8 +89,8 @@ import Testing
 
     @Test func scansWithNoOpenBatchAreTurnedAway() async throws {
         let fixture = try await StationFixture(openBatch: false)
-        let wedge = try fixture.scanpick(["station", "--wedge", "--org", "acme"], input: "036000291452\n")
-        #expect(StationFixture.scanLines(wedge).first?["reason"] as? String == "no_open_batch")
+        let wedge = try await fixture.wedge(["036000291452"], expecting: 1, arguments: ["--org", "acme"])
+        #expect(wedge.scans.first?["reason"] as? String == "no_open_batch")
         #expect(wedge.standardOutput.contains("no batch is open"))
     }
 
@@ -103,10 +101,14 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("scanning is off for organisation acme"))
         #expect(StationFixture.scanLines(result).isEmpty)
-        let wedge = try fixture.scanpick(["station", "--wedge"], input: "036000291452\n")
-        #expect(StationFixture.scanLines(wedge).isEmpty)
-        // Taps still work.
+        // A wedge scanner is not read: the page says scanning is off, and taps still work.
+        let station = try StationProcess(config: fixture.config)
+        station.scan("036000291452")
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.get("/api/status").json["scanner"] as? String == "scanning off")
         #expect(try fixture.scanpick(["tap", "pick", fixture.scenario.tasks[0], "--org", "acme"]).status == 0)
+        #expect(station.stop() == 0)
+        #expect(station.logLines.filter { $0["event"] as? String == "scan" }.isEmpty)
     }
 
     @Test func openingABatchTheFirstTimeNeedsTheServerButReopeningDoesNot() async throws {
@@ -118,5 +120,23 @@ import Testing
         let never = try fixture.scanpick(["batch", "open", "batch-never-seen", "--org", "acme"])
         #expect(never.status == 1)
         #expect(never.standardError.contains("opening it the first time needs the server"))
+    }
+
+    @Test func aScanIsNeverQueuedForAnOrganisationWithScanningOff() async throws {
+        // acme has scanning on, globex off; globex's batch is the one open on the station.
+        let fixture = try await StationFixture(globexScanning: false)
+        let globex = APIClient(fixture.server.baseURL, token: ServerProcess.tokens["globex"])
+        let scenario = try await PickingScenario.create(on: globex)
+        #expect(try fixture.scanpick(["batch", "open", scenario.batchId, "--org", "globex"]).status == 0)
+
+        let run = try await fixture.wedge(["036000291452"], expecting: 1, arguments: ["--org", "acme"])
+        #expect(run.status == 0)
+        let line = try #require(run.scans.first)
+        #expect(line["accepted"] as? Bool == false)
+        #expect(line["reason"] as? String == "scanning_off")
+        #expect(run.standardOutput.contains("scanning is off for globex"))
+        #expect(try fixture.scanpick(["queue", "--json"]).standardOutput == "[]\n")
+        _ = try fixture.scanpick(["drain"])
+        #expect(try await scenario.picked(on: globex).values.allSatisfy { $0 == 0 })
     }
 }

@@ -12,8 +12,8 @@ import Testing
         -> StationConfiguration
     {
         let folder = try TemporaryDirectory()
-        for (name, text) in files { try folder.write(name, text: text) }
-        let path = try folder.write("station.json", text: json)
+        for (name, text) in files { try folder.writePrivate(name, bytes: Array(text.utf8)) }
+        let path = try folder.writePrivate("station.json", bytes: Array(json.utf8))
         return try withExtendedLifetime(folder) { try StationConfiguration.load(path: path, environment: environment) }
     }
 
@@ -110,6 +110,66 @@ import Testing
         } catch let error as ConfigError {
             #expect(error.key == key, "\(error)")
         }
+    }
+
+    @Test func filesHoldingARealTokenMustBeTheOwnersAlone() throws {
+        let folder = try TemporaryDirectory()
+        func load(_ json: String, mode: mode_t) throws -> StationConfiguration {
+            let path = try folder.write("station.json", text: json)
+            chmod(path, mode)
+            return try StationConfiguration.load(path: path)
+        }
+        func refusal(_ body: () throws -> StationConfiguration) -> String {
+            do {
+                _ = try body()
+                return "accepted"
+            } catch {
+                return String(describing: error)
+            }
+        }
+        let config = folder.file("station.json")
+        #expect(refusal { try load(minimal, mode: 0o644) }.contains("chmod 600 \(config)"))
+        #expect(refusal { try load(minimal, mode: 0o640) }.contains("readable by other users"))
+        #expect(try load(minimal, mode: 0o600).tokens == ["acme": "t"])
+
+        // A token file: the file must be private; the config naming it may be readable.
+        let tokenFile = try folder.write("acme.token", text: "real-token\n")
+        chmod(tokenFile, 0o644)
+        let viaFile =
+            #"{"station": "s", "worker": "w", "server": "http://x", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
+        #expect(refusal { try load(viaFile, mode: 0o644) }.contains("is readable by other users; run `chmod 600 /"))
+        #expect(refusal { try load(viaFile, mode: 0o644) }.hasSuffix("acme.token`"))
+        chmod(tokenFile, 0o600)
+        #expect(try load(viaFile, mode: 0o644).tokens == ["acme": "real-token"])
+
+        // The README's demo token is exempt: the repository's example config is readable by all.
+        let demo = minimal.replacingOccurrences(of: #""token": "t""#, with: #""token": "demo-acme-token""#)
+        #expect(try load(demo, mode: 0o644).tokens == ["acme": "demo-acme-token"])
+        #expect(try StationConfiguration.load(path: Repository.root + "/config/station.json").tokens.count == 1)
+    }
+
+    @Test func servingTheNetworkNeedsAPrivatePageSecret() throws {
+        let folder = try TemporaryDirectory()
+        func load(page: String) throws -> StationConfiguration {
+            let path = try folder.writePrivate(
+                "station.json",
+                bytes: Array(
+                    #"{"station": "s", "worker": "w", "server": "http://x", "page": \#(page), "organisations": {"a": {"token": "t"}}}"#
+                        .utf8))
+            return try StationConfiguration.load(path: path)
+        }
+        #expect(throws: ConfigError.self) { try load(page: #"{"listen": "0.0.0.0:8377", "allowRemote": true}"#) }
+        let secret = try folder.write("page.secret", text: "0123456789abcdef-secret\n")
+        chmod(secret, 0o644)
+        let remote = #"{"listen": "0.0.0.0:8377", "allowRemote": true, "tokenFile": "page.secret"}"#
+        #expect(throws: ConfigError.self) { try load(page: remote) }
+        chmod(secret, 0o600)
+        #expect(try load(page: remote).page.secret == "0123456789abcdef-secret")
+        try folder.writePrivate("page.secret", bytes: Array("short".utf8))
+        #expect(throws: ConfigError.self) { try load(page: remote) }
+        let hosts = try load(page: #"{"allowedHosts": ["Station-7.Example", "[fe80::1]"]}"#).page.allowedHosts
+        #expect(hosts == ["station-7.example", "[fe80::1]"])
+        #expect(throws: ConfigError.self) { try load(page: #"{"allowedHosts": ["evil.example/path"]}"#) }
     }
 }
 

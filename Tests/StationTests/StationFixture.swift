@@ -1,35 +1,68 @@
 import Foundation
 import TestSupport
 
-/// A real server with a batch (A1 UPC-A ×3, B3 EAN-13 ×2, C2 EAN-8 ×1), and a station whose config
-/// enables scanning for acme and has opened that batch.
+/// A real server with a batch (A1 UPC-A ×3, B3 EAN-13 ×2, C2 EAN-8 ×1, and Z9 × `bulkQty` when
+/// asked for), and a station whose config enables scanning for acme and has opened that batch.
 struct StationFixture {
     let server: ServerProcess
     let acme: APIClient
     let scenario: PickingScenario
     let folder: TemporaryDirectory
     let config: String
+    /// The station config as written (``rewriteConfig(_:)`` changes it).
+    let settings: [String: Any]
     /// In front of the server when asked for (`viaProxy`): the station talks to it.
     let proxy: FaultProxy?
 
-    init(scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false) async throws {
+    /// `globexScanning`, when given, adds globex to the station's config with scanning set so.
+    init(
+        scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil,
+        globexScanning: Bool? = nil
+    ) async throws {
         server = try ServerProcess()
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
-        scenario = try await PickingScenario.create(on: acme)
+        scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
         folder = try TemporaryDirectory("scanpick-station")
         proxy = viaProxy ? try FaultProxy(upstream: server.baseURL) : nil
+        var organisations: [String: Any] = [
+            "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
+        ]
+        if let globexScanning {
+            organisations["globex"] = [
+                "token": ServerProcess.tokens["globex"] ?? "", "scanning": ["enabled": globexScanning],
+            ]
+        }
         let settings: [String: Any] = [
             "station": "test-1", "worker": "worker-test", "server": (proxy?.url ?? server.baseURL).absoluteString,
             "database": folder.file("station.sqlite"), "queue": ["requestTimeoutSeconds": 2],
             "page": ["listen": "127.0.0.1:0"],
-            "organisations": [
-                "acme": ["token": ServerProcess.tokens["acme"] ?? "", "scanning": ["enabled": scanning]]
-            ],
+            "organisations": organisations,
         ]
-        config = try folder.write("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
+        self.settings = settings
+        config = try folder.writePrivate(
+            "station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
         if openBatch {
             let opened = try scanpick(["batch", "open", scenario.batchId, "--org", "acme"])
             guard opened.status == 0 else { throw ServerProcessError(message: opened.standardError) }
+        }
+    }
+
+    /// Writes the station config again with `change` applied to the original settings, in place
+    /// (same file, as an editor that saves over it does).
+    func rewriteConfig(_ change: (inout [String: Any]) -> Void) throws {
+        var changed = settings
+        change(&changed)
+        try folder.writePrivate("station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: changed)))
+    }
+
+    /// Sets acme's token in the config.
+    func setAcmeToken(_ token: String) throws {
+        try rewriteConfig { settings in
+            var organisations = settings["organisations"] as? [String: Any] ?? [:]
+            var acme = organisations["acme"] as? [String: Any] ?? [:]
+            acme["token"] = token
+            organisations["acme"] = acme
+            settings["organisations"] = organisations
         }
     }
 
@@ -38,6 +71,22 @@ struct StationFixture {
         try ProcessRunner.run(
             ProcessRunner.scanpick, arguments + ["--config", config], in: Repository.root,
             input: input.map { Array($0.utf8) })
+    }
+
+    /// Runs `scanpick station --wedge` (plus `arguments`), types `codes` on its scanner, waits for
+    /// `expecting` scans in its log, then stops it (SIGTERM: the station keeps running when its input
+    /// ends). Returns its exit status, what it printed and its scan log lines.
+    func wedge(_ codes: [String], expecting count: Int, arguments: [String] = []) async throws -> (
+        status: Int32, standardOutput: String, scans: [[String: Any]]
+    ) {
+        let station = try StationProcess(config: config, arguments: ["--wedge"] + arguments)
+        for code in codes { station.scan(code) }
+        station.endInput()
+        let scans = { station.logLines.filter { $0["event"] as? String == "scan" } }
+        let seen = try await eventually { scans().count >= count }
+        let status = station.stop()
+        guard seen else { throw ServerProcessError(message: "saw \(scans().count) scans, not \(count)") }
+        return (status, station.standardOutput, scans())
     }
 
     /// A folder of frames: each (sample image, count) repeated in order.

@@ -1,4 +1,6 @@
 import Foundation
+import Queue
+import Station
 import TestSupport
 import Testing
 
@@ -69,13 +71,20 @@ import Testing
         let dead = try #require((try JSONSerialization.jsonObject(with: queue.body) as? [[String: Any]])?.first)
         #expect(dead["state"] as? String == "dead")
         let id = try #require(dead["id"] as? Int)
-        #expect(try await page.post("/api/queue/\(id)/retry", json: [:] as [String: Any]).status == 200)
+        // Support says who they are: the station log records a person, never "the page".
+        let anonymous = try await page.post("/api/queue/\(id)/retry", json: [:] as [String: Any])
+        #expect(anonymous.status == 400)
+        #expect(anonymous.errorCode == "name_required")
+        #expect(try await page.post("/api/queue/\(id)/retry", json: ["by": "support-al"]).status == 200)
         _ = try fixture.scanpick(["drain"])
         let cleared = try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"])
         #expect(cleared.status == 200)
-        #expect(try await page.post("/api/queue/\(id)/clear", json: [:] as [String: Any]).status == 404)
+        #expect(try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"]).status == 404)
         #expect(try await page.get("/api/queue").text == "[]")
         #expect(station.stop() == 0)
+        let stationQueue = try ActionQueue(
+            path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
+        #expect(try stationQueue.log().map(\.actor) == ["support-jo", "support-al"])
     }
 
     @Test func theLastScanIsShownOnThePage() async throws {

@@ -2,33 +2,37 @@ import Foundation
 import Synchronization
 import TestSupport
 
-/// A running `scanpick station --wedge` whose standard input the test holds (each line written is
-/// a hardware-scanner code), with the address of its local page.
+/// A running `scanpick station` (by default `--wedge`, whose standard input the test holds: each
+/// line written is a hardware-scanner code), with the address of its local page and what it printed.
 final class StationProcess: Sendable {
     private let process: Process
     private let input: Pipe
     private let output = LogBuffer()
+    private let errors = LogBuffer()
     let page: URL
 
-    init(config: String) throws {
+    init(config: String, arguments: [String] = ["--wedge"]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-        process.arguments = ["station", "--wedge", "--config", config]
+        process.arguments = ["station"] + arguments + ["--config", config]
         let process = self.process
         let output = self.output
+        let errors = self.errors
         input = try ProcessRunner.spawning {
             let input = Pipe()
             let stdout = Pipe()
+            let stderr = Pipe()
             process.standardInput = input
             process.standardOutput = stdout
-            process.standardError = FileHandle.nullDevice
+            process.standardError = stderr
             stdout.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
+            stderr.fileHandleForReading.readabilityHandler = { handle in errors.append(handle.availableData) }
             try process.run()
             return input
         }
         let deadline = Date().addingTimeInterval(20)
         var found: URL?
-        while found == nil && Date() < deadline {
+        while found == nil && Date() < deadline && process.isRunning {
             let text = output.text
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("page: ") }) {
                 found = URL(string: String(line.dropFirst("page: ".count)))
@@ -36,10 +40,20 @@ final class StationProcess: Sendable {
             Thread.sleep(forTimeInterval: 0.02)
         }
         guard let found else {
-            process.terminate()
-            throw ServerProcessError(message: "the station did not start its page")
+            if process.isRunning { process.terminate() }
+            throw ServerProcessError(message: "the station did not start its page: \(output.text) \(errors.text)")
         }
         page = found
+    }
+
+    /// What the station printed so far (standard output).
+    var standardOutput: String { output.text }
+
+    /// The JSON lines the station logged so far (standard error), e.g. its scans.
+    var logLines: [[String: Any]] {
+        errors.text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// Types a code on the wedge scanner.
@@ -47,9 +61,20 @@ final class StationProcess: Sendable {
         input.fileHandleForWriting.write(Data((code + "\n").utf8))
     }
 
-    /// Ends standard input and waits for the station to stop.
-    func stop() -> Int32 {
+    /// Ends the scanner's input (the station keeps running).
+    func endInput() {
         try? input.fileHandleForWriting.close()
+    }
+
+    /// Sends `signal` to the station (SIGHUP: re-read the config).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Stops the station as an operator does (SIGTERM) and waits for it to exit.
+    func stop() -> Int32 {
+        endInput()
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
         return process.terminationStatus
     }

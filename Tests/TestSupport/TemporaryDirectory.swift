@@ -33,6 +33,15 @@ public final class TemporaryDirectory: Sendable {
         return target
     }
 
+    /// Writes `bytes` to `name`, readable by its owner only (0600: a station refuses a config holding
+    /// a token that others can read), and returns its path.
+    @discardableResult
+    public func writePrivate(_ name: String, bytes: [UInt8]) throws -> String {
+        let target = try write(name, bytes: bytes)
+        guard chmod(target, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        return target
+    }
+
     /// Writes UTF-8 `text` to `name` and returns its path.
     @discardableResult
     public func write(_ name: String, text: String) throws -> String {

@@ -48,6 +48,24 @@ import Testing
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_796_036_400.5)) == "2026-11-30T11:00:00.500Z")
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 951_782_400.007)) == "2000-02-29T00:00:00.007Z")
     }
+
+    @Test func readsWhatItWritesAndOtherZones() throws {
+        for seconds in [0, 1_796_036_400.5, 951_782_400.007, 4_102_444_799.999] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let read = try #require(Timestamp.date(Timestamp.iso8601(date)))
+            #expect(abs(read.timeIntervalSince(date)) < 0.001)
+        }
+        #expect(Timestamp.date("2026-11-30T10:00:00Z")?.timeIntervalSince1970 == 1_796_032_800)
+        #expect(Timestamp.date("2026-11-30T11:30:00+01:30")?.timeIntervalSince1970 == 1_796_032_800)
+        #expect(Timestamp.date("2026-11-30T08:00:00-02:00")?.timeIntervalSince1970 == 1_796_032_800)
+        for bad in [
+            "t", "", "2026-11-30", "2026-11-30 10:00:00Z", "2026-13-30T10:00:00Z", "2026-11-30T10:00:00",
+            "2026-11-30T10:00:00.Z", "2026-11-30T10:00:00Zjunk", "2026-11-30T1a:00:00Z", "２０２６-11-30T10:00:00Z",
+            String(repeating: "9", count: 41),
+        ] {
+            #expect(Timestamp.date(bad) == nil, "\(bad)")
+        }
+    }
 }
 
 @Suite struct JSONObjectWriterTests {

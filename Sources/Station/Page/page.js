@@ -27,7 +27,9 @@ function renderPickList(list) {
       task.id === list.activeTaskId ? "active" : "",
       task.qtyPicked >= task.qtyRequired ? "complete" : "",
       task.pending ? "pending" : "",
+      task.refused ? "refused" : "",
     ].join(" ");
+    if (task.refused) row.title = "The server refused an action on this row: support retries or clears it (Diagnostics).";
     for (const text of [task.location, task.sku, task.barcode]) {
       const cell = document.createElement("td");
       cell.textContent = text;
@@ -79,9 +81,16 @@ function showScan(accepted, message) {
 
 function renderStatus(status) {
   const pill = $("#pill");
-  pill.className = `pill ${status.online ? "online" : "offline"} ${status.dead > 0 ? "dead" : ""}`;
-  pill.textContent = `${status.online ? "online" : "offline"} · ${status.pending + status.inFlight} pending`
+  const attention = status.attention || [];
+  pill.className = `pill ${status.online ? "online" : "offline"} ${status.dead > 0 ? "dead" : ""}`
+    + (attention.length > 0 ? " attention" : "");
+  // Something a person must fix comes first, in words: the queue is paused, the camera is gone, …
+  pill.textContent = (attention.length > 0 ? `needs attention: ${attention.map((a) => a.message).join(" · ")} · ` : "")
+    + `${status.online ? "online" : "offline"} · `
+    + (status.pending === null ? "? pending" : `${status.pending + status.inFlight} pending`)
     + (status.dead > 0 ? ` · ${status.dead} dead` : "");
+  pill.title = `server ${status.server}`;
+  $("#scanner").textContent = status.scanner || "";
   if (status.lastScan) showScan(status.lastScan.accepted, status.lastScan.message);
 }
 
@@ -99,20 +108,31 @@ function renderQueue(actions) {
     if (action.state === "dead") {
       const retry = document.createElement("button");
       retry.textContent = "Retry";
-      retry.onclick = () => api(`/api/queue/${action.id}/retry`, {}).then(refresh);
+      retry.onclick = () => {
+        const by = supportName();
+        if (by) api(`/api/queue/${action.id}/retry`, { by }).then(refresh, (error) => showScan(false, error.message));
+      };
       const clear = document.createElement("button");
       clear.textContent = "Clear";
       clear.className = "clear";
       clear.onclick = () => {
-        if (confirm(`Clear #${action.id} (${action.label})? It is recorded in the station log.`)) {
-          api(`/api/queue/${action.id}/clear`, { by: "station page" }).then(refresh);
-        }
+        if (!confirm(`Clear #${action.id} (${action.label})? It is recorded in the station log.`)) return;
+        const by = supportName();
+        if (by) api(`/api/queue/${action.id}/clear`, { by }).then(refresh, (error) => showScan(false, error.message));
       };
       cell.append(retry, clear);
     }
     row.append(cell);
     return row;
   }));
+}
+
+// Support's retries and clears name who did them in the station log: asked once, then remembered here.
+function supportName() {
+  const known = localStorage.getItem("supportName") || "";
+  const name = (prompt("Your name, for the station log", known) || "").trim();
+  if (name) localStorage.setItem("supportName", name);
+  return name;
 }
 
 async function refresh() {

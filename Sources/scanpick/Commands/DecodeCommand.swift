@@ -102,6 +102,11 @@ enum DecodeCommand: Command {
         }
 
         let inputs = DecodeInput.collect(paths)
+        guard !inputs.isEmpty else {
+            throw UsageError(
+                "no images in \(paths.joined(separator: ", ")): a folder is searched for \(ImageFormat.fileExtensions.sorted().map { "." + $0 }.joined(separator: " ")) files"
+            )
+        }
         var scorer = manifest.map(ExpectationScorer.init)
         var progress = ProgressLine(total: inputs.count, enabled: StandardStream.error.isTerminal && inputs.count >= 50)
         var tally = Tally()

@@ -14,8 +14,12 @@ enum DrainCommand: Command {
             backoffs are skipped: a person asked for it now. Dead letters are reported and left for
             support (scanpick queue). Only one drainer runs per station database at a time.
 
+            A refusal of the station itself (a wrong token: 401 or 403; a wrong base URL: 404 for a route
+            that does not exist; a TLS failure) pauses the queue instead: nothing goes dead for it, and
+            the summary says what to fix.
+
             Exit codes: 0 nothing left pending; 3 actions are still pending (server unreachable or
-            busy, or another process is draining); 1 error.
+            busy, the queue paused, or another process is draining); 1 error.
             """,
         options: [StationOptions.config, .flag("once", help: "Run a single pass.")])
 
@@ -38,6 +42,7 @@ enum DrainCommand: Command {
         switch stop {
         case .transient(let reason, _): summary += " (stopped: \(reason))"
         case .anotherDrainer: summary += " (another process is draining this queue)"
+        case .paused(let attention, _): summary += "\npaused, needs attention: \(attention.message)"
         case .empty, .notDue: break
         }
         StandardStream.output.write(summary + "\n")
@@ -49,6 +54,8 @@ enum DrainCommand: Command {
         case .sent(let action, let status): "sent     #\(action.id)  \(action.label)  (\(status))"
         case .dead(let action, let status, let reason):
             "dead     #\(action.id)  \(action.label)  (\(status): \(reason.prefix(200)))"
+        case .paused(let action, let attention):
+            "paused   #\(action.id)  \(action.label)  (\(attention.code): the server refused the station, not the action)"
         case .retryLater(let action, let status, let reason, let retryAt):
             "waiting  #\(action.id)  \(action.label)  (\(status.map { "\($0): " } ?? "")\(reason.prefix(200)); next try after \(Timestamp.iso8601(retryAt)))"
         }

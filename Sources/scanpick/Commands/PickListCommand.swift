@@ -8,10 +8,14 @@ import Wire
 enum PickListCommand: Command {
     static let spec = CommandSpec(
         name: "pick-list",
-        abstract: "Show the open batch's pick list as the station has it (rows with unsent actions marked).",
+        abstract: "Show the open batch's pick list as the station has it (rows with unsent or refused actions marked).",
         discussion: """
+            Marks: ▶ the active task, * an action not yet confirmed sent, ! an action the server refused
+            (a dead letter: support retries or clears it with scanpick queue).
+
             --json prints {"batchId", "activeTaskId", "tasks": [PickTask with the server's field names,
-            plus "pending": true when the row has an action not yet confirmed sent]}.
+            plus "pending": true when the row has an action not yet confirmed sent, and "refused": true
+            while it has a dead letter]}.
             """,
         options: [StationOptions.config, .flag("json", help: "Print the pick list as JSON.")])
 
@@ -24,11 +28,13 @@ enum PickListCommand: Command {
         }
         let tasks = try station.cache.tasks()
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
+        let refused = try station.queue.tasksWithRefusedActions(org: open.org)
         let active = try station.cache.activeTask()?.id
         let header = ["", "location", "sku", "barcode", "required", "picked", "locked", "task"]
         let rows = tasks.map { task in
             [
-                (task.id == active ? "▶" : " ") + (pending.contains(task.id) ? "*" : " "), task.location, task.sku,
+                (task.id == active ? "▶" : " ") + (pending.contains(task.id) ? "*" : " ")
+                    + (refused.contains(task.id) ? "!" : " "), task.location, task.sku,
                 task.barcode, String(task.qtyRequired), String(task.qtyPicked), String(task.qtyLocked), task.id,
             ]
         }
@@ -38,7 +44,8 @@ enum PickListCommand: Command {
                 .joined(separator: "  ")
         }
         StandardStream.output.write(
-            "batch \(open.batchId) (\(open.org))   ▶ active   * not yet sent\n" + lines.joined(separator: "\n") + "\n")
+            "batch \(open.batchId) (\(open.org))   ▶ active   * not yet sent   ! refused (scanpick queue)\n"
+                + lines.joined(separator: "\n") + "\n")
         return 0
     }
 }

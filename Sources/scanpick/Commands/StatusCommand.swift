@@ -4,14 +4,20 @@ import Queue
 import Station
 import Wire
 
-/// `scanpick status`: the pill — online or offline, pending, in flight, dead, last sync.
+/// `scanpick status`: the pill — online or offline, pending, in flight, dead, last sync — the server it
+/// probes, and anything that needs a person.
 enum StatusCommand: Command {
     static let spec = CommandSpec(
         name: "status",
-        abstract: "Show the station's status pill: online/offline, pending, in flight, dead, last sync.",
+        abstract: "Show the station's status pill: online/offline, pending, in flight, dead, last sync, attention.",
         discussion: """
-            Online means the server answered GET /health just now (a short probe). --json prints
-            {"online", "pending", "inFlight", "dead", "lastSyncAt"}.
+            Online means something answered GET /health at the configured server just now (a short
+            probe); the second line names that server. "needs attention" lines say what a person must
+            fix: a queue paused because the server refused the station itself (a wrong token, a wrong
+            base URL, TLS), with what to change.
+
+            --json prints {"online", "server", "pending", "inFlight", "dead", "lastSyncAt",
+            "attention": [{"code", "message"}]}.
             """,
         options: [StationOptions.config, .flag("json", help: "Print the status as JSON.")])
 
@@ -19,14 +25,19 @@ enum StatusCommand: Command {
         let station = try StationOptions.load(arguments)
         let online = await station.probe()
         let counts = try station.queue.counts()
+        let attention = StationJSON.attention(station)
+        let server = station.transport.server
         if arguments.has("json") {
-            StandardStream.output.write(StationJSON.status(online: online, counts: counts) + "\n")
+            StandardStream.output.write(
+                StationJSON.status(online: online, server: server, counts: counts, attention: attention) + "\n")
         } else {
             let pill = [
                 online ? "online" : "offline", "\(counts.pending) pending", "\(counts.inFlight) in flight",
                 "\(counts.dead) dead", "last sync \(counts.lastSyncAt ?? "never")",
             ]
-            StandardStream.output.write(pill.joined(separator: " · ") + "\n")
+            var lines = [pill.joined(separator: " · "), "server \(server.absoluteString)"]
+            lines += attention.map { "needs attention: \($0.message)" }
+            StandardStream.output.write(lines.joined(separator: "\n") + "\n")
         }
         return 0
     }

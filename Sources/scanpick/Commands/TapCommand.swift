@@ -42,10 +42,12 @@ enum TapCommand: Command {
         {
             let result: StationTaps.Result
             switch kind {
-            case "pick": result = try station.taps.pick(task, qty: try arguments.integer("qty", in: 1...100_000) ?? 1)
+            case "pick":
+                result = try station.taps.pick(
+                    task, qty: try arguments.integer("qty", in: StationTaps.pickQuantities) ?? 1)
             case "qty":
-                guard let from = try arguments.integer("from", in: 0...100_000),
-                    let to = try arguments.integer("to", in: 0...100_000)
+                guard let from = try arguments.integer("from", in: StationTaps.setQuantities),
+                    let to = try arguments.integer("to", in: StationTaps.setQuantities)
                 else { throw UsageError("a 'qty' tap needs --from A and --to B") }
                 result = try station.taps.setQty(task, from: from, to: to)
             default: throw UsageError("KIND must be 'pick' or 'qty', not '\(kind)'")
@@ -55,11 +57,11 @@ enum TapCommand: Command {
         let action: NewAction
         switch kind {
         case "pick":
-            let qty = try arguments.integer("qty", in: 1...100_000) ?? 1
+            let qty = try arguments.integer("qty", in: StationTaps.pickQuantities) ?? 1
             action = .pick(org: org, pickTaskId: task, location: nil, qty: qty, worker: worker)
         case "qty":
-            guard let from = try arguments.integer("from", in: 0...100_000),
-                let to = try arguments.integer("to", in: 0...100_000)
+            guard let from = try arguments.integer("from", in: StationTaps.setQuantities),
+                let to = try arguments.integer("to", in: StationTaps.setQuantities)
             else { throw UsageError("a 'qty' tap needs --from A and --to B") }
             action = .setQty(org: org, pickTaskId: task, location: nil, from: from, to: to, worker: worker)
         default:

@@ -6,8 +6,10 @@ enum StationOptions {
     static let config = OptionSpec.value(
         "config", short: "c", valueName: "FILE", help: "Station configuration (default: config/station.json).")
 
+    /// The config file the arguments name.
+    static func path(_ arguments: ParsedArguments) -> String { arguments.value("config") ?? "config/station.json" }
+
     static func load(_ arguments: ParsedArguments) throws -> StationQueue {
-        let configuration = try StationConfiguration.load(path: arguments.value("config") ?? "config/station.json")
-        return try StationQueue(configuration: configuration)
+        try StationQueue(configuration: try StationConfiguration.load(path: path(arguments)))
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+
+/// Something a person must see and act on: the server refused the station itself, a sync pass
+/// failed, the camera is gone, the config does not load. Shown in `scanpick status`, its `--json`
+/// (`"attention": [{"code", "message"}]`) and the page's pill, in words that say what to fix.
+public struct Attention: Sendable, Equatable, Codable {
+    /// A stable code for scripts: `unauthorized`, `forbidden`, `no_such_route`, `tls`, `no_token`,
+    /// `sync_failed`, `database_damaged`, `camera_not_found`, `config_invalid`, ….
+    public var code: String
+    /// A sentence for a person: what happened and what to do.
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The attention items of a running station, each owned by the part that noticed it (keyed by
+/// that part's name: "sync", "camera", "config"), set when a problem starts and cleared when it ends.
+///
+///     board.set("camera", Attention(code: "camera_not_found", message: "…"))
+///     board.set("camera", nil)  // it is back
+public final class AttentionBoard: Sendable {
+    private let items = Mutex<[String: Attention]>([:])
+
+    public init() {}
+
+    /// Sets (or, with nil, clears) what `source` reports.
+    public func set(_ source: String, _ attention: Attention?) {
+        items.withLock { $0[source] = attention }
+    }
+
+    /// Every current item, in a stable order.
+    public var current: [Attention] {
+        items.withLock { items in items.keys.sorted().compactMap { items[$0] } }
+    }
+}

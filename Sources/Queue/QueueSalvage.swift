@@ -1,0 +1,172 @@
+import Foundation
+import Storage
+import Wire
+
+/// One unsent action as `scanpick queue salvage` writes it (a JSON line) and `scanpick queue import`
+/// reads it back: everything needed to send it again under the same idempotency key.
+public struct SalvagedAction: Codable, Sendable, Equatable {
+    public var id: Int
+    public var org: String
+    public var kind: String
+    public var pickTaskId: String
+    public var label: String
+    public var idempotencyKey: String
+    public var state: String
+    public var tries: Int
+    public var createdAt: String
+    public var lastStatus: Int?
+    public var lastError: String?
+    /// The exact JSON body sent on every try.
+    public var payload: String
+
+    init(_ action: QueuedAction) {
+        id = action.id
+        org = action.org
+        kind = action.kind.rawValue
+        pickTaskId = action.pickTaskId
+        label = action.label
+        idempotencyKey = action.idempotencyKey
+        state = action.state.rawValue
+        tries = action.tries
+        createdAt = action.createdAt
+        lastStatus = action.lastStatus
+        lastError = action.lastError
+        payload = String(decoding: action.payload, as: UTF8.self)
+    }
+}
+
+/// What a salvage read from a damaged queue.
+public struct Salvage: Sendable {
+    /// Every readable pending, in-flight or dead action, oldest first.
+    public var actions: [SalvagedAction]
+    /// Ids of rows that could not be read.
+    public var unreadable: [Int]
+}
+
+/// What an import did.
+public struct QueueImport: Sendable, Equatable {
+    /// Actions put in the queue.
+    public var imported = 0
+    /// Actions whose key was already in the queue (left as they were: nothing is queued twice).
+    public var alreadyQueued = 0
+}
+
+extension ActionQueue {
+    /// Reads every readable unsent action (pending, in flight, dead) of the queue database at
+    /// `path`, without checking or changing it: the way out of a damaged queue. A whole-table read
+    /// is tried first; if a damaged page breaks it, each row is read by id, and the ones that cannot
+    /// be read are listed.
+    public static func salvage(path: String) throws(QueueError) -> Salvage {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .storage("there is no queue database at \(path) to salvage (see `database` in the station config)")
+        }
+        let db: Database
+        do {
+            db = try Database(path: path)
+        } catch {
+            throw .damaged(path, "it cannot be opened at all: \(error)")
+        }
+        let unsent: Set<ActionState> = [.pending, .inFlight, .dead]
+        if let rows = try? db.rows("SELECT * FROM actions ORDER BY id"),
+            let actions = try? rows.map(QueuedAction.init)
+        {
+            return Salvage(
+                actions: actions.filter { unsent.contains($0.state) }.map(SalvagedAction.init), unreadable: [])
+        }
+        let highest =
+            (try? db.row("SELECT seq FROM sqlite_sequence WHERE name = 'actions'")?.int("seq"))
+            ?? (try? db.row("SELECT MAX(id) AS id FROM actions")?.int("id")) ?? nil
+        guard let highest, highest > 0 else {
+            throw .damaged(path, "not even the number of actions can be read from it")
+        }
+        var salvage = Salvage(actions: [], unreadable: [])
+        for id in 1...min(highest, 10_000_000) {
+            do {
+                guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
+                else { continue }  // sent and pruned, or cleared
+                if unsent.contains(action.state) { salvage.actions.append(SalvagedAction(action)) }
+            } catch {
+                salvage.unreadable.append(id)
+            }
+        }
+        return salvage
+    }
+
+    /// Puts salvaged actions into this queue with their own keys, in one transaction: in-flight ones
+    /// as pending, dead ones still dead. One whose key is already here is left alone, so importing
+    /// twice queues nothing twice. Each action is checked first (`QueueError.badImport` names the
+    /// first bad one and nothing is imported). Recorded in the station log.
+    public func importActions(_ actions: [SalvagedAction], from source: String, by actor: String)
+        throws(QueueError) -> QueueImport
+    {
+        for (index, action) in actions.enumerated() {
+            if let problem = Self.problem(with: action) { throw .badImport(line: index + 1, problem) }
+        }
+        do {
+            return try transaction { db in
+                var result = QueueImport()
+                for action in actions {
+                    let changed = try db.run(
+                        """
+                        INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, tries,
+                            created_at, updated_at, last_status, last_error)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING
+                        """,
+                        [
+                            action.org, action.kind, action.pickTaskId, action.label, Array(action.payload.utf8),
+                            action.idempotencyKey, action.state == "dead" ? "dead" : "pending", action.tries,
+                            action.createdAt, Timestamp.iso8601(), action.lastStatus, action.lastError,
+                        ])
+                    if changed == 1 { result.imported += 1 } else { result.alreadyQueued += 1 }
+                }
+                var detail = JSONObjectWriter()
+                detail.add("file", string: source)
+                detail.add("imported", number: result.imported)
+                detail.add("alreadyQueued", number: result.alreadyQueued)
+                try db.run(
+                    "INSERT INTO station_log (at, event, action_id, actor, detail) VALUES (?, 'import', NULL, ?, ?)",
+                    [Timestamp.iso8601(), actor, detail.finished()])
+                return result
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    /// What is wrong with a salvaged action, or nil: every field is bounded and checked before SQL
+    /// sees it, and the body must carry the action's own key and task.
+    static func problem(with action: SalvagedAction) -> String? {
+        func text(_ value: String, _ name: String, _ range: ClosedRange<Int>) -> String? {
+            guard range.contains(value.utf8.count) else { return "\(name) must be \(range) bytes long" }
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                return "\(name) holds control characters"
+            }
+            return nil
+        }
+        if let problem =
+            text(action.org, "org", 1...200) ?? text(action.pickTaskId, "pickTaskId", 1...200)
+            ?? text(action.label, "label", 1...500) ?? text(action.createdAt, "createdAt", 1...40)
+            ?? action.lastError.flatMap({ text($0, "lastError", 0...4000) })
+        {
+            return problem
+        }
+        guard ActionKind(rawValue: action.kind) != nil else { return "kind '\(action.kind.prefix(20))' is unknown" }
+        guard ["pending", "inFlight", "dead"].contains(action.state) else {
+            return "state must be pending, inFlight or dead (a sent action is not imported)"
+        }
+        guard (1...255).contains(action.idempotencyKey.utf8.count),
+            action.idempotencyKey.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else { return "idempotencyKey must be 1–255 visible ASCII characters" }
+        guard (0...1_000_000).contains(action.tries) else { return "tries must be 0–1000000" }
+        if let status = action.lastStatus, !(100...599).contains(status) { return "lastStatus must be an HTTP status" }
+        guard action.payload.utf8.count <= 64 << 10,
+            let body = try? JSONSerialization.jsonObject(with: Data(action.payload.utf8)) as? [String: Any]
+        else { return "payload must be a JSON object of at most 64 KiB" }
+        guard body["idempotencyKey"] as? String == action.idempotencyKey,
+            body["pickTaskId"] as? String == action.pickTaskId
+        else { return "payload does not carry the action's idempotencyKey and pickTaskId" }
+        return nil
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Wire
+
+/// The limit of what idempotency can promise. The server keeps a key's first answer for the
+/// retention window; stations retry forever. A request whose key the server does not know and
+/// whose action happened before the window (less a margin for stations' clocks) may be a resend of
+/// one counted long ago whose key has since been pruned: it is refused (422
+/// `too_old_to_deduplicate`) instead of being counted again, and the station parks it for support.
+/// An action time that does not read as ISO 8601 is not judged.
+///
+///     let horizon = IdempotencyHorizon(retentionDays: 30, marginHours: 24)
+///     try horizon.admit(body)  // only for a key not found
+struct IdempotencyHorizon: Sendable {
+    let retentionDays: Int
+    let marginHours: Int
+
+    /// The oldest action time a request with an unknown key may carry at `now`.
+    func oldest(at now: Date) -> Date {
+        now.addingTimeInterval(-Double(retentionDays * 86_400 - marginHours * 3_600))
+    }
+
+    /// Throws `too_old_to_deduplicate` when `body`'s action happened before the horizon.
+    func admit(_ body: some Sendable, now: Date = Date()) throws(APIError) {
+        guard let text = (body as? any ActionTimed)?.actionTime, let time = Timestamp.date(text) else { return }
+        guard time < oldest(at: now) else { return }
+        throw APIError.unprocessable(
+            "too_old_to_deduplicate",
+            "this action happened at \(text), before the server's idempotency horizon (keys are kept \(retentionDays) days, less a \(marginHours) h margin), and its key is not known here: it may already have been counted. Compare with the server's count, then drop it or send it again under a new key"
+        )
+    }
+}
+
+/// A mutating request that says when its action happened.
+protocol ActionTimed {
+    var actionTime: String? { get }
+}
+
+extension SubmitScanRequest: ActionTimed { var actionTime: String? { scannedAt } }
+extension PickRequest: ActionTimed { var actionTime: String? { at } }
+extension SetQtyRequest: ActionTimed { var actionTime: String? { at } }
+extension CreateShipmentRequest: ActionTimed { var actionTime: String? { at } }
+extension VoidShipmentRequest: ActionTimed { var actionTime: String? { at } }

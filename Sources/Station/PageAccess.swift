@@ -1,0 +1,137 @@
+import Foundation
+import HTTPServing
+import Synchronization
+
+/// Who may use the station page, checked before anything else on every request:
+///
+/// - `Host` must name the page: its listen address, a loopback name, or one of `page.allowedHosts`;
+///   anything else is 421. A web page whose name was rebound to the station's address (DNS
+///   rebinding) sends its own name, so it is turned away before it can read or tap anything.
+/// - `Origin`, when sent, must be one of those hosts (on the page's port, unless the host is in
+///   `allowedHosts`, e.g. behind a proxy): it is never compared with `Host`, which the attacker
+///   chooses. A browser's `Sec-Fetch-Site` other than same-origin is refused too.
+/// - With `page.allowRemote`, every request but the login link must bring the page's secret, as the
+///   cookie the one-time login link sets or as `Authorization: Bearer SECRET`.
+///
+///     let access = PageAccess(settings: config.page, port: server.address.port)
+///     try access.check(request)
+final class PageAccess: Sendable {
+    private let settings: StationConfiguration.PageSettings
+    private let port: UInt16
+    private let hosts: Set<String>
+    private let loginCode = Mutex<String?>(nil)
+
+    static let cookie = "scanpick_page"
+
+    init(settings: StationConfiguration.PageSettings, port: UInt16) {
+        self.settings = settings
+        self.port = port
+        var hosts: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        let listen = settings.listen.host.lowercased()
+        if !["0.0.0.0", "::"].contains(listen) { hosts.insert(listen) }
+        self.hosts = hosts.union(settings.allowedHosts.map(Self.bare))
+    }
+
+    /// Whether requests must bring the secret.
+    var needsSecret: Bool { settings.secret != nil }
+
+    /// A fresh one-time login path (`/login?code=…`), replacing any unused one; nil without a secret.
+    func newLoginPath() -> String? {
+        guard settings.secret != nil else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        let code = bytes.map { String(format: "%02x", $0) }.joined()
+        loginCode.withLock { $0 = code }
+        return "/login?code=\(code)"
+    }
+
+    /// Throws the refusal for a request that may not use the page.
+    func check(_ request: HTTPRequest) throws(PageFailure) {
+        guard let host = request.header("host").map(Self.hostName), hosts.contains(host) else {
+            throw PageFailure(
+                status: 421, code: "misdirected_request",
+                message: "this station's page does not answer to that host name (add it to page.allowedHosts)")
+        }
+        if let site = request.header("sec-fetch-site"), site != "same-origin" && site != "none" {
+            throw PageFailure(status: 403, code: "cross_origin", message: "requests from other sites are refused")
+        }
+        if let origin = request.header("origin"), !allows(origin: origin) {
+            throw PageFailure(
+                status: 403, code: "cross_origin", message: "requests from \(origin.prefix(100)) are refused")
+        }
+        guard let secret = settings.secret, request.path != "/login" else { return }
+        let bearer = request.header("authorization").flatMap { value -> String? in
+            value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)) : nil
+        }
+        let presented = bearer ?? Self.cookieValue(request.header("cookie"), name: Self.cookie)
+        guard let presented, Self.constantTimeEqual(presented, secret) else {
+            throw PageFailure(
+                status: 401, code: "secret_required",
+                message: "open the one-time login link the station printed, or send Authorization: Bearer <page secret>"
+            )
+        }
+    }
+
+    /// `GET /login?code=…`: a valid unused code sets the secret's cookie and leads to the page.
+    func login(_ request: HTTPRequest) -> HTTPResponse {
+        let code = request.query["code"] ?? ""
+        let valid = loginCode.withLock { stored -> Bool in
+            guard let expected = stored, Self.constantTimeEqual(code, expected) else { return false }
+            stored = nil  // once
+            return true
+        }
+        guard valid, let secret = settings.secret else {
+            return .json(
+                401,
+                Array(
+                    #"{"error":"login_link_used","message":"this login link is not valid (each works once): ask for a new one (SIGHUP prints one)"}"#
+                        .utf8))
+        }
+        return HTTPResponse(
+            status: 303,
+            headers: [
+                ("Location", "/"), ("Cache-Control", "no-store"),
+                ("Set-Cookie", "\(Self.cookie)=\(secret); Path=/; HttpOnly; SameSite=Strict"),
+            ])
+    }
+
+    private func allows(origin: String) -> Bool {
+        guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""),
+            let host = url.host.map(Self.bare)
+        else { return false }
+        if settings.allowedHosts.map(Self.bare).contains(host) { return true }  // e.g. behind a proxy
+        let originPort = url.port ?? (url.scheme == "https" ? 443 : 80)
+        return hosts.contains(host) && originPort == Int(port)
+    }
+
+    /// The host name of a `Host` header, lower-cased, without its port or IPv6 brackets.
+    static func hostName(_ header: String) -> String {
+        let value = header.lowercased()
+        if value.hasPrefix("["), let end = value.firstIndex(of: "]") {
+            return String(value[value.index(after: value.startIndex)..<end])
+        }
+        return String(value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    private static func bare(_ host: String) -> String {
+        host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    }
+
+    static func cookieValue(_ header: String?, name: String) -> String? {
+        for part in (header ?? "").split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0] == name { return String(pair[1]) }
+        }
+        return nil
+    }
+
+    /// Compares without stopping at the first difference, so timing tells nothing about the secret.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for index in 0..<max(x.count, y.count) {
+            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Queue
+import Storage
+import TestSupport
+import Testing
+
+/// A queue database with a damaged page: refused at open with a clear message, salvaged to JSON
+/// Lines, imported into a fresh queue with the same keys, and sent once.
+@Suite struct SalvageTests {
+    @Test func aDamagedQueueIsRefusedSalvagedAndImportedWithItsKeys() async throws {
+        let fixture = try await QueueFixture(bulkQty: 1000)
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        for _ in 0..<300 { _ = try fixture.pick(3) }
+        let keys = Set(try fixture.queue.actions().map(\.idempotencyKey))
+        // Everything into the main file, then one page holding action #150 overwritten with zeros.
+        try fixture.queue.database.write { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        let path = fixture.queue.database.path
+        let victim = try #require(try fixture.queue.action(150)?.idempotencyKey)
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        let contents = try file.readToEnd() ?? Data()
+        // The row's own body (the key alone is also in the key index, on another page).
+        let offset = try #require(contents.range(of: Data(#""idempotencyKey":"\#(victim)""#.utf8))?.lowerBound)
+        let page = offset / 4096
+        #expect(page > 0)
+        try file.seek(toOffset: UInt64(page * 4096))
+        try file.write(contentsOf: Data(count: 4096))
+        try file.close()
+
+        // Every command refuses the damaged queue and says what to do.
+        let status = try ProcessRunner.scanpick(["status", "--config", config])
+        #expect(status.status == 1)
+        #expect(status.standardError.contains("is damaged"))
+        #expect(status.standardError.contains("scanpick queue salvage --to FILE"))
+
+        let salvaged = fixture.folder.file("salvage.jsonl")
+        let salvage = try ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config])
+        #expect(salvage.status == 0, "\(salvage.standardError)")
+        let lines = try String(contentsOfFile: salvaged, encoding: .utf8).split(separator: "\n")
+        let saved = try lines.map { try JSONDecoder().decode(SalvagedAction.self, from: Data($0.utf8)) }
+        #expect(saved.count > 200)  // only the rows on the zeroed page are lost
+        #expect(saved.count < 300)
+        #expect(Set(saved.map(\.idempotencyKey)).isSubset(of: keys))
+        #expect(!saved.contains { $0.idempotencyKey == victim })
+        #expect(salvage.standardOutput.contains("salvaged \(saved.count) unsent actions"))
+        #expect(salvage.standardOutput.contains("rows could not be read"))
+        var mode = stat()
+        stat(salvaged, &mode)
+        #expect(mode.st_mode & 0o077 == 0)
+        // Salvage never writes over a file.
+        #expect(try ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config]).status == 1)
+
+        // Into a fresh queue, with the same keys; a second import queues nothing twice.
+        let fresh = try fixture.folder.writePrivate(
+            "fresh.json",
+            bytes: [UInt8](
+                try JSONSerialization.data(withJSONObject: [
+                    "station": "test-1", "worker": "worker-test", "server": fixture.server.baseURL.absoluteString,
+                    "database": fixture.folder.file("fresh/station.sqlite"),
+                    "organisations": ["acme": ["token": QueueFixture.token]],
+                ])))
+        let imported = try ProcessRunner.scanpick([
+            "queue", "import", salvaged, "--by", "support-jo", "--config", fresh,
+        ])
+        #expect(imported.standardOutput.contains("imported \(saved.count) actions"), "\(imported.standardError)")
+        let again = try ProcessRunner.scanpick(["queue", "import", salvaged, "--by", "support-jo", "--config", fresh])
+        #expect(again.standardOutput.contains("imported 0 actions"))
+        #expect(again.standardOutput.contains("\(saved.count) were already in the queue"))
+        let drained = try ProcessRunner.scanpick(["drain", "--config", fresh])
+        #expect(drained.status == 0)
+        #expect(try await fixture.picked()[3] == saved.count)
+        let listed = try ProcessRunner.scanpick(["queue", "--json", "--config", fresh]).standardOutput
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+        #expect(Set(rows.compactMap { $0["idempotencyKey"] as? String }) == Set(saved.map(\.idempotencyKey)))
+    }
+
+    @Test func anImportFileIsCheckedBeforeAnythingIsQueued() async throws {
+        let folder = try TemporaryDirectory("scanpick-salvage")
+        let queue = try ActionQueue(path: folder.file("station.sqlite"))
+        let good = try SalvagedActionSample.make(key: "k-1")
+        var badKey = try SalvagedActionSample.make(key: "k 2")
+        badKey.payload = #"{"idempotencyKey":"k 2","pickTaskId":"t1"}"#
+        var wrongBody = try SalvagedActionSample.make(key: "k-3")
+        wrongBody.payload = #"{"idempotencyKey":"other","pickTaskId":"t1"}"#
+        var control = try SalvagedActionSample.make(key: "k-4")
+        control.org = "acme\u{0}"
+        var sent = try SalvagedActionSample.make(key: "k-5")
+        sent.state = "sent"
+        for (bad, words) in [
+            (badKey, "idempotencyKey"), (wrongBody, "payload does not carry"), (control, "control characters"),
+            (sent, "state must be"),
+        ] {
+            #expect(throws: QueueError.self) { try queue.importActions([good, bad], from: "f", by: "x") }
+            do {
+                _ = try queue.importActions([good, bad], from: "f", by: "x")
+            } catch {
+                #expect(error.description.contains(words), "\(error)")
+            }
+        }
+        #expect(try queue.actions().isEmpty)
+        #expect(try queue.importActions([good], from: "f", by: "x").imported == 1)
+    }
+}
+
+/// A valid salvaged action to change field by field.
+enum SalvagedActionSample {
+    static func make(key: String) throws -> SalvagedAction {
+        let json = """
+            {"id":1,"org":"acme","kind":"pick","pickTaskId":"t1","label":"pick t1 · ×1","idempotencyKey":"\(key)",
+             "state":"pending","tries":0,"createdAt":"2026-11-30T10:00:00.000Z",
+             "payload":"{\\"idempotencyKey\\":\\"\(key)\\",\\"pickTaskId\\":\\"t1\\",\\"qty\\":1}"}
+            """
+        return try JSONDecoder().decode(SalvagedAction.self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A refusal of the station itself (a wrong token) pauses the queue instead of dead-lettering the
+/// backlog; the status says why, and a corrected config is noticed without a restart. Real station
+/// and `scanpick` processes against a real server.
+@Suite struct MisconfigurationTests {
+    @Test func aWrongTokenPausesTheQueueAndACorrectedConfigResumesIt() async throws {
+        let fixture = try await StationFixture(bulkQty: 20)
+        let z9 = fixture.scenario.tasks[3]
+        try fixture.setAcmeToken("wrong-token")
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        for _ in 0..<20 {
+            #expect(try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "pick", "qty": 1]).status == 200)
+        }
+
+        // The queue pauses with the reason in the page's status: nothing goes dead.
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("unauthorized") })
+        let status = try await page.get("/api/status").json
+        #expect(status["dead"] as? Int == 0)
+        #expect(status["pending"] as? Int == 20)
+
+        // `scanpick status` from a shell shows it too, with the server it probes.
+        let json = try fixture.scanpick(["status", "--json"])
+        let shown = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(shown["server"] as? String == fixture.server.baseURL.absoluteString)
+        let attention = try #require((shown["attention"] as? [[String: Any]])?.first)
+        #expect(attention["code"] as? String == "unauthorized")
+        #expect((attention["message"] as? String)?.contains("token for acme (401)") == true)
+        let human = try fixture.scanpick(["status"]).standardOutput
+        #expect(human.contains("server \(fixture.server.baseURL.absoluteString)"))
+        #expect(human.contains("needs attention: "))
+
+        // A person draining by hand gets the same pause, not dead letters.
+        let drained = try fixture.scanpick(["drain"])
+        #expect(drained.status == 3)
+        #expect(drained.standardOutput.contains("paused, needs attention"))
+        #expect(try await page.get("/api/status").json["dead"] as? Int == 0)
+
+        // The token is fixed in the config file: the station notices, resumes, sends each tap once.
+        try fixture.setAcmeToken(ServerProcess.tokens["acme"] ?? "")
+        #expect(
+            try await eventually {
+                let status = try await page.get("/api/status").json
+                return status["pending"] as? Int == 0 && status["inFlight"] as? Int == 0
+            })
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(try await page.get("/api/status").json["dead"] as? Int == 0)
+        #expect(try await fixture.scenario.picked(on: fixture.acme)[z9] == 20)
+        let firstTimes = fixture.server.log.split(separator: "\n").filter {
+            $0.contains(#""path":"/api/picking/pick""#) && $0.contains(#""status":200"#) && !$0.contains("replayed")
+        }
+        #expect(firstTimes.count == 20)
+        #expect(station.stop() == 0)
+    }
+
+    @Test func sighupRereadsTheConfig() async throws {
+        let fixture = try await StationFixture()
+        let a1 = fixture.scenario.tasks[0]
+        // The token lives in its own file; the wrong one has the right one's length.
+        let right = ServerProcess.tokens["acme"] ?? ""
+        let tokenFile = try fixture.folder.write("acme.token", text: String(repeating: "x", count: right.count))
+        chmod(tokenFile, 0o600)
+        try fixture.rewriteConfig { settings in
+            settings["organisations"] = ["acme": ["tokenFile": tokenFile, "scanning": ["enabled": true]]]
+        }
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 1]).status == 200)
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("unauthorized") })
+
+        // Fixed in place with its size and modification time kept, so only SIGHUP can tell.
+        var before = stat()
+        stat(tokenFile, &before)
+        let handle = try #require(FileHandle(forWritingAtPath: tokenFile))
+        handle.write(Data(right.utf8))
+        try handle.close()
+        var times = [before.st_atim, before.st_mtim]
+        utimensat(AT_FDCWD, tokenFile, &times, 0)
+        station.send(SIGHUP)
+        #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 0 })
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(try await fixture.picked() == [1, 0, 0])
+        #expect(station.stop() == 0)
+    }
+
+    @Test func aConfigThatNoLongerLoadsIsShownAndThePreviousOneKept() async throws {
+        let fixture = try await StationFixture()
+        let station = try StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        try fixture.rewriteConfig { settings in settings["queue"] = ["backoffCapSeconds": "soon"] }
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("config_invalid") })
+        // Taps still work on the settings it had.
+        let tap = try await page.post(
+            "/api/taps", json: ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick", "qty": 1])
+        #expect(tap.status == 200)
+        try fixture.rewriteConfig { _ in }
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(station.stop() == 0)
+    }
+
+    @Test func aStationWhoseConfigOthersCanReadRefusesToStart() async throws {
+        let fixture = try await StationFixture()
+        chmod(fixture.config, 0o644)
+        let refused = try fixture.scanpick(["station", "--wedge"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("readable by other users; run `chmod 600 "))
+    }
+
+    static func attentionCodes(_ page: APIClient) async throws -> [String] {
+        let status = try await page.get("/api/status").json
+        return (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Who may use the station page: the Host and Origin rules against DNS rebinding and other sites,
+/// and the secret when it serves the network. Raw HTTP to a real `scanpick station`, so the test sets
+/// `Host` as an attacker's browser would.
+@Suite struct PageAccessTests {
+    @Test func aRebindingPageIsTurnedAwayEvenWithItsOwnOriginMatchingItsHost() async throws {
+        let fixture = try await StationFixture()
+        let station = try StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        let tap = #"{"pickTaskId":"\#(fixture.scenario.tasks[0])","kind":"pick","qty":1}"#
+
+        let rebound = try RawHTTP.send(
+            port: port, "POST", "/api/taps", host: "evil.example:\(port)",
+            headers: ["Origin": "http://evil.example:\(port)"], body: tap)
+        #expect(rebound.status == 421)
+        let leak = try RawHTTP.send(port: port, "GET", "/api/queue", host: "evil.example:\(port)")
+        #expect(leak.status == 421)
+        #expect(!leak.text.contains("idempotencyKey"))
+        let otherPort = try RawHTTP.send(
+            port: port, "POST", "/api/taps", host: "127.0.0.1:\(port)", headers: ["Origin": "http://127.0.0.1:9"],
+            body: tap)
+        #expect(otherPort.status == 403)
+
+        // The picker's own page: a loopback name with the page's own origin.
+        #expect(try RawHTTP.send(port: port, "GET", "/api/status", host: "localhost:\(port)").status == 200)
+        let own = try RawHTTP.send(
+            port: port, "POST", "/api/taps", host: "127.0.0.1:\(port)",
+            headers: ["Origin": "http://127.0.0.1:\(port)"], body: tap)
+        #expect(own.status == 200)
+        let queued = try await APIClient(station.page, token: nil).get("/api/queue")
+        #expect((try JSONSerialization.jsonObject(with: queued.body) as? [Any])?.count == 1)
+        #expect(station.stop() == 0)
+    }
+
+    @Test func hostsTheOperatorListsAreServed() async throws {
+        let fixture = try await StationFixture()
+        try fixture.rewriteConfig { settings in
+            settings["page"] = ["listen": "127.0.0.1:0", "allowedHosts": ["Station-7.example"]]
+        }
+        let station = try StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        #expect(try RawHTTP.send(port: port, "GET", "/api/status", host: "station-7.example:\(port)").status == 200)
+        // Behind a proxy on another port: the listed name is enough.
+        let proxied = try RawHTTP.send(
+            port: port, "POST", "/api/taps", host: "station-7.example",
+            headers: ["Origin": "https://station-7.example"],
+            body: #"{"pickTaskId":"\#(fixture.scenario.tasks[0])","kind":"pick"}"#)
+        #expect(proxied.status == 200)
+        #expect(try RawHTTP.send(port: port, "GET", "/api/status", host: "station-8.example").status == 421)
+        #expect(station.stop() == 0)
+    }
+
+    @Test func onTheNetworkThePageWantsItsSecret() async throws {
+        let fixture = try await StationFixture()
+        let secret = "page-secret-0123456789abcdef"
+        let secretFile = try fixture.folder.writePrivate("page.secret", bytes: Array((secret + "\n").utf8))
+        try fixture.rewriteConfig { settings in
+            settings["page"] = ["listen": "127.0.0.1:0", "allowRemote": true, "tokenFile": secretFile]
+        }
+        let station = try StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        let host = "127.0.0.1:\(port)"
+        let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
+        let link = try #require(links().first?.split(separator: " ").last.flatMap { URL(string: String($0)) })
+
+        let anonymous = try RawHTTP.send(port: port, "GET", "/api/queue", host: host)
+        #expect(anonymous.status == 401)
+        #expect(anonymous.text.contains("secret_required"))
+        let bearer = try RawHTTP.send(
+            port: port, "GET", "/api/status", host: host, headers: ["Authorization": "Bearer \(secret)"])
+        #expect(bearer.status == 200)
+        #expect(
+            try RawHTTP.send(port: port, "GET", "/api/status", host: host, headers: ["Authorization": "Bearer nope"])
+                .status == 401)
+        #expect(try RawHTTP.send(port: port, "GET", "/login?code=guess", host: host).status == 401)
+
+        // The printed link works once and leaves the secret in a cookie scripts cannot read.
+        let path = link.path + "?" + (link.query ?? "")
+        let login = try RawHTTP.send(port: port, "GET", path, host: host)
+        #expect(login.status == 303)
+        #expect(login.text.contains("Set-Cookie: scanpick_page=\(secret); Path=/; HttpOnly; SameSite=Strict"))
+        #expect(try RawHTTP.send(port: port, "GET", path, host: host).status == 401)
+        let withCookie = try RawHTTP.send(
+            port: port, "GET", "/api/status", host: host, headers: ["Cookie": "theme=dark; scanpick_page=\(secret)"])
+        #expect(withCookie.status == 200)
+
+        // SIGHUP prints a fresh link.
+        station.send(SIGHUP)
+        #expect(try await eventually { links().count == 2 })
+        #expect(station.stop() == 0)
+    }
+}
+
+/// HTTP/1.1 over a plain socket, so a test can send any `Host` header.
+enum RawHTTP {
+    static func send(
+        port: Int, _ method: String, _ path: String, host: String, headers: [String: String] = [:], body: String = ""
+    ) throws -> (status: Int, text: String) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ServerProcessError(message: "socket: \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw ServerProcessError(message: "connect: \(errno)") }
+        var lines = ["\(method) \(path) HTTP/1.1", "Host: \(host)", "Connection: close"]
+        if !body.isEmpty { lines += ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"] }
+        lines += headers.map { "\($0.key): \($0.value)" }
+        let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8)
+        guard request.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == request.count else {
+            throw ServerProcessError(message: "write: \(errno)")
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            answer += buffer[0..<count]
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, text)
+    }
+}
