@@ -164,7 +164,8 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                 throw .noUsableFormat(path, offered: offered.map { $0.format.description })
             }
             // The closest size the camera has to the one asked for (a range: ask for it; the driver adjusts).
-            let (sizes, isRange) = device.sizes(of: choice)
+            let (listed, isRange) = device.sizes(of: choice)
+            let sizes = listed.filter { Self.usableSides.contains($0.width) && Self.usableSides.contains($0.height) }
             let target =
                 isRange
                 ? (width: width, height: height)
@@ -181,6 +182,15 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             guard set == 0 else { throw V4L2Device.error(-set, path) }
             format = PixelFormat(fourcc: fourcc, emulated: choice.emulated)
             guard format.lumaPath != nil else { throw .noUsableFormat(path, offered: [format.description]) }
+            // What the driver answered is outside data too: a size no camera has is refused, not multiplied.
+            guard Self.usableSides.contains(Int(gotWidth)), Self.usableSides.contains(Int(gotHeight)),
+                Int(bytesPerLine) <= Int(gotWidth) * 8
+            else {
+                throw .deviceFailed(
+                    path,
+                    reason:
+                        "the driver set an unusable frame size \(gotWidth)x\(gotHeight) (\(bytesPerLine) bytes a line)")
+            }
             self.width = Int(gotWidth)
             self.height = Int(gotHeight)
             stride = Int(bytesPerLine)
@@ -197,6 +207,9 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         }
 
         deinit { scanpick_v4l2_stop(device.descriptor, &buffers, &lengths, count) }
+
+        /// Frame sides in pixels that any real camera falls within.
+        static let usableSides = 1...16_384
 
         func capture() -> Capture {
             let ready = scanpick_v4l2_poll(device.descriptor, 2000)

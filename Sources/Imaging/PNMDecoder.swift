@@ -16,37 +16,34 @@ enum PNMDecoder {
 
         let channels = (kind == UInt8(ascii: "3") || kind == UInt8(ascii: "6")) ? 3 : 1
         let binary = kind == UInt8(ascii: "5") || kind == UInt8(ascii: "6")
-        let sampleCount = pixelCount * channels
-        var samples = [Int]()
-        samples.reserveCapacity(sampleCount)
-        if binary {
-            // Exactly one whitespace byte separates the header from the raster.
-            var offset = reader.offset + 1
-            let sampleBytes = maxValue > 255 ? 2 : 1
-            guard bytes.count - offset >= sampleCount * sampleBytes else { throw .truncated(format: .pnm) }
-            for _ in 0..<sampleCount {
-                if sampleBytes == 2 {
-                    samples.append(Int(bytes[offset]) << 8 | Int(bytes[offset + 1]))
-                } else {
-                    samples.append(Int(bytes[offset]))
-                }
-                offset += sampleBytes
-            }
-        } else {
-            for _ in 0..<sampleCount {
-                guard let value = try reader.optionalNumber() else { throw .truncated(format: .pnm) }
-                samples.append(value)
-            }
-        }
+        let sampleCount = pixelCount * channels  // at most 3 × maxPixels
+        // The file must hold every sample before anything is allocated for them: a 23-byte header
+        // may claim a picture of terabytes.
+        var offset = reader.offset + 1  // binary: exactly one whitespace byte ends the header
+        let sampleBytes = binary && maxValue > 255 ? 2 : 1
+        let leastBytes = binary ? sampleCount * sampleBytes : sampleCount * 2 - 1  // text: a digit and a space
+        guard bytes.count - reader.offset >= leastBytes else { throw .truncated(format: .pnm) }
 
+        func nextSample() throws(ImageLoadError) -> Int {
+            let value: Int
+            if binary {
+                value = sampleBytes == 2 ? Int(bytes[offset]) << 8 | Int(bytes[offset + 1]) : Int(bytes[offset])
+                offset += sampleBytes
+            } else {
+                guard let number = try reader.optionalNumber() else { throw .truncated(format: .pnm) }
+                value = number
+            }
+            guard value <= maxValue else { throw malformed("a sample is \(value), over the maximum value \(maxValue)") }
+            return value
+        }
         var pixels = [UInt8](repeating: 0, count: pixelCount)
         for index in 0..<pixelCount {
             let luma: Int
             if channels == 3 {
-                let (r, g, b) = (samples[3 * index], samples[3 * index + 1], samples[3 * index + 2])
+                let (r, g, b) = (try nextSample(), try nextSample(), try nextSample())
                 luma = (299 * r + 587 * g + 114 * b) / 1000
             } else {
-                luma = samples[index]
+                luma = try nextSample()
             }
             pixels[index] = UInt8(min(255, (luma * 255 + maxValue / 2) / maxValue))
         }

@@ -23,15 +23,24 @@ public enum FieldRules {
     /// Units (pick tasks) in one shipment.
     public static let maxShipmentUnits = 1000
 
-    /// Checks that `value` is 1 to `maxLength` characters with no control character (U+0000–U+001F,
-    /// U+007F, which would truncate or split it in C, SQL and logs).
+    /// Checks that `value` is 1 to `maxLength` characters with no control character: C0 and DEL
+    /// (U+0000–U+001F, U+007F), which would truncate or split it in C, SQL and log lines, nor C1
+    /// (U+0080–U+009F), line and paragraph separators (U+2028, U+2029) or bidirectional overrides
+    /// (U+202A–U+202E, U+2066–U+2069), which make a value read differently from what it is.
     public static func text(_ value: String, field: String, maxLength: Int = maxTextLength) throws(FieldError) {
         guard !value.isEmpty else { throw FieldError(field: field, problem: "must not be empty") }
         guard value.utf8.count <= maxLength * 4, value.count <= maxLength else {
             throw FieldError(field: field, problem: "must be at most \(maxLength) characters")
         }
-        guard !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+        guard !value.unicodeScalars.contains(where: isRefused) else {
             throw FieldError(field: field, problem: "must not contain control characters")
+        }
+    }
+
+    private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
         }
     }
 

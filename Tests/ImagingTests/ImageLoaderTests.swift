@@ -66,6 +66,19 @@ import Testing
         }
     }
 
+    @Test func aNetpbmHeaderClaimingTerabytesIsRefusedBeforeAllocating() throws {
+        // 23 bytes claiming 2^40 pixels, with a limit that lets the claim through: the missing raster
+        // is found before anything is reserved for it (this allocated 26 TB and crashed).
+        let huge = ImageLoader(limits: .init(maxPixels: 1 << 40))
+        #expect(throws: ImageLoadError.truncated(format: .pnm)) {
+            try huge.decode(Array("P6 1048576 1048576 255\n".utf8))
+        }
+        #expect(throws: ImageLoadError.truncated(format: .pnm)) {
+            try huge.decode(Array("P2 1048576 1048576 255 0".utf8))
+        }
+        #expect(throws: ImageLoadError.self) { try loader.decode(Array("P2\n2 1\n15\n0 16\n".utf8)) }  // over maxval
+    }
+
     @Test func refusesHugeImagesBeforeAllocating() throws {
         let claim = ImageBytes.pngHeaderOnly(width: 100_000, height: 100_000)
         #expect(throws: ImageLoadError.tooManyPixels(width: 100_000, height: 100_000, limit: 64 << 20)) {

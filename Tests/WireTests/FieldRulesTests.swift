@@ -1,0 +1,37 @@
+import Testing
+
+@testable import Wire
+
+/// The contract's field bounds, shared by the server and the station.
+@Suite struct FieldRulesTests {
+    @Test func textRefusesEmptyTooLongAndControlCharacters() throws {
+        try FieldRules.text("task-1 Ünïcödé ok", field: "f")
+        #expect(throws: FieldError.self) { try FieldRules.text("", field: "f") }
+        #expect(throws: FieldError.self) { try FieldRules.text(String(repeating: "a", count: 201), field: "f") }
+        try FieldRules.text(String(repeating: "é", count: 200), field: "f")
+        for refused in ["a\u{0}b", "a\u{1F}", "\u{7F}", "a\u{85}", "a\u{2028}b", "\u{202E}gnp.exe", "x\u{2066}"] {
+            #expect(throws: FieldError(field: "f", problem: "must not contain control characters")) {
+                try FieldRules.text(refused, field: "f")
+            }
+        }
+    }
+
+    @Test func quantitiesAndListsHaveTheirOwnKinds() {
+        #expect(throws: FieldError(field: "qty", problem: "must be from 1 to 100000, not 0", kind: .quantity)) {
+            try FieldRules.quantity(0, field: "qty", in: FieldRules.pickQuantity)
+        }
+        #expect(throws: FieldError.self) { try FieldRules.quantity(Int.max, field: "qty", in: FieldRules.unitCount) }
+        #expect(throws: FieldError(field: "ids", problem: "may hold at most 2 items, not 3", kind: .listLength)) {
+            try FieldRules.count(3, field: "ids", atMost: 2)
+        }
+    }
+
+    @Test func anOrderFeedRefusesRepeatedIds() {
+        let line = OrderLine(id: "l1", sku: "S", location: "A1", barcode: "4006381333931", qty: 1)
+        let order = Order(id: "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01", lines: [line, line])
+        #expect(throws: FieldError.self) { try UpsertOrdersRequest(orders: [order]).validate() }
+        var single = order
+        single.lines = [line]
+        #expect(throws: FieldError.self) { try UpsertOrdersRequest(orders: [single, single]).validate() }
+    }
+}
