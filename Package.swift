@@ -2,11 +2,12 @@
 // ScanPick Station: camera scanning and a durable action queue for warehouse pick stations.
 //
 // Floors, bottom up (a target only imports targets on its own floor or below):
-//   C shims                 CZBar, CPNG, CTurboJPEG
-//   foundations             ArgumentParsing
-//   imaging and scanning    Imaging → Scanning
-//   batch decoding          BatchDecoding
-//   the command line        scanpick
+//   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, Wire
+//   storage, serving Storage → PostgresStorage, HTTPServing, Imaging → Scanning
+//   parts            BatchDecoding, Capture, Queue, Server
+//   the station      Station
+//   the command line scanpick (and scanpick-bench, the benchmarks' load generator)
 import PackageDescription
 
 let package = Package(
@@ -46,6 +47,8 @@ let package = Package(
         .target(name: "ArgumentParsing"),
         // SHA-256 (OpenSSL) for token hashes and request fingerprints.
         .target(name: "Digest", dependencies: ["CCrypto"]),
+        // Log lines written by a thread of their own, so no caller waits for the log's reader.
+        .target(name: "LineLog"),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
         // Codable types shared by the API server and the station: the HTTP contract, GTIN rules.
@@ -82,7 +85,7 @@ let package = Package(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire", "Capture",
+                "ConfigFile", "Queue", "Station", "Wire", "Capture", "LineLog",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -110,6 +113,7 @@ let package = Package(
             dependencies: ["Station", "Queue", "Scanning", "ConfigFile", "TestSupport", "scanpick"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "HTTPServingTests", dependencies: ["HTTPServing", "TestSupport"]),
+        .testTarget(name: "LineLogTests", dependencies: ["LineLog", "TestSupport"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
         .testTarget(

@@ -3,6 +3,7 @@ import ConfigFile
 import Dispatch
 import Foundation
 import HTTPServing
+import LineLog
 import Server
 import Wire
 
@@ -38,7 +39,9 @@ enum ServeCommand: Command {
             }
         }
 
-        let log: @Sendable (String) -> Void = { StandardStream.error.write($0 + "\n") }
+        let lines = LineLog()
+        defer { lines.flush() }
+        let log: @Sendable (String) -> Void = { lines.write($0) }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
         let server = try HTTPServer(

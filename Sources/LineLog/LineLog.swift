@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// Log lines written to a file descriptor (standard error by default) by a thread of their own, a
+/// batch per write: whoever logs — a thread serving HTTP, the thread committing to the database —
+/// never waits for a slow reader of the log. At most `capacity` lines wait; past that, lines are
+/// dropped and counted, and a `{"event":"log_lines_dropped","count":N}` line says so once there is
+/// room again. ``flush()`` waits until everything logged so far is written (call it before exit).
+///
+///     let log = LineLog()
+///     log.write(#"{"event":"listening"}"#)
+///     log.flush()
+public final class LineLog: Sendable {
+    private struct State {
+        var lines: [String] = []
+        var dropped = 0
+        var written = 0
+        var queued = 0
+    }
+
+    private let descriptor: Int32
+    private let capacity: Int
+    private let state = Mutex(State())
+    private let ready = DispatchSemaphore(value: 0)
+    private let progress = NSCondition()
+
+    public init(descriptor: Int32 = STDERR_FILENO, capacity: Int = 10_000) {
+        self.descriptor = descriptor
+        self.capacity = max(1, capacity)
+        let thread = Thread { [self] in writeForever() }
+        thread.name = "log-writer"
+        thread.stackSize = 1 << 18
+        thread.start()
+    }
+
+    /// Queues `line` (without its newline); never blocks.
+    public func write(_ line: String) {
+        let queued = state.withLock { state in
+            guard state.lines.count < capacity else {
+                state.dropped += 1
+                return false
+            }
+            state.lines.append(line)
+            state.queued += 1
+            return true
+        }
+        if queued { ready.signal() }
+    }
+
+    /// Waits until every line queued before this call has been written.
+    public func flush() {
+        let target = state.withLock { $0.queued }
+        progress.lock()
+        while state.withLock({ $0.written }) < target { progress.wait() }
+        progress.unlock()
+    }
+
+    private func writeForever() {
+        while true {
+            ready.wait()
+            let (lines, dropped) = state.withLock { state in
+                defer {
+                    state.lines.removeAll(keepingCapacity: true)
+                    state.dropped = 0
+                }
+                return (state.lines, state.dropped)
+            }
+            guard !lines.isEmpty || dropped > 0 else { continue }
+            var text = lines.joined(separator: "\n") + "\n"
+            if dropped > 0 { text += #"{"event":"log_lines_dropped","count":\#(dropped)}"# + "\n" }
+            Self.writeAll(Array(text.utf8), to: descriptor)
+            progress.lock()
+            state.withLock { $0.written += lines.count }
+            progress.broadcast()
+            progress.unlock()
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }  // a closed pipe: nothing more can be said
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import LineLog
+
+/// Lines reach the file whole and in order; a reader that never reads costs lines, not the writer.
+@Suite struct LineLogTests {
+    @Test func linesFromManyThreadsArriveWholeAndEachThreadsInOrder() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("log.txt")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let log = LineLog(descriptor: handle.fileDescriptor)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for number in 0..<500 { log.write(#"{"thread":\#(thread),"n":\#(number)}"#) }
+        }
+        log.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2000)
+        for thread in 0..<4 {
+            let own = lines.filter { $0.hasPrefix(#"{"thread":\#(thread),"#) }.map(String.init)
+            #expect(own == (0..<500).map { #"{"thread":\#(thread),"n":\#($0)}"# })
+        }
+    }
+
+    @Test func aReaderThatNeverReadsCostsLinesNotTheCaller() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let readEnd = ends[0]
+        defer { close(readEnd) }
+        let log = LineLog(descriptor: ends[1], capacity: 100)
+        // A pipe holds 64 KiB; nobody reads it. Writing far more than that must return at once.
+        let start = ContinuousClock.now
+        for number in 0..<20_000 { log.write(String(repeating: "x", count: 100) + "\(number)") }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // Reading lets the writer go on; the drop is reported in the log itself.
+        let reader = try await onOwnThread { () -> String in
+            var collected = Data()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !String(decoding: collected, as: UTF8.self).contains("log_lines_dropped") {
+                let count = read(readEnd, &buffer, buffer.count)
+                if count <= 0 { break }
+                collected.append(contentsOf: buffer[..<count])
+            }
+            return String(decoding: collected, as: UTF8.self)
+        }
+        #expect(reader.contains(#""event":"log_lines_dropped""#))
+        close(ends[1])
+    }
+}
