@@ -138,18 +138,32 @@ public final class HTTPActionTransport: ActionTransport {
         }
     }
 
-    /// GET /health with a short timeout: whether something answers at the server's address. Any
-    /// answer below 500 counts, and so does a failed TLS handshake: a wrong base URL or certificate
-    /// is then found by the next send and shown as needing attention, not hidden as "offline".
-    public func isReachable(timeout: TimeInterval) async -> Bool {
-        var request = URLRequest(url: server.appendingPathComponent("/health"))
+    /// `GET /health/ready` with a short timeout: whether something answers at the server's address,
+    /// and whether the server's database does. Any answer below 500 counts as reachable, and so does
+    /// a failed TLS handshake: a wrong base URL or certificate is then found by the next send and
+    /// shown as needing attention, not hidden as "offline". A 503 `database_unavailable` is a server
+    /// that answers but cannot take work now.
+    public func probe(timeout: TimeInterval) async -> ServerProbe {
+        var request = URLRequest(url: server.appendingPathComponent("/health/ready"))
         request.timeoutInterval = timeout
         do {
-            let (_, response) = try await session.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 500) < 500
+            let (body, response) = try await session.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 500
+            if status == 200 { return ServerProbe(reachable: true, databaseReady: true) }
+            if status == 503, Self.errorCode(body) == "database_unavailable" {
+                return ServerProbe(reachable: true, databaseReady: false)
+            }
+            return ServerProbe(reachable: status < 500, databaseReady: nil)  // e.g. a server without the route
         } catch {
-            return Self.isTLSFailure(error)
+            return ServerProbe(reachable: Self.isTLSFailure(error), databaseReady: nil)
         }
+    }
+
+    /// Whether something answers at the server's address (see ``probe(timeout:)``).
+    public func isReachable(timeout: TimeInterval) async -> Bool { await probe(timeout: timeout).reachable }
+
+    private static func errorCode(_ body: Data) -> String? {
+        (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? String
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -1,19 +1,20 @@
 import Foundation
 import Synchronization
 
-/// Tells whether the ScanPick server is reachable, and reports the online/offline edges: a cheap
-/// `GET /health` probe with a short timeout, run on a timer and at once whenever rtnetlink says the
-/// network changed.
+/// Tells whether the ScanPick server is reachable (and whether its database is ready), and reports
+/// the online/offline edges: a cheap probe with a short timeout, run on a timer and at once whenever
+/// rtnetlink says the network changed.
 ///
-///     let monitor = NetworkMonitor(probe: { await transport.isReachable(timeout: 2) })
+///     let monitor = NetworkMonitor(probe: { await transport.probe(timeout: 2) })
 ///     monitor.start { online in if online { drainNow() } }
 public final class NetworkMonitor: Sendable {
-    private let probe: @Sendable () async -> Bool
+    private let probe: @Sendable () async -> ServerProbe
     private let interval: TimeInterval
     private let state = Mutex(State())
 
     private struct State {
         var online: Bool?
+        var databaseReady: Bool?
         var wake: CheckedContinuation<Void, Never>?
         var task: Task<Void, Never>?
         var watcher: NetlinkWatcher?
@@ -21,14 +22,22 @@ public final class NetworkMonitor: Sendable {
         var stopped = false
     }
 
-    /// `probe` answers whether the server is reachable; it runs every `interval` seconds.
-    public init(interval: TimeInterval = 5, probe: @escaping @Sendable () async -> Bool) {
+    /// `probe` looks at the server; it runs every `interval` seconds.
+    public init(interval: TimeInterval = 5, probe: @escaping @Sendable () async -> ServerProbe) {
         self.interval = interval
         self.probe = probe
     }
 
+    /// A monitor whose probe only says whether the server is reachable.
+    public convenience init(interval: TimeInterval = 5, reachable: @escaping @Sendable () async -> Bool) {
+        self.init(interval: interval) { ServerProbe(reachable: await reachable(), databaseReady: nil) }
+    }
+
     /// The last probe's answer (nil before the first).
     public var isOnline: Bool? { state.withLock { $0.online } }
+
+    /// Whether the server said its database answers (nil before the first probe, or when it did not say).
+    public var isDatabaseReady: Bool? { state.withLock { $0.databaseReady } }
 
     /// Probes now, then on the timer and on network changes; `onEdge` hears each change of state
     /// (the first probe's answer counts as one).
@@ -36,9 +45,11 @@ public final class NetworkMonitor: Sendable {
         let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
         let task = Task { [weak self] in
             while let self, !self.state.withLock({ $0.stopped }) {
-                let online = await self.probe()
+                let found = await self.probe()
+                let online = found.reachable
                 let changed = self.state.withLock { state -> Bool in
                     state.lastProbeAt = Date()
+                    state.databaseReady = found.databaseReady
                     defer { state.online = online }
                     return state.online != online
                 }

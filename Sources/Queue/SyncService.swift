@@ -54,6 +54,9 @@ public final class SyncService: Sendable {
     /// Whether the server answered the last probe.
     public var isOnline: Bool { monitor.isOnline ?? false }
 
+    /// Whether the server said its database answers, at the last probe (nil when unknown).
+    public var isServerReady: Bool? { monitor.isDatabaseReady }
+
     public func start() {
         monitor.start { [weak self] online in if online { self?.poke() } }
         let loop = Task { [weak self] in _ = await self?.run() }

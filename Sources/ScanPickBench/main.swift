@@ -109,6 +109,45 @@ do {
     exit(1)
 }
 
+/// The largest requests the contract allows, one at a time: an order feed of 1,000 orders with
+/// 5,000 lines, and a batch of 1,000 lines chosen by 1,000 order ids. Each one's whole time bounds
+/// how long it held the writer.
+func bulkLatencies(port: UInt16, token: String, rounds: Int = 5) throws -> String {
+    let client = try KeepAliveClient(host: "127.0.0.1", port: port)
+    let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
+    var feeds: [Double] = []
+    var batches: [Double] = []
+    for round in 0..<rounds {
+        let orders = (0..<1000).map { number in
+            let lines = (0..<5).map { line in
+                #"{"id":"l\#(line)","sku":"S\#(line)","location":"R\#(number)-\#(line)","barcode":"4006381333931","qty":2}"#
+            }
+            return
+                #"{"id":"bulk\#(round)-\#(number)","carrier":"BULK\#(round)","zone":"Z","shipBy":"2099-01-01","lines":[\#(lines.joined(separator: ","))]}"#
+        }
+        let feed = Array(#"{"orders":[\#(orders.joined(separator: ","))]}"#.utf8)
+        var start = ContinuousClock.now
+        let fed = try client.send(method: "POST", path: "/api/orders", headers: auth, body: feed)
+        feeds.append(milliseconds(ContinuousClock.now - start))
+        guard fed.status == 200 else { throw BenchError("order feed answered \(fed.status)") }
+        let ids = (0..<1000).map { #""bulk\#(round)-\#($0)""# }.joined(separator: ",")
+        start = ContinuousClock.now
+        let batch = try client.send(
+            method: "POST", path: "/api/batches", headers: auth,
+            body: Array(#"{"filters":{"orderIds":[\#(ids)]}}"#.utf8))
+        batches.append(milliseconds(ContinuousClock.now - start))
+        guard batch.status == 201 else { throw BenchError("batch answered \(batch.status)") }
+    }
+    func stats(_ values: [Double]) -> String {
+        LatencyStats(requests: values.count, seconds: values.reduce(0, +) / 1000, latencies: values).json
+    }
+    return #"{"orderFeed":\#(stats(feeds)),"batch":\#(stats(batches))}"#
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
 /// One request of a kind, built fresh each time (a scan needs a new key).
 typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])
 
@@ -185,10 +224,11 @@ do {
     let perConnection = max(1, requests / connections)
     let healthConcurrent = try run(health, count: perConnection, connectionCount: connections)
     let scanConcurrent = try run(scan, count: perConnection, connectionCount: connections)
+    let bulk = try bulkLatencies(port: port, token: token)
     let disk = arguments.firstIndex(of: "--disk").map { arguments[$0 + 1] }
     let bare = try disk.map { try bareCommitLatencies(directory: $0, count: requests).json } ?? "null"
     print(
-        #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"connections":\#(connections)}"#
+        #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"bulk":\#(bulk),"connections":\#(connections)}"#
     )
 } catch {
     FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))

@@ -5,15 +5,21 @@ import Wire
 /// The station's JSON shapes, shared by the command line's `--json` and the page's local API so the
 /// two can never differ.
 public enum StationJSON {
-    /// `{"online","server","pending","inFlight","dead","lastSyncAt","attention":[{"code","message"}]}`,
-    /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given. Without
+    /// `{"online","serverReady","server","pending","inFlight","dead","lastSyncAt","attention":[{"code","message"}]}`,
+    /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given. `serverReady`
+    /// says whether the server's database answers (null when the server did not say). Without
     /// `counts` (the queue could not be read) the counts are null: unknown, never a made-up 0.
     public static func status(
-        online: Bool, server: URL, counts: QueueCounts?, attention: [Attention], scanner: String? = nil,
-        lastScan: String? = nil
+        online: Bool, serverReady: Bool? = nil, server: URL, counts: QueueCounts?, attention: [Attention],
+        scanner: String? = nil, lastScan: String? = nil
     ) -> String {
         var object = JSONObjectWriter()
         object.add("online", bool: online)
+        if let serverReady {
+            object.add("serverReady", bool: serverReady)
+        } else {
+            object.add("serverReady", raw: "null")
+        }
         object.add("server", string: server.absoluteString)
         for (key, value) in [("pending", counts?.pending), ("inFlight", counts?.inFlight), ("dead", counts?.dead)] {
             if let value { object.add(key, number: value) } else { object.add(key, raw: "null") }

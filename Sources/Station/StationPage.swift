@@ -108,7 +108,8 @@ public final class StationPage: Sendable {
                 return json(
                     200,
                     StationJSON.status(
-                        online: sync.isOnline, server: station.transport.server, counts: counts,
+                        online: sync.isOnline, serverReady: sync.isServerReady, server: station.transport.server,
+                        counts: counts,
                         attention: StationJSON.attention(station, others: noticed),
                         scanner: scanner.withLock { $0 }, lastScan: lastScan.withLock { $0 }))
             case ("GET", "/api/pick-list"):

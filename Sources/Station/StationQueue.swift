@@ -53,9 +53,9 @@ public struct StationQueue: Sendable {
         return restart
     }
 
-    /// Probes the server once (GET /health) with a short timeout.
-    public func probe() async -> Bool {
-        await transport.isReachable(timeout: min(2, configuration.queue.requestTimeout))
+    /// Probes the server once (GET /health/ready) with a short timeout.
+    public func probe() async -> ServerProbe {
+        await transport.probe(timeout: min(2, configuration.queue.requestTimeout))
     }
 
     /// The long-running drain loop with its network monitor; failed passes are logged and shown
@@ -66,7 +66,7 @@ public struct StationQueue: Sendable {
     ) -> SyncService {
         let transport = self.transport
         let timeout = min(2, configuration.queue.requestTimeout)
-        let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: timeout) }
+        let monitor = NetworkMonitor(interval: 5) { await transport.probe(timeout: timeout) }
         let station = self
         return SyncService(
             drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,

@@ -24,6 +24,7 @@ import Testing
         let status = try #require(
             try JSONSerialization.jsonObject(with: Data(offline.standardOutput.utf8)) as? [String: Any])
         #expect(status["online"] as? Bool == false)
+        #expect(status["serverReady"] is NSNull)
         #expect(status["pending"] as? Int == 2)
         #expect(status["lastSyncAt"] is NSNull)
         let stuck = try ProcessRunner.scanpick(["drain", "--config", config])
@@ -38,6 +39,35 @@ import Testing
         #expect(try await fixture.picked()[0] == 1)
         let online = try ProcessRunner.scanpick(["status", "--config", config])
         #expect(online.standardOutput.hasPrefix("online · 0 pending · 0 in flight · 0 dead · last sync 20"))
+    }
+
+    /// A server that answers but whose database does not is told apart from one that is gone.
+    @Test func statusShowsTheServersReadinessApartFromItsReachability() async throws {
+        let cluster = try PostgresCluster()
+        let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
+        let folder = try TemporaryDirectory("scanpick-station")
+        let config = try folder.writePrivate(
+            "station.json",
+            bytes: [UInt8](
+                try JSONSerialization.data(withJSONObject: [
+                    "station": "test-1", "worker": "w", "server": server.baseURL.absoluteString,
+                    "database": folder.file("station.sqlite"), "organisations": ["acme": ["token": QueueFixture.token]],
+                ])))
+        func status() throws -> [String: Any] {
+            let run = try ProcessRunner.scanpick(["status", "--json", "--config", config])
+            return try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any] ?? [:]
+        }
+        #expect(try status()["serverReady"] as? Bool == true)
+        try cluster.stop()
+        let down = try status()
+        #expect(down["online"] as? Bool == true)
+        #expect(down["serverReady"] as? Bool == false)
+        let text = try ProcessRunner.scanpick(["status", "--config", config]).standardOutput
+        #expect(text.contains("answers, but its database does not"))
+        try server.stop()
+        let gone = try status()
+        #expect(gone["online"] as? Bool == false)
+        #expect(gone["serverReady"] is NSNull)
     }
 
     @Test func theQueueTableShowsDeadLettersAndSupportRetriesOrClearsThem() async throws {

@@ -87,6 +87,7 @@ function renderStatus(status) {
   // Something a person must fix comes first, in words: the queue is paused, the camera is gone, …
   pill.textContent = (attention.length > 0 ? `needs attention: ${attention.map((a) => a.message).join(" · ")} · ` : "")
     + `${status.online ? "online" : "offline"} · `
+    + (status.online && status.serverReady === false ? "server database down · " : "")
     + (status.pending === null ? "? pending" : `${status.pending + status.inFlight} pending`)
     + (status.dead > 0 ? ` · ${status.dead} dead` : "");
   pill.title = `server ${status.server}`;

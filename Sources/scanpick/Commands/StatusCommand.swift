@@ -16,26 +16,32 @@ enum StatusCommand: Command {
             fix: a queue paused because the server refused the station itself (a wrong token, a wrong
             base URL, TLS), with what to change.
 
-            --json prints {"online", "server", "pending", "inFlight", "dead", "lastSyncAt",
-            "attention": [{"code", "message"}]}.
+            --json prints {"online", "serverReady", "server", "pending", "inFlight", "dead", "lastSyncAt",
+            "attention": [{"code", "message"}]}; serverReady is false when the server answers but its
+            database does not (it cannot take work now), null when it did not say.
             """,
         options: [StationOptions.config, .flag("json", help: "Print the status as JSON.")])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let station = try StationOptions.load(arguments)
-        let online = await station.probe()
+        let probe = await station.probe()
+        let online = probe.reachable
         let counts = try station.queue.counts()
         let attention = StationJSON.attention(station)
         let server = station.transport.server
         if arguments.has("json") {
             StandardStream.output.write(
-                StationJSON.status(online: online, server: server, counts: counts, attention: attention) + "\n")
+                StationJSON.status(
+                    online: online, serverReady: probe.databaseReady, server: server, counts: counts,
+                    attention: attention) + "\n")
         } else {
             let pill = [
                 online ? "online" : "offline", "\(counts.pending) pending", "\(counts.inFlight) in flight",
                 "\(counts.dead) dead", "last sync \(counts.lastSyncAt ?? "never")",
             ]
-            var lines = [pill.joined(separator: " · "), "server \(server.absoluteString)"]
+            let readiness =
+                probe.databaseReady == false ? " (answers, but its database does not: it cannot take work now)" : ""
+            var lines = [pill.joined(separator: " · "), "server \(server.absoluteString)\(readiness)"]
             lines += attention.map { "needs attention: \($0.message)" }
             StandardStream.output.write(lines.joined(separator: "\n") + "\n")
         }
