@@ -48,7 +48,19 @@ public final class HTTPServer: Sendable {
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
         }
-        try FileDescriptorLimit.raise(toAtLeast: limits.connectionLimit + 256)
+        // Each connection is an open file: raise the process's limit to fit, or fit the connection
+        // limit to what the process may open (a service manager's LimitNOFILE=, a container's).
+        var limits = limits
+        let files = FileDescriptorLimit.raise(toAtLeast: limits.connectionLimit + Self.filesKeptBack)
+        if files - Self.filesKeptBack < limits.connectionLimit {
+            guard files - Self.filesKeptBack >= 16 else {
+                throw .tooFewFileDescriptors(needed: 16 + Self.filesKeptBack, allowed: files)
+            }
+            log?(
+                "this process may open only \(files) files: serving at most \(files - Self.filesKeptBack) connections, not \(limits.connectionLimit) (raise LimitNOFILE= or ulimit -Hn)"
+            )
+            limits.connectionLimit = files - Self.filesKeptBack
+        }
         let core = ServerCore(limits: limits, checkHead: checkHead, router: router, log: log ?? { _ in })
         let context = Unmanaged.passRetained(core).toOpaque()
         let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
@@ -75,6 +87,9 @@ public final class HTTPServer: Sendable {
         self.daemon = Daemon(pointer: started, context: context, logger: logger)
         self.address = ListenAddress(host: listen.host, port: scanpick_mhd_bound_port(started))
     }
+
+    /// Open files kept for everything but connections (databases, logs, the listening socket).
+    static let filesKeptBack = 256
 
     /// How many connections were closed because they sent a request too slowly.
     public var slowConnectionsClosed: Int { core.deadlines.closedCount }
@@ -122,7 +137,7 @@ public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
         case .tooFewFileDescriptors(let needed, let allowed):
-            "the connection limit needs \(needed) open files but this process may open only \(allowed): lower the connection limit or raise the hard limit (ulimit -Hn, LimitNOFILE= in a systemd unit)"
+            "serving needs at least \(needed) open files but this process may open only \(allowed): raise the limit (ulimit -n, LimitNOFILE= in a systemd unit)"
         }
     }
 }
@@ -159,15 +174,18 @@ private final class Daemon: @unchecked Sendable {
 
 /// The process's limit on open files, raised (within its hard limit) to what the server needs.
 enum FileDescriptorLimit {
-    static func raise(toAtLeast needed: Int) throws(HTTPServerError) {
+    /// Raises the soft limit to `needed` if the hard limit allows, else to the hard limit; returns
+    /// the limit now in force.
+    static func raise(toAtLeast needed: Int) -> Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        guard limit.rlim_cur < rlim_t(needed) else { return }
-        guard limit.rlim_max >= rlim_t(needed) else {
-            throw .tooFewFileDescriptors(needed: needed, allowed: Int(limit.rlim_max))
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return needed }
+        guard limit.rlim_cur < rlim_t(needed) else { return Int(clamping: limit.rlim_cur) }
+        limit.rlim_cur = min(rlim_t(needed), limit.rlim_max)
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            return Int(clamping: limit.rlim_cur)
         }
-        limit.rlim_cur = rlim_t(needed)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return Int(clamping: limit.rlim_cur)
     }
 }
 

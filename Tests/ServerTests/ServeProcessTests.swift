@@ -36,6 +36,21 @@ import Testing
         #expect(server.log.contains(#""event":"stopped""#))
     }
 
+    @Test func aLowOpenFileLimitLowersTheConnectionLimitInsteadOfStoppingTheServer() throws {
+        let server = try ServerProcess()
+        try server.stop()
+        // A service manager or container that allows 600 open files: the server says what it does
+        // about it and serves (it refused to start before, which a VM's init showed).
+        let run = try ProcessRunner.run(
+            "/bin/sh",
+            [
+                "-c",
+                "ulimit -Sn 600 && ulimit -Hn 600 && exec timeout -s TERM 3 \(ProcessRunner.scanpick) serve --config \(server.configPath) --listen 127.0.0.1:0",
+            ], in: server.folder.path)
+        #expect(run.standardError.contains("may open only 600 files: serving at most 344 connections"))
+        #expect(run.standardError.contains(#""event":"listening""#))
+    }
+
     @Test func httpLimitsAreReadAndCheckedFromTheConfig() throws {
         let folder = try TemporaryDirectory()
         let organisations = #""organisations": {"acme": {"tokenSha256": ["\#(String(repeating: "a", count: 64))"]}}"#
