@@ -33,17 +33,18 @@ public final class HTTPServer: Sendable {
 
     /// A server whose every request is answered by `handler` on a worker thread.
     public convenience init(
-        listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), log: MessageLog? = nil,
-        handler: @escaping Handler
+        listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), tls: TLSIdentity? = nil,
+        log: MessageLog? = nil, handler: @escaping Handler
     ) throws(HTTPServerError) {
-        try self.init(listen: listen, limits: limits, log: log, router: { request in .onWorker { handler(request) } })
+        try self.init(
+            listen: listen, limits: limits, tls: tls, log: log, router: { request in .onWorker { handler(request) } })
     }
 
     /// A server that asks `router`, on a polling thread, how each request will be answered, after
-    /// `checkHead` has let its head through.
+    /// `checkHead` has let its head through. With `tls` it serves HTTPS only.
     public init(
-        listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), log: MessageLog? = nil,
-        checkHead: HeadCheck? = nil, router: @escaping Router
+        listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), tls: TLSIdentity? = nil,
+        log: MessageLog? = nil, checkHead: HeadCheck? = nil, router: @escaping Router
     ) throws(HTTPServerError) {
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
@@ -65,18 +66,31 @@ public final class HTTPServer: Sendable {
         let context = Unmanaged.passRetained(core).toOpaque()
         let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
         logger.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))
+        let key = tls.map { strdup($0.privateKeyPEM) }
+        let certificate = tls.map { strdup($0.certificateChainPEM) }
+        defer {  // GnuTLS has copied them by the time the daemon has started
+            free(key ?? nil)
+            free(certificate ?? nil)
+        }
+        core.holdMessages()
         let started = socketAddress.withUnsafeBytes { raw in
             var settings = scanpick_mhd_settings(
                 address: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
                 polling_threads: UInt32(limits.pollingThreads), connection_limit: UInt32(limits.connectionLimit),
                 per_address_connection_limit: UInt32(limits.perAddressConnectionLimit),
                 idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
-                connection_memory_limit: limits.maxHeadBytes)
+                connection_memory_limit: limits.maxHeadBytes, tls_key: key ?? nil, tls_certificate: certificate ?? nil)
             return scanpick_mhd_start(
                 &settings, accessHandler, context, requestCompleted, connectionNotified, context, logger)
         }
+        let failure = errno
+        // libmicrohttpd's own words while starting: passed on once it runs; when it did not start they
+        // join the error, except its "Failed to bind to port 0", which names no port we asked for.
+        let startMessages = core.releaseMessages(log: started != nil)
         guard let started else {
-            let reason = errno == EADDRINUSE ? "the address is already in use" : String(cString: strerror(errno))
+            var reason = failure == EADDRINUSE ? "the address is already in use" : String(cString: strerror(failure))
+            let said = startMessages.filter { !$0.hasPrefix("Failed to bind") }
+            if !said.isEmpty { reason += " (" + said.joined(separator: "; ") + ")" }
             core.stop()
             Unmanaged<ServerCore>.fromOpaque(context).release()
             logger.deallocate()
@@ -86,7 +100,11 @@ public final class HTTPServer: Sendable {
         self.limits = limits
         self.daemon = Daemon(pointer: started, context: context, logger: logger)
         self.address = ListenAddress(host: listen.host, port: scanpick_mhd_bound_port(started))
+        self.servesTLS = tls != nil
     }
+
+    /// Whether the server speaks HTTPS.
+    public let servesTLS: Bool
 
     /// Open files kept for everything but connections (databases, logs, the listening socket).
     static let filesKeptBack = 256
@@ -193,5 +211,5 @@ enum FileDescriptorLimit {
 private let forwardMessage: scanpick_mhd_message_function = { context, message in
     guard let context, let message else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
-    core.log(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
+    core.say(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
 }

@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
     private let workers: WorkerPool
     private let bulkWorkers: WorkerPool
     private let suspended = Mutex(SuspendedRequests())
+    /// libmicrohttpd's messages held back while the daemon starts (nil once it has).
+    private let heldMessages = Mutex<[String]?>(nil)
 
     private struct SuspendedRequests {
         var count = 0
@@ -62,6 +64,26 @@ final class ServerCore: Sendable {
             start(responder)
         }
         return true
+    }
+
+    /// Holds libmicrohttpd's messages back until ``releaseMessages(log:)``.
+    func holdMessages() { heldMessages.withLock { $0 = [] } }
+
+    /// Stops holding messages back; logs the held ones if `log`, and returns them.
+    func releaseMessages(log shouldLog: Bool) -> [String] {
+        let held = heldMessages.withLock { $0.take() } ?? []
+        if shouldLog { held.forEach(log) }
+        return held
+    }
+
+    /// One of libmicrohttpd's messages: logged, or held while the daemon starts.
+    func say(_ message: String) {
+        let held = heldMessages.withLock { held -> Bool in
+            guard held != nil else { return false }
+            held?.append(message)
+            return true
+        }
+        if !held { log(message) }
     }
 
     /// Hands a suspended request its response (the first time only) and resumes its connection.

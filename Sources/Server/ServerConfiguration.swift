@@ -27,14 +27,30 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// What one HTTP client may hold: connections, header and body deadlines, workers (the `http`
     /// object; every key of ``HTTPServerLimits/settings``).
     public var http: HTTPServerLimits
+    /// HTTPS: the certificate chain and private key files (PEM), or nil for plain HTTP.
+    public var tls: TLSFiles?
+    /// Serve tokens in plain HTTP on an address other machines reach: off unless set deliberately.
+    public var allowPlainHTTP: Bool
+
+    /// Where a server's TLS certificate chain and key are (absolute, or relative to the config file).
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
 
     public init(
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
         idempotencyRetentionDays: Int = 30, idempotencyMarginHours: Int = 24, databasePoolSize: Int = 8,
-        http: HTTPServerLimits = HTTPServerLimits()
+        http: HTTPServerLimits = HTTPServerLimits(), tls: TLSFiles? = nil, allowPlainHTTP: Bool = false
     ) {
         self.listen = listen
         self.http = http
+        self.tls = tls
+        self.allowPlainHTTP = allowPlainHTTP
         self.database = database
         self.databasePoolSize = databasePoolSize
         self.organisations = organisations
@@ -85,11 +101,30 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
             try limits.finish()
         }
-        try reader.finish()
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var tls: TLSFiles?
+        if var files = try reader.object("tls") {
+            func resolved(_ key: String) throws(ConfigError) -> String {
+                let file = try files.requiredString(key)
+                return file.hasPrefix("/") ? file : base.appendingPathComponent(file).path
+            }
+            tls = TLSFiles(certificate: try resolved("certificate"), key: try resolved("key"))
+            try files.finish()
+        }
+        let allowPlainHTTP = try reader.bool("allowPlainHTTP", default: false)
+        try reader.finish()
         return ServerConfiguration(
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
-            idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http)
+            idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http,
+            tls: tls, allowPlainHTTP: allowPlainHTTP)
+    }
+
+    /// Why serving as configured would send bearer tokens over the network in the clear, or nil:
+    /// plain HTTP on an address other machines reach, without `allowPlainHTTP`.
+    public var plainHTTPRefusal: String? {
+        guard tls == nil, !allowPlainHTTP, !listen.isLoopback else { return nil }
+        return
+            "listening on \(listen) in plain HTTP would send the organisations' bearer tokens over the network in the clear: set \"tls\": {\"certificate\": FILE, \"key\": FILE}, or \"allowPlainHTTP\": true to do it deliberately (a trusted network, or TLS ended in front of the server)"
     }
 
     static func isSHA256Hex(_ text: String) -> Bool {

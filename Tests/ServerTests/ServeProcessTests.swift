@@ -80,7 +80,10 @@ import Testing
         let port = server.baseURL.port ?? 0
         let busy = try ProcessRunner.scanpick(["serve", "--config", server.configPath, "--listen", "127.0.0.1:\(port)"])
         #expect(busy.status == 1)
+        #expect(busy.standardError.contains("127.0.0.1:\(port)"))
         #expect(busy.standardError.contains("already in use"))
+        #expect(busy.standardError.contains(#""listen""#))
+        #expect(!busy.standardError.contains("port 0"))  // libmicrohttpd's own line named no real port
 
         let folder = try TemporaryDirectory()
         let config = try folder.write(

@@ -95,7 +95,7 @@ public final class ServerProcess: Sendable {
                 state.withLock {
                     $0.process = process
                     $0.log = buffer
-                    $0.baseURL = URL(string: "http://\(address)")!
+                    $0.baseURL = URL(string: "\(buffer.listeningScheme)://\(address)")!
                 }
                 return
             }
@@ -144,6 +144,9 @@ public final class LogBuffer: Sendable {
     public func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
 
     public var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// `https` when the listening line says the server speaks TLS, else `http`.
+    var listeningScheme: String { text.contains(#""scheme":"https""#) ? "https" : "http" }
 
     /// The address from the `{"event":"listening","address":"…"}` line, once it is there.
     var listeningAddress: String? {

@@ -65,6 +65,9 @@ struct scanpick_mhd_settings {
     unsigned int idle_timeout_seconds;
     /// Bytes a connection may use for its request line and headers (over it: 431/414).
     size_t connection_memory_limit;
+    /// PEM text of the TLS private key and certificate chain; both NULL for plain HTTP.
+    const char *tls_key;
+    const char *tls_certificate;
 };
 
 /// Starts a daemon in epoll mode with a pool of polling threads: an idle or slow connection costs
@@ -75,6 +78,16 @@ static inline struct MHD_Daemon *scanpick_mhd_start(
     struct scanpick_mhd_logger *logger) {
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (settings->address->sa_family == AF_INET6) flags |= MHD_USE_IPv6;
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)settings->tls_key},
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)settings->tls_certificate},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (settings->tls_key != NULL && settings->tls_certificate != NULL) {
+        flags |= MHD_USE_TLS;
+    } else {
+        tls[0].option = MHD_OPTION_END;
+    }
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_EXTERNAL_LOGGER, scanpick_mhd_log, logger,  // first, or earlier options log to stderr
@@ -87,6 +100,7 @@ static inline struct MHD_Daemon *scanpick_mhd_start(
         MHD_OPTION_CONNECTION_TIMEOUT, settings->idle_timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
         MHD_OPTION_UNESCAPE_CALLBACK, scanpick_mhd_unescape, NULL,
+        MHD_OPTION_ARRAY, tls,
         MHD_OPTION_END);
 }
 

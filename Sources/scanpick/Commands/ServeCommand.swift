@@ -19,7 +19,7 @@ enum ServeCommand: Command {
             is committed), and serves until SIGINT or
             SIGTERM, then finishes the requests in flight and exits 0. Logs one JSON line per request to
             standard error (method, path, status, ms, organisation; never a token); the first line says
-            where it listens: {"event":"listening","address":"127.0.0.1:8080"}.
+            where it listens: {"event":"listening","address":"127.0.0.1:8080","scheme":"http",…}.
             """,
         options: [
             ServerOptions.config,
@@ -39,16 +39,29 @@ enum ServeCommand: Command {
             }
         }
 
+        if let refusal = configuration.plainHTTPRefusal { throw ServeFailure(description: refusal) }
+        let tls = try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
         let lines = LineLog()
         defer { lines.flush() }
         let log: @Sendable (String) -> Void = { lines.write($0) }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
-        let server = try HTTPServer(
-            listen: configuration.listen, limits: configuration.http, log: { log(Self.event("http", ["message": $0])) },
-            checkHead: { api.checkHead($0) }, router: { api.route($0) })
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                listen: configuration.listen, limits: configuration.http, tls: tls,
+                log: { log(Self.event("http", ["message": $0])) },
+                checkHead: { api.checkHead($0) }, router: { api.route($0) })
+        } catch {
+            throw ServeFailure(description: "\(error) (the address is the config's \"listen\" or --listen)")
+        }
         log(
-            event("listening", ["address": server.address.description, "database": configuration.database.description]))
+            event(
+                "listening",
+                [
+                    "address": server.address.description, "database": configuration.database.description,
+                    "scheme": server.servesTLS ? "https" : "http",
+                ]))
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)
@@ -75,4 +88,9 @@ enum ServeCommand: Command {
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
         return line.finished()
     }
+}
+
+/// Why the server could not start, in the operator's words.
+private struct ServeFailure: Error, CustomStringConvertible {
+    let description: String
 }
