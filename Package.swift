@@ -2,7 +2,8 @@
 // ScanPick Station: camera scanning and a durable action queue for warehouse pick stations.
 //
 // Floors, bottom up (a target only imports targets on its own floor or below):
-//   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2
+//   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
+//                    CThreadName
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, Wire
 //   storage, serving Storage → PostgresStorage, HTTPServing, Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server
@@ -35,6 +36,8 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CShims/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // pthread_setname_np (a GNU extension Swift's Glibc module hides): threads named for top and perf.
+        .target(name: "CThreadName", path: "Sources/CShims/CThreadName"),
         // Linux rtnetlink (kernel headers only): a C target, so its module reaches every dependent.
         .target(name: "CNetlink", path: "Sources/CShims/CNetlink"),
         // libv4l2 (libv4l-dev): its variadic calls and ioctl macros wrapped in plain C functions.
@@ -48,17 +51,17 @@ let package = Package(
         // SHA-256 (OpenSSL) for token hashes and request fingerprints.
         .target(name: "Digest", dependencies: ["CCrypto"]),
         // Log lines written by a thread of their own, so no caller waits for the log's reader.
-        .target(name: "LineLog"),
+        .target(name: "LineLog", dependencies: ["CThreadName"]),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
         // Codable types shared by the API server and the station: the HTTP contract, GTIN rules.
         .target(name: "Wire"),
         // SQLite: one connection, cached statements, transactions, versioned migrations.
-        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "Storage", dependencies: ["CSQLite", "CThreadName"]),
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
-        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD", "CThreadName"]),
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),

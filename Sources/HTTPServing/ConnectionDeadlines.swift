@@ -1,3 +1,4 @@
+internal import CThreadName
 import Dispatch
 import Foundation
 import Synchronization
@@ -36,6 +37,7 @@ final class ConnectionDeadlines: Sendable {
         let interval = DispatchTimeInterval.milliseconds(
             max(50, min(250, min(limits.headerTimeoutSeconds, limits.bodyTimeoutSeconds) * 1000 / 8)))
         let thread = Thread { [self] in
+            _ = scanpick_name_this_thread("http-deadlines")  // for top -H and perf
             while stopSweeping.wait(timeout: .now() + interval) == .timedOut { sweep() }
             sweepEnded.signal()
         }

@@ -1,3 +1,4 @@
+internal import CThreadName
 import Dispatch
 import Foundation
 import Synchronization
@@ -39,6 +40,7 @@ final class WorkerPool: Sendable {
         for index in 0..<threadCount {
             finished.enter()
             let thread = Thread { [self] in
+                _ = scanpick_name_this_thread(String("\(name)-\(index)".prefix(15)))  // for top -H and perf
                 work()
                 finished.leave()
             }

@@ -1,3 +1,4 @@
+internal import CThreadName
 import Foundation
 import Synchronization
 
@@ -27,7 +28,10 @@ public final class LineLog: Sendable {
     public init(descriptor: Int32 = STDERR_FILENO, capacity: Int = 10_000) {
         self.descriptor = descriptor
         self.capacity = max(1, capacity)
-        let thread = Thread { [self] in writeForever() }
+        let thread = Thread { [self] in
+            _ = scanpick_name_this_thread("log-writer")  // for top -H and perf
+            writeForever()
+        }
         thread.name = "log-writer"
         thread.stackSize = 1 << 18
         thread.start()

@@ -1,3 +1,4 @@
+internal import CThreadName
 import Dispatch
 import Foundation
 import Synchronization
@@ -31,6 +32,7 @@ final class GroupCommitter: Sendable {
         self.connection = connection
         let thread = Thread { [self] in
             self.thread.withLock { $0 = pthread_self() }
+            _ = scanpick_name_this_thread("group-commit")  // for top -H and perf
             commitUntilStopped()
             ended.signal()
         }
