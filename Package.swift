@@ -3,7 +3,7 @@
 //
 // Floors, bottom up (a target only imports targets on its own floor or below):
 //   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
-//                    CThreadName
+//                    CEvdev, CThreadName
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, Wire
 //   storage, serving Storage → PostgresStorage, HTTPServing, Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server
@@ -43,6 +43,8 @@ let package = Package(
         // libv4l2 (libv4l-dev): its variadic calls and ioctl macros wrapped in plain C functions.
         .target(name: "CV4L2", path: "Sources/CShims/CV4L2", linkerSettings: [.linkedLibrary("v4l2")]),
         .systemLibrary(
+            name: "CEvdev", path: "Sources/CShims/CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(
             name: "CTurboJPEG", path: "Sources/CShims/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
 
@@ -70,8 +72,8 @@ let package = Package(
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
 
-        // Frames from a V4L2 camera or recorded images.
-        .target(name: "Capture", dependencies: ["Imaging", "CV4L2"]),
+        // Input devices: frames from a V4L2 camera or recorded images, codes from handheld scanners.
+        .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(name: "Queue", dependencies: ["Storage", "Wire", "CNetlink"]),
         // The station: its configuration, pick-list cache, scan loop and page (built up by issues 4–6).

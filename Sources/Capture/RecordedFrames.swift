@@ -61,6 +61,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case permissionDenied(String)
     case noUsableFormat(String, offered: [String])
     case deviceFailed(String, reason: String)
+    /// An input device that cannot be a handheld scanner.
+    case notAScanner(String, reason: String)
 
     public var description: String {
         switch self {
@@ -70,12 +72,17 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchDevice(let device):
             "\(device): no such device (is the camera plugged in? `scanpick devices` lists them)"
         case .notACaptureDevice(let device): "\(device) is not a video capture device (try another /dev/videoN)"
-        case .busy(let device): "\(device) is busy: another program has it open (try `fuser \(device)`)"
+        case .busy(let device): "\(device) is busy: another program has it open or grabbed (try `fuser \(device)`)"
         case .permissionDenied(let device):
-            "\(device): permission denied (add the user to the 'video' group: sudo usermod -aG video $USER)"
+            "\(device): permission denied (add the user to the '\(Self.group(of: device))' group: sudo usermod -aG \(Self.group(of: device)) $USER)"
         case .noUsableFormat(let device, let offered):
             "\(device) offers no format scanpick can read (offered: \(offered.joined(separator: ", ")))"
         case .deviceFailed(let device, let reason): "\(device): \(reason)"
+        case .notAScanner(let device, let reason):
+            "\(device) is not a handheld scanner: \(reason) (/dev/input/by-id/*-event-kbd names scanners)"
         }
     }
+
+    /// The group that owns such devices on Debian: cameras are `video`'s, keyboards and scanners `input`'s.
+    static func group(of device: String) -> String { device.hasPrefix("/dev/input") ? "input" : "video" }
 }

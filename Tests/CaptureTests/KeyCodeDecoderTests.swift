@@ -1,0 +1,84 @@
+import Testing
+
+@testable import Capture
+
+/// Key events → codes, as a USB handheld scanner types them.
+@Suite struct KeyCodeDecoderTests {
+    /// The key events a US-layout scanner sends for `text` and Enter, a key every `spacing` seconds.
+    static func events(_ text: String, spacing: Double = 0.004, start: Double = 10) -> [(UInt16, Int32, Double)] {
+        var keyOf: [Character: (UInt16, Bool)] = [:]
+        for (key, pair) in KeyCodeDecoder.usLayout where key < 71 {
+            keyOf[pair.plain] = (key, false)
+            if keyOf[pair.shifted] == nil { keyOf[pair.shifted] = (key, true) }
+        }
+        var events: [(UInt16, Int32, Double)] = []
+        var time = start
+        for character in text {
+            if character == "\u{1D}" {  // GS as Ctrl+]
+                events += [
+                    (KeyCode.leftControl, 1, time), (KeyCode.rightBrace, 1, time), (KeyCode.rightBrace, 0, time),
+                ]
+                events.append((KeyCode.leftControl, 0, time))
+            } else if let (key, shifted) = keyOf[character] {
+                if shifted { events.append((KeyCode.leftShift, 1, time)) }
+                events += [(key, 1, time), (key, 0, time)]
+                if shifted { events.append((KeyCode.leftShift, 0, time)) }
+            }
+            time += spacing
+        }
+        events += [(KeyCode.enter, 1, time), (KeyCode.enter, 0, time)]
+        return events
+    }
+
+    static func decode(_ events: [(UInt16, Int32, Double)], options: KeyCodeDecoder.Options = .init())
+        -> [KeyCodeDecoder.Read]
+    {
+        var decoder = KeyCodeDecoder(options: options)
+        return events.compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+    }
+
+    @Test func digitsLettersAndShiftedSymbolsComeFromKeyCodesNotALayout() {
+        for code in ["5901234123457", "ABC-123/x", "+A123BJC5D6E71", "(01)09506000134352", "hello world!"] {
+            #expect(Self.decode(Self.events(code)) == [.code(code)], "\(code)")
+        }
+        // Key 44 is Z on a US keyboard whatever the desktop's layout (on a German one it is Y).
+        var decoder = KeyCodeDecoder()
+        _ = decoder.feed(key: 44, value: 1, at: 0)
+        #expect(decoder.feed(key: KeyCode.keypadEnter, value: 1, at: 0.001) == .code("z"))
+    }
+
+    @Test func groupSeparatorsOfGS1CodesStayIntact() {
+        let gs1 = "0109506000134352\u{1D}10ABC123"
+        #expect(Self.decode(Self.events(gs1)) == [.code(gs1)])
+        var options = KeyCodeDecoder.Options()
+        options.groupSeparator = "~"
+        #expect(Self.decode(Self.events("0109506000134352~10ABC123"), options: options) == [.code(gs1)])
+    }
+
+    @Test func aPersonTypingIsRefusedAndAScanRightAfterStillCounts() {
+        let typed = Self.events("123", spacing: 0.2, start: 10)
+        let scanned = Self.events("4006381333931", start: 20)
+        let reads = Self.decode(typed + scanned)
+        #expect(reads.count == 4)
+        #expect(reads.prefix(3).allSatisfy { if case .refused = $0 { true } else { false } })
+        #expect(reads.last == .code("4006381333931"))
+    }
+
+    @Test func keyRepeatsReleasesAndStrayKeysAreHandled() {
+        var decoder = KeyCodeDecoder()
+        #expect(decoder.feed(key: 2, value: 1, at: 0) == nil)
+        #expect(decoder.feed(key: 2, value: 2, at: 0.001) == nil)  // auto-repeat types nothing more
+        #expect(decoder.feed(key: 2, value: 0, at: 0.002) == nil)
+        #expect(decoder.feed(key: 59, value: 1, at: 0.003) == nil)  // F1: no barcode types it
+        #expect(
+            decoder.feed(key: KeyCode.enter, value: 1, at: 0.004)
+                == .refused(typed: "1", reason: "1 keys no barcode types"))
+        #expect(decoder.feed(key: KeyCode.enter, value: 1, at: 0.005) == nil)  // Enter alone reads nothing
+        var short = KeyCodeDecoder.Options()
+        short.maxLength = 4
+        #expect(
+            Self.decode(Self.events("123456"), options: short).first.map {
+                if case .refused = $0 { true } else { false }
+            } == true)
+    }
+}
