@@ -3,8 +3,8 @@
 //
 // Floors, bottom up (a target only imports targets on its own floor or below):
 //   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
-//                    CEvdev, CThreadName
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, Wire
+//                    CEvdev, CThreadName, CSystemd
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Wire
 //   storage, serving Storage → PostgresStorage, HTTPServing, Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server
 //   the station      Station
@@ -45,6 +45,9 @@ let package = Package(
         .systemLibrary(
             name: "CEvdev", path: "Sources/CShims/CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(
+            name: "CSystemd", path: "Sources/CShims/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
             name: "CTurboJPEG", path: "Sources/CShims/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
 
@@ -54,6 +57,8 @@ let package = Package(
         .target(name: "Digest", dependencies: ["CCrypto"]),
         // Log lines written by a thread of their own, so no caller waits for the log's reader.
         .target(name: "LineLog", dependencies: ["CThreadName"]),
+        // sd_notify: ready, stopping and watchdog pings to systemd.
+        .target(name: "ServiceManager", dependencies: ["CSystemd"]),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
         // Codable types shared by the API server and the station: the HTTP contract, GTIN rules.
@@ -90,7 +95,7 @@ let package = Package(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire", "Capture", "LineLog",
+                "ConfigFile", "Queue", "Station", "Wire", "Capture", "LineLog", "ServiceManager",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).

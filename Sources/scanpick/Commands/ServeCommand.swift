@@ -5,6 +5,7 @@ import Foundation
 import HTTPServing
 import LineLog
 import Server
+import ServiceManager
 import Wire
 
 /// `scanpick serve`: the reference ScanPick API over HTTP, until SIGINT or SIGTERM.
@@ -74,7 +75,9 @@ enum ServeCommand: Command {
         }
         pruning.resume()
 
+        ServiceManager.ready(status: "serving on \(server.address)")
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        ServiceManager.stopping()
         pruning.cancel()
         log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
         server.stop()
