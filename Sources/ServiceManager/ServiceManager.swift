@@ -77,7 +77,7 @@ public enum ServiceManager {
 
         private func ping(every period: Duration) {
             guard let interval else { return }
-            let limit = Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+            let limit = Self.nanoseconds(interval)
             var reported: Set<String> = []
             while !stopped.load(ordering: .relaxed) {
                 let silent = loops.withLock { $0.filter { $0.silentFor > limit } }
@@ -91,10 +91,14 @@ public enum ServiceManager {
                         )
                     }
                 }
-                Thread.sleep(forTimeInterval: Double(period.components.seconds) + Double(period.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: Double(Self.nanoseconds(period)) / 1e9)
             }
         }
 
         static func now() -> Int64 { Int64(clamping: DispatchTime.now().uptimeNanoseconds) }
+
+        static func nanoseconds(_ duration: Duration) -> Int64 {
+            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        }
     }
 }
