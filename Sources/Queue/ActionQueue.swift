@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStorage
 import Storage
 import Wire
 
@@ -48,8 +49,7 @@ public final class ActionQueue: Sendable {
             let db = try Database(path: path)
             findings = try db.rows("PRAGMA quick_check(5)").compactMap { try $0.optionalString("quick_check") }
         } catch {
-            guard case .sqlite(let code, let message, _) = error as? DatabaseError, [11, 26].contains(code & 0xFF)
-            else {
+            guard let error = error as? SQLiteError, error.isDamage, case .sqlite(_, let message, _) = error else {
                 throw .storage(String(describing: error))  // not damage (e.g. permissions): said as it is
             }
             throw .damaged(path, message)  // SQLITE_CORRUPT, SQLITE_NOTADB

@@ -70,7 +70,7 @@ public struct QueuedAction: Sendable, Equatable {
         org = try row.string("org")
         guard let kind = ActionKind(rawValue: try row.string("kind")),
             let state = ActionState(rawValue: try row.string("state"))
-        else { throw DatabaseError.columnType(column: "kind/state", expected: "a known value") }
+        else { throw StorageError.columnType(column: "kind/state", expected: "a known value") }
         self.kind = kind
         self.state = state
         pickTaskId = try row.string("pick_task_id")

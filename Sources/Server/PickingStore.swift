@@ -1,4 +1,5 @@
 import Foundation
+import GS1
 import Storage
 import Wire
 

@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import HTTPServing
 import PostgresStorage
+import SQLiteStorage
 import Storage
 import Wire
 

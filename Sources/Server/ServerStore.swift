@@ -1,4 +1,5 @@
 import PostgresStorage
+import SQLiteStorage
 import Storage
 
 /// Where the API keeps its data: one SQLite file (one server process), or PostgreSQL (several server

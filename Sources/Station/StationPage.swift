@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServing
 import Queue
+import SQLiteStorage
 import Storage
 import Synchronization
 import Wire
@@ -127,8 +128,9 @@ public final class StationPage: Sendable {
             return errorResponse(422, refusal.code, refusal.description)
         } catch let failure as PageFailure {
             return errorResponse(failure.status, failure.code, failure.message)
-        } catch let error as DatabaseError {
-            // The station's own storage (busy past its timeout, a full disk): nothing was done.
+        } catch let error where error is SQLiteError || error is StorageError {
+            // The station's own storage (busy past its timeout, a full disk, a row it cannot read):
+            // nothing was done.
             return errorResponse(503, "storage", "the station could not use its database (\(error)); try again")
         } catch {
             return errorResponse(400, "bad_request", String(describing: error))

@@ -1,6 +1,6 @@
 import Foundation
 import Queue
-import Storage
+import SQLiteStorage
 import Wire
 
 /// A picker's taps on the open batch: the cached row changes and the action is queued in one

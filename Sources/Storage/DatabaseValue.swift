@@ -1,4 +1,4 @@
-/// A value as SQLite stores it. Swift values become one through ``DatabaseValueConvertible``.
+/// A value as a database stores it (SQLite's storage classes; PostgreSQL's types map onto them). Swift values become one through ``DatabaseValueConvertible``.
 public enum DatabaseValue: Sendable, Equatable {
     case null
     case integer(Int64)

@@ -1,4 +1,5 @@
 import Dispatch
+import Storage
 import Synchronization
 
 /// A ``Database`` shared between threads: one connection, one caller at a time. SQLite allows a

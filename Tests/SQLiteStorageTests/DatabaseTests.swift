@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import Storage
 import Synchronization
 import TestSupport
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 @Suite struct DatabaseTests {
     @Test func opensInWALWithFullSync() throws {
@@ -26,8 +27,8 @@ import Testing
         #expect(try row.string("s") == "héllo")
         #expect(try row.bytes("b") == bytes)
         #expect(try row.optionalString("n") == nil)
-        #expect(throws: DatabaseError.columnType(column: "s", expected: "integer")) { try row.int("s") }
-        #expect(throws: DatabaseError.noSuchColumn("zz")) { try row.int("zz") }
+        #expect(throws: StorageError.columnType(column: "s", expected: "integer")) { try row.int("s") }
+        #expect(throws: StorageError.noSuchColumn("zz")) { try row.int("zz") }
     }
 
     @Test func textAndBlobsKeepEveryByteIncludingNUL() throws {
@@ -90,7 +91,7 @@ import Testing
         let queue = try DatabaseQueue(path: path, migrations: both)
         #expect(try queue.write { try $0.rows("SELECT identifier FROM schema_migrations").count } == 2)
         #expect(try queue.write { try $0.rows("SELECT name FROM sqlite_master WHERE name IN ('a', 'b')").count } == 2)
-        #expect(throws: DatabaseError.schemaTooNew(unknown: ["t-2"])) {
+        #expect(throws: StorageError.schemaTooNew(unknown: ["t-2"])) {
             try DatabaseQueue(path: path, migrations: first)
         }
     }
