@@ -47,13 +47,13 @@ struct IdempotentWrite: Sendable {
 
     /// The idempotency protocol inside one transaction: claim the key across processes
     /// (PostgreSQL), replay a stored answer for the same request or refuse one for a different
-    /// request (422), or run the change and store its answer with it. A refusal (4xx) is thrown, so
-    /// it changes nothing and is not stored.
+    /// request, or run the change and store its answer with it. A refusal (a ``PickingError``) is
+    /// thrown, so it changes nothing and is not stored.
     func runOnce(_ db: any SQLConnection, _ dialect: SQLDialect) throws -> HTTPResponse {
         let stored = try db.row(dialect.lookUpIdempotencyKey, [org, key])
-        guard try stored?.int("claimed") == 1 else { throw APIError.inProgress }
+        guard try stored?.int("claimed") == 1 else { throw PickingError.keyInUse }
         if let stored, let hash = try stored.optionalString("request_hash") {
-            guard hash == fingerprint else { throw APIError.keyReused }
+            guard hash == fingerprint else { throw PickingError.keyReused }
             return .json(
                 try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
         }

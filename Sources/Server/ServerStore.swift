@@ -1,29 +1,70 @@
+import Foundation
 import PostgresStorage
 import SQLiteStorage
 import Storage
 
 /// Where the API keeps its data: one SQLite file (one server process), or PostgreSQL (several server
 /// processes sharing one database). Both run the same statements through ``SQLConnection``; the few
-/// places the engines differ are named by ``SQLDialect``.
+/// places the engines differ are named by ``SQLDialect``. Each store turns its engine's errors into
+/// ``PickingError``s, so no engine's error reaches the HTTP layer.
+///
+///     let store = try ServerDatabase.sqlite(path: path).openStore(poolSize: 8)
 protocol ServerStore: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` in one write transaction and returns once it is committed (durable). A bulk write
     /// (an order feed, a new batch) lets quick ones (picks, scans) go first where the engine
     /// serialises writers.
-    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
-        throws -> T
+    func write<T: Sendable>(_ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T) throws -> T
     /// Whether ``writeLater(_:_:completion:)`` hands the write to a committing thread of the store's
     /// own (SQLite); when false it would block the caller.
     var writesLater: Bool { get }
     /// Queues `body` for a write transaction and returns at once; `completion` gets its result once
     /// committed (durable) or failed, on the committing thread.
     func writeLater<T: Sendable>(
-        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        _ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs `body` in a read transaction beside the writes (it never holds the writer).
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Throws unless the database answers a query now (`GET /health/ready`).
     func checkReady() throws
+    /// `error` in the domain's terms: an engine's failure as a ``PickingError``, anything else as it is.
+    static func domainError(_ error: any Error) -> any Error
+}
+
+/// How a write is scheduled among the others waiting for the same commit (SQLite's group commit;
+/// PostgreSQL runs transactions side by side and ignores it).
+typealias WritePriority = DatabaseQueue.WritePriority
+
+extension ServerDatabase {
+    /// Opens the store and migrates it (creating a SQLite file's folder first).
+    func openStore(poolSize: Int) throws -> any ServerStore {
+        switch self {
+        case .sqlite(let path):
+            try Self.createFolder(of: path)
+            return try SQLiteServerStore(path: path)
+        case .postgres(let connectionString):
+            let pool = try PostgresPool(connectionString, size: poolSize)
+            try PostgresMigrator.apply(ServerSchema.postgres, to: pool)
+            return PostgresServerStore(pool: pool)
+        }
+    }
+
+    /// Applies the pending schema migrations without opening a store; returns the identifiers
+    /// applied, empty when it was up to date. Refuses a newer schema.
+    func migrate() throws -> [String] {
+        switch self {
+        case .sqlite(let path):
+            try Self.createFolder(of: path)
+            return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
+        case .postgres(let connectionString):
+            return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))
+        }
+    }
+
+    private static func createFolder(of path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    }
 }
 
 /// SQLite: every write goes through one connection's group commit, so transactions never overlap.
@@ -39,27 +80,36 @@ struct SQLiteServerStore: ServerStore {
         reader = try DatabaseQueue(path: path)
     }
 
-    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
-        throws -> T
-    {
-        try queue.groupCommit(priority) { db in try body(db) }
+    func write<T: Sendable>(_ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T) throws -> T {
+        try Self.inDomainTerms { try queue.groupCommit(priority) { db in try body(db) } }
     }
 
     var writesLater: Bool { true }
 
     func writeLater<T: Sendable>(
-        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        _ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        queue.groupCommit(priority, { db in try body(db) }, completion: completion)
+        queue.groupCommit(priority, { db in try body(db) }) { result in
+            completion(result.mapError(Self.domainError))
+        }
     }
 
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try reader.write { db in try db.transaction(.deferred) { try body(db) } }
+        try Self.inDomainTerms { try reader.write { db in try db.transaction(.deferred) { try body(db) } } }
     }
 
     func checkReady() throws {
         _ = try reader.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
+    }
+
+    /// SQLite's failures as the domain's: one writer at a time, so a constraint never arbitrates
+    /// between requests here; every engine failure is the store's own (500, logged).
+    static func domainError(_ error: any Error) -> any Error {
+        switch error {
+        case is SQLiteError, is StorageError: PickingError.storage(String(describing: error))
+        default: error
+        }
     }
 }
 
@@ -71,10 +121,8 @@ struct PostgresServerStore: ServerStore {
     var dialect: SQLDialect { .postgres }
 
     /// Transactions run side by side here; `priority` does not apply.
-    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
-        throws -> T
-    {
-        try pool.transaction { db in try body(db) }
+    func write<T: Sendable>(_ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T) throws -> T {
+        try Self.inDomainTerms { try pool.transaction { db in try body(db) } }
     }
 
     /// Each transaction has a pooled connection of its own, so the API runs writes on its workers.
@@ -82,18 +130,42 @@ struct PostgresServerStore: ServerStore {
 
     /// Runs the write on the calling thread (see ``writesLater``).
     func writeLater<T: Sendable>(
-        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        _ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        completion(Result { try pool.transaction { db in try body(db) } })
+        completion(Result { try write(priority, body) })
     }
 
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try pool.transaction { db in try body(db) }
+        try Self.inDomainTerms { try pool.transaction { db in try body(db) } }
     }
 
     func checkReady() throws {
         _ = try pool.withConnection { db in try db.row("SELECT 1 AS one", []) }
+    }
+
+    /// PostgreSQL's failures as the domain's. The one unique key two requests race for is an
+    /// idempotency key: another server process stored it between this request's look and its insert,
+    /// its transaction won and this one rolled back, and retrying replays its answer. A broken
+    /// connection or a database shutting down is unavailability; anything else is the store's own.
+    static func domainError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as PostgresError where error.isUniqueViolation: PickingError.keyInUse
+        case let error as PostgresError where error.isUnavailable: PickingError.unavailable(error.description)
+        case is PostgresError, is StorageError: PickingError.storage(String(describing: error))
+        default: error
+        }
+    }
+}
+
+extension ServerStore {
+    /// Runs `body`, rethrowing its engine's errors as ``PickingError``s (see each store's `domainError`).
+    static func inDomainTerms<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw domainError(error)
+        }
     }
 }
 
