@@ -96,18 +96,18 @@ public final class ActionQueue: Sendable {
 
     /// Every action, oldest first (optionally only some states).
     public func actions(in states: Set<ActionState> = Set(ActionState.allCases)) throws -> [QueuedAction] {
-        try database.write { db in
+        try database.read { db in
             try db.rows("SELECT * FROM actions ORDER BY id").map(QueuedAction.init).filter { states.contains($0.state) }
         }
     }
 
     public func action(_ id: Int) throws -> QueuedAction? {
-        try database.write { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
+        try database.read { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
     }
 
     /// How many actions are in each state, and the last delivery time.
     public func counts() throws -> QueueCounts {
-        try database.write { db in
+        try database.read { db in
             var counts = QueueCounts()
             for row in try db.rows("SELECT state, COUNT(*) AS n FROM actions GROUP BY state") {
                 let n = try row.int("n")
@@ -126,7 +126,7 @@ public final class ActionQueue: Sendable {
 
     /// Pick tasks with an action not yet confirmed sent (pending or inFlight), for the pick list.
     public func tasksWithUnsentActions(org: String) throws -> Set<String> {
-        try database.write { db in try Self.tasksWithUnsentActions(org: org, in: db) }
+        try database.read { db in try Self.tasksWithUnsentActions(org: org, in: db) }
     }
 
     /// Pick tasks with an action not yet confirmed sent, or sent at or after `sentSince` (when given),
@@ -146,7 +146,7 @@ public final class ActionQueue: Sendable {
     /// Pick tasks with a dead letter (an action the server refused) that support has not yet retried
     /// or cleared: their rows are marked, so a count reset by the next refresh is never a surprise.
     public func tasksWithRefusedActions(org: String) throws -> Set<String> {
-        try database.write { db in
+        try database.read { db in
             Set(
                 try db.rows("SELECT DISTINCT pick_task_id FROM actions WHERE org = ? AND state = 'dead'", [org]).map {
                     try $0.string("pick_task_id")
@@ -156,7 +156,7 @@ public final class ActionQueue: Sendable {
 
     /// SQLite's `data_version`: it changes when another connection (another process) commits.
     public func dataVersion() throws -> Int {
-        try database.write { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }
+        try database.read { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }
     }
 
     // MARK: Support: retry and clear dead letters
@@ -211,7 +211,7 @@ public final class ActionQueue: Sendable {
 
     /// The station log (retries and clears), newest first.
     public func log(limit: Int = 100) throws -> [StationLogEntry] {
-        try database.write { db in
+        try database.read { db in
             try db.rows("SELECT * FROM station_log ORDER BY id DESC LIMIT ?", [limit]).map { row in
                 StationLogEntry(
                     at: try row.string("at"), event: try row.string("event"),
@@ -316,7 +316,7 @@ public final class ActionQueue: Sendable {
 
     /// Why the queue is paused, or nil when it is not. Persisted, so every `scanpick` process sees it.
     public func pause() throws -> QueuePause? {
-        try database.write { db in try Self.pause(db) }
+        try database.read { db in try Self.pause(db) }
     }
 
     /// Lifts the pause (the config was corrected): the next pass tries the head at once.

@@ -50,17 +50,17 @@ struct IdempotentWrite: Sendable {
     /// request, or run the change and store its answer with it. A refusal (a ``PickingError``) is
     /// thrown, so it changes nothing and is not stored.
     func runOnce(_ db: any SQLConnection, _ dialect: SQLDialect) throws -> HTTPResponse {
-        let stored = try db.row(dialect.lookUpIdempotencyKey, [org, key])
-        guard try stored?.int("claimed") == 1 else { throw PickingError.keyInUse }
-        if let stored, let hash = try stored.optionalString("request_hash") {
+        let records = IdempotencyRecords(db: db, dialect: dialect, org: org)
+        switch try records.claim(key) {
+        case .claimedElsewhere:
+            throw PickingError.keyInUse
+        case .stored(let hash, let status, let body):
             guard hash == fingerprint else { throw PickingError.keyReused }
-            return .json(
-                try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
+            return .json(status, body, headers: [("Idempotent-Replayed", "true")])
+        case .unknown:
+            let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
+            try records.store(key, requestHash: fingerprint, status: status, body: answer, at: Date())
+            return .json(status, answer)
         }
-        let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
-        try db.runLater(
-            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
-        return .json(status, answer)
     }
 }

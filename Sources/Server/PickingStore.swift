@@ -124,7 +124,7 @@ struct PickingStore {
     }
 
     func pickTask(_ id: String, locking: Bool = false) throws -> PickTask {
-        if locking, let lock = dialect.lockPickTask { try db.runLater(lock, [org, id]) }
+        if locking, dialect.locksRows { try db.runLater(Self.lockPickTask, [org, id]) }
         guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
             throw PickingError.notFound(.pickTask, id: id)
         }
@@ -228,6 +228,20 @@ struct PickingStore {
     }
 
     // MARK: Helpers
+
+    /// Locks a pick task's row until commit where transactions run side by side, so two requests
+    /// never both read the same `qty_picked` and each add to it (a lost update). It is a statement of
+    /// its own, sent in the same round trip as the read that follows it: under READ COMMITTED that
+    /// read takes a fresh snapshot once the lock is held, so it sees everything the transaction it
+    /// waited for committed, including new shipment units (a `FOR UPDATE` on the read itself would
+    /// recheck the task's row but compute its boxed units from the snapshot taken before the wait).
+    /// The order line is locked too, shared: an ERP feed lowering its quantity waits for this
+    /// request, or this request waits for the feed and reads the new quantity.
+    static let lockPickTask = """
+        SELECT 1 AS locked FROM pick_tasks t
+        JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+        WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
+        """
 
     /// A pick task with its required quantity from the order line and its locked units computed live
     /// from active shipments.

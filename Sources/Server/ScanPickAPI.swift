@@ -159,10 +159,8 @@ public final class ScanPickAPI: Sendable {
     /// Deletes stored idempotency results older than the retention period; returns how many.
     @discardableResult
     public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
-        let cutoff = Int(now.timeIntervalSince1970) - retentionDays * 86_400
-        return try store.write(.bulk) { db in
-            try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff])
-        }
+        let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
+        return try store.write(.bulk) { db in try IdempotencyRecords.prune(storedBefore: cutoff, in: db) }
     }
 
     /// Applies the pending schema migrations to `database` without serving (`scanpick migrate`);

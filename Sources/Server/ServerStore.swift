@@ -96,11 +96,11 @@ struct SQLiteServerStore: ServerStore {
     }
 
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try Self.inDomainTerms { try reader.write { db in try db.transaction(.deferred) { try body(db) } } }
+        try Self.inDomainTerms { try reader.read { db in try body(db) } }
     }
 
     func checkReady() throws {
-        _ = try reader.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
+        _ = try reader.read { db in try Migration.applied(in: db) }
     }
 
     /// SQLite's failures as the domain's: one writer at a time, so a constraint never arbitrates
@@ -176,23 +176,12 @@ enum SQLDialect: Sendable {
     case sqlite
     case postgres
 
-    /// Locks a pick task's row until commit, so two requests never both read the same `qty_picked`
-    /// and each add to it (a lost update). It is a statement of its own, sent in the same round trip
-    /// as the read that follows it: under READ COMMITTED that read takes a fresh snapshot once the
-    /// lock is held, so it sees everything the transaction it waited for committed, including new
-    /// shipment units (a `FOR UPDATE` on the read itself would recheck the task's row but compute
-    /// its boxed units from the snapshot taken before the wait).
-    var lockPickTask: String? {
+    /// Whether transactions run side by side, so a read that a write depends on must lock its rows
+    /// first (PostgreSQL, READ COMMITTED); SQLite serialises every write transaction.
+    var locksRows: Bool {
         switch self {
-        case .sqlite: nil
-        case .postgres:
-            // The order line too, shared: an ERP feed lowering its quantity waits for this request,
-            // or this request waits for the feed and reads the new quantity.
-            """
-            SELECT 1 AS locked FROM pick_tasks t
-            JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
-            WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
-            """
+        case .sqlite: false
+        case .postgres: true
         }
     }
 
@@ -254,24 +243,13 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// Looks up a stored idempotency key and, on PostgreSQL, claims it until commit without waiting
-    /// in one round trip: `claimed` is 0 when another transaction (in any server process) is running
-    /// a request with the same key, the 409 case; `request_hash`, `status` and `body` are null when
-    /// no answer is stored. SQLite runs one write transaction at a time, so its claim always holds.
-    ///
-    /// On PostgreSQL the lookup's snapshot is taken just before the claim, so a request that stored
-    /// the key in between is not seen: this one then runs, and its insert of the key fails the
-    /// primary key at commit, which rolls it back whole and answers 409. The unique key is the
-    /// guarantee of one effect; the advisory lock only makes the common case cheap and quick.
-    var lookUpIdempotencyKey: String {
-        let claim =
-            switch self {
-            case .sqlite: "1"
-            case .postgres: "pg_try_advisory_xact_lock(hashtextextended(?1 || chr(10) || ?2, 1))::int"
-            }
-        return """
-            SELECT \(claim) AS claimed, k.request_hash, k.status, k.body
-            FROM (SELECT 1 AS one) AS one LEFT JOIN idempotency_keys k ON k.org = ?1 AND k.key = ?2
-            """
+    /// An expression that claims idempotency key `key` of organisation `org` (both placeholders)
+    /// until commit without waiting: 1 when claimed, 0 when another transaction (in any server
+    /// process) holds it. SQLite runs one write transaction at a time, so its claim always holds.
+    func claimIdempotencyKey(_ org: String, _ key: String) -> String {
+        switch self {
+        case .sqlite: "1"
+        case .postgres: "pg_try_advisory_xact_lock(hashtextextended(\(org) || chr(10) || \(key), 1))::int"
+        }
     }
 }

@@ -24,11 +24,15 @@ public struct Migration: Sendable {
     public static func pending(_ migrations: [Migration], in db: any SQLConnection) throws -> [Migration] {
         try db.run(
             "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)", [])
-        let applied = Set(
-            try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") })
+        let applied = Set(try Self.applied(in: db))
         let unknown = applied.subtracting(migrations.map(\.identifier))
         guard unknown.isEmpty else { throw StorageError.schemaTooNew(unknown: unknown.sorted()) }
         return migrations.filter { !applied.contains($0.identifier) }
+    }
+
+    /// The identifiers of the migrations `db` has applied (`schema_migrations` must exist).
+    public static func applied(in db: any SQLConnection) throws -> [String] {
+        try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") }
     }
 
     /// Records this migration as applied, in the caller's transaction.

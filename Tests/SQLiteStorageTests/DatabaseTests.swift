@@ -97,6 +97,28 @@ import Testing
     }
 }
 
+@Suite struct DatabaseQueueTests {
+    @Test func aReadSeesOneStateAndCannotWrite() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("r.sqlite")
+        let queue = try DatabaseQueue(
+            path: path, migrations: [Migration("t-1", sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
+        try queue.write { db in try db.run("INSERT INTO t VALUES (1)") }
+        let other = try Database(path: path)
+        let (before, after) = try queue.read { db in
+            let before = try db.row("SELECT COUNT(*) AS n FROM t")?.int("n")
+            try other.run("INSERT INTO t VALUES (2)")  // committed by another connection meanwhile
+            return (before, try db.row("SELECT COUNT(*) AS n FROM t")?.int("n"))
+        }
+        #expect(before == 1 && after == 1)
+        #expect(throws: SQLiteError.self) { try queue.read { db in try db.run("INSERT INTO t VALUES (3)") } }
+        // Writes work again after a read, and the read saw nothing of its own attempt.
+        try queue.write { db in try db.run("INSERT INTO t VALUES (4)") }
+        #expect(
+            try queue.read { db in try db.rows("SELECT k FROM t ORDER BY k").map { try $0.int("k") } } == [1, 2, 4])
+    }
+}
+
 @Suite struct GroupCommitTests {
     @Test func concurrentWritersAllLandAndEachSeesItsOwnResult() throws {
         let folder = try TemporaryDirectory()
