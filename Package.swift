@@ -4,7 +4,7 @@
 // Floors, bottom up (a target only imports targets on a lower floor, or on its own floor where an
 // arrow says so):
 //   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, GS1, Wire
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, Timestamps, GS1, Wire
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server
 //   the station      Station
@@ -52,12 +52,14 @@ let package = Package(
         .target(name: "LineLog"),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
+        // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
+        .target(name: "Timestamps"),
         // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits.
         .target(name: "GS1"),
-        // Codable types shared by the API server and the station: the HTTP contract.
+        // Codable types shared by the API server and the station (the HTTP contract), ordered JSON lines.
         .target(name: "Wire"),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
-        .target(name: "Storage"),
+        .target(name: "Storage", dependencies: ["Timestamps"]),
         // SQLite: one connection, cached statements, transactions, group commit.
         .target(name: "SQLiteStorage", dependencies: ["CSQLite", "Storage"]),
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
@@ -75,33 +77,34 @@ let package = Package(
         // Frames from a V4L2 camera or recorded images.
         .target(name: "Capture", dependencies: ["Imaging", "CV4L2"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
-        .target(name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "CNetlink"]),
+        .target(name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "Timestamps", "CNetlink"]),
         // The station: its configuration, pick-list cache, scan validation, scan loop and page.
         .target(
             name: "Station",
             dependencies: [
-                "Queue", "Wire", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture", "Scanning", "Imaging",
-                "HTTPServing",
+                "Queue", "Wire", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture", "Scanning",
+                "Imaging", "HTTPServing",
             ],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
         .target(
             name: "Server",
             dependencies: [
-                "Wire", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest", "ConfigFile",
+                "Wire", "Timestamps", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
+                "ConfigFile",
             ]),
 
         .executableTarget(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire", "Capture", "LineLog",
+                "ConfigFile", "Queue", "Station", "Wire", "Timestamps", "Capture", "LineLog",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
         .executableTarget(
             name: "scanpick-bench",
-            dependencies: ["CSQLite", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire"],
+            dependencies: ["CSQLite", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire", "Timestamps"],
             path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
@@ -112,6 +115,7 @@ let package = Package(
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
         .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
@@ -132,8 +136,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Wire", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest", "TestSupport",
-                "scanpick",
+                "Server", "Wire", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
+                "TestSupport", "scanpick",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteStorage
 import Storage
+import Timestamps
 import Wire
 
 /// The station's durable outbox of taps and scans, in SQLite (WAL, synchronous=FULL). `enqueue`

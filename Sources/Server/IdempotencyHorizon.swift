@@ -1,4 +1,5 @@
 import Foundation
+import Timestamps
 import Wire
 
 /// The limit of what idempotency can promise. The server keeps a key's first answer for the

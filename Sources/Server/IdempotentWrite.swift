@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import HTTPServing
 import Storage
+import Timestamps
 import Wire
 
 /// A request body that carries its idempotency key (it may also come as a header).

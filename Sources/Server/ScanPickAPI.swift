@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import HTTPServing
 import Storage
+import Timestamps
 import Wire
 
 /// The reference ScanPick API: authenticates each request to an organisation, routes it, runs it in

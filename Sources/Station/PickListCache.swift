@@ -2,6 +2,7 @@ import Foundation
 import Queue
 import SQLiteStorage
 import Storage
+import Timestamps
 import Wire
 
 /// The station's copy of the batches it has opened, in the same SQLite file as the action queue,

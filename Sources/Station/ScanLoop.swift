@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import Queue
 import Scanning
+import Timestamps
 import Wire
 
 /// Everything after the frame source: ZBar on the grey frame, debounce on capture time, validation

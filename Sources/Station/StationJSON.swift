@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import Timestamps
 import Wire
 
 /// The station's JSON shapes, shared by the command line's `--json` and the page's local API so the

@@ -4,6 +4,7 @@ import Queue
 import SQLiteStorage
 import Storage
 import Synchronization
+import Timestamps
 import Wire
 
 /// The station's local page and JSON API: what the picker's screen (or a kiosk, or a handheld) uses.

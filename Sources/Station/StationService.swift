@@ -3,6 +3,7 @@ import Foundation
 import Queue
 import Scanning
 import Synchronization
+import Timestamps
 import Wire
 
 /// The running station, the composition root of `scanpick station`: the sync loop (drainer and

@@ -39,6 +39,6 @@ public struct Migration: Sendable {
     public func record(in db: any SQLConnection) throws {
         try db.run(
             "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
-            [identifier, ISO8601DateFormatter().string(from: Date())])
+            [identifier, Date()])
     }
 }

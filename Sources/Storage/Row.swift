@@ -1,3 +1,6 @@
+import Foundation
+import Timestamps
+
 /// One result row, read by column name. Accessors throw rather than crash when a column is missing
 /// or holds another type: the database is outside data.
 ///
@@ -36,6 +39,19 @@ public struct Row: Sendable {
     public func optionalString(_ column: String) throws(StorageError) -> String? {
         if case .null = try value(column) { return nil }
         return try string(column)
+    }
+
+    /// A time stored as its ``Timestamp`` text.
+    public func date(_ column: String) throws(StorageError) -> Date {
+        guard let date = Timestamp.date(try string(column)) else {
+            throw .columnType(column: column, expected: "timestamp")
+        }
+        return date
+    }
+
+    public func optionalDate(_ column: String) throws(StorageError) -> Date? {
+        if case .null = try value(column) { return nil }
+        return try date(column)
     }
 
     public func double(_ column: String) throws(StorageError) -> Double {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Wire
+@testable import Timestamps
 
 @Suite struct TimestampTests {
     @Test func formatsUTCWithMilliseconds() {
@@ -27,16 +27,15 @@ import Testing
             #expect(Timestamp.date(bad) == nil, "\(bad)")
         }
     }
-}
 
-@Suite struct JSONObjectWriterTests {
-    @Test func writesKeysInOrderWithEscapes() {
-        var line = JSONObjectWriter()
-        line.add("b", string: "q\"\\\n\u{1}")
-        line.add("a", number: -3)
-        line.add("ms", milliseconds: 12.3456)
-        line.add("small", milliseconds: 0.0004)
-        line.add("ok", bool: true)
-        #expect(line.finished() == #"{"b":"q\"\\\n\u0001","a":-3,"ms":12.346,"small":0.000,"ok":true}"#)
+    @Test func readsHTTPDatesInTheirOneCurrentForm() {
+        #expect(Timestamp.httpDate("Thu, 01 Jan 1970 00:01:00 GMT")?.timeIntervalSince1970 == 60)
+        #expect(Timestamp.httpDate("Mon, 30 Nov 2026 10:00:00 GMT")?.timeIntervalSince1970 == 1_796_032_800)
+        for bad in [
+            "", "Thu, 01 Jan 1970 00:01:00 UTC", "Thu, 01 Foo 1970 00:01:00 GMT", "Thu, 1 Jan 1970 00:01:00 GMT",
+            "Thu, 01 Jan 1970 00:01:00 GMT ", "Thu, 32 Jan 1970 00:01:00 GMT", "Thursday, 01-Jan-70 00:01:00 GMT",
+        ] {
+            #expect(Timestamp.httpDate(bad) == nil, "\(bad)")
+        }
     }
 }
