@@ -140,7 +140,7 @@ public final class ActionQueue: Sendable {
                 """
                 SELECT DISTINCT pick_task_id FROM actions WHERE org = ?
                   AND (state IN ('pending', 'inFlight') OR (state = 'sent' AND sent_at >= ?))
-                """, [org, sentSince?.timeIntervalSince1970]
+                """, [org, sentSince]
             ).map { try $0.string("pick_task_id") })
     }
 
@@ -174,7 +174,7 @@ public final class ActionQueue: Sendable {
     public func retry(_ id: Int, by actor: String) throws(QueueError) {
         try changeDead(id) { db, action in
             try db.run(
-                "UPDATE actions SET state = 'pending', next_attempt_at = 0, updated_at = ? WHERE id = ?",
+                "UPDATE actions SET state = 'pending', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
                 [Timestamp.iso8601(), id])
             try Self.log(db, event: "retry", action: action, actor: actor)
         }
@@ -195,7 +195,7 @@ public final class ActionQueue: Sendable {
                 withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
             try db.run(
                 """
-                UPDATE actions SET state = 'pending', next_attempt_at = 0, idempotency_key = ?, payload = ?, updated_at = ?
+                UPDATE actions SET state = 'pending', next_attempt_at = NULL, idempotency_key = ?, payload = ?, updated_at = ?
                 WHERE id = ?
                 """, [key, [UInt8](payload), Timestamp.iso8601(now), id])
             try Self.log(db, event: "retry-as-new", action: action, actor: actor, newKey: key)
@@ -292,12 +292,9 @@ public final class ActionQueue: Sendable {
                 }
                 return .paused(pause)
             }
-            if honouringBackoff && head.nextAttemptAt > now.timeIntervalSince1970 {
-                guard head.nextAttemptAt > latest.timeIntervalSince1970 else {
-                    return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
-                }
-                try db.run(
-                    "UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest.timeIntervalSince1970, head.id])
+            if honouringBackoff, let next = head.nextAttemptAt, next > now {
+                guard next > latest else { return .notDue(next) }
+                try db.run("UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest, head.id])
                 return .notDue(latest)
             }
             try db.run(
@@ -329,7 +326,15 @@ public final class ActionQueue: Sendable {
         guard let text = try db.row("SELECT value FROM queue_state WHERE key = 'pause'")?.string("value") else {
             return nil
         }
-        return try? JSONDecoder().decode(QueuePause.self, from: Data(text.utf8))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Timestamp.date(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
+            }
+            return date
+        }
+        return try? decoder.decode(QueuePause.self, from: Data(text.utf8))
     }
 
     /// Puts the in-flight action `id` back in line untouched (no try counted: it was not its fault)
@@ -349,6 +354,10 @@ public final class ActionQueue: Sendable {
     private static func store(_ pause: QueuePause, in db: Database) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.iso8601(date))
+        }
         try db.run(
             "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [String(decoding: try encoder.encode(pause), as: UTF8.self)])
@@ -368,7 +377,7 @@ public final class ActionQueue: Sendable {
     }
 
     /// Records a try's outcome.
-    func record(_ id: Int, state: ActionState, status: Int?, error: String?, nextAttemptAt: Double, now: Date) throws {
+    func record(_ id: Int, state: ActionState, status: Int?, error: String?, nextAttemptAt: Date?, now: Date) throws {
         try bookkeeping { db in
             try db.transaction {
                 try db.run(
@@ -378,8 +387,7 @@ public final class ActionQueue: Sendable {
                     WHERE id = ?
                     """,
                     [
-                        state.rawValue, status, error, nextAttemptAt, Timestamp.iso8601(now), state.rawValue,
-                        now.timeIntervalSince1970, id,
+                        state.rawValue, status, error, nextAttemptAt, now, state.rawValue, now, id,
                     ])
                 if state == .sent {
                     try db.run(
@@ -395,7 +403,7 @@ public final class ActionQueue: Sendable {
     public func pruneSent(olderThan retention: TimeInterval, now: Date = Date()) throws -> Int {
         try database.write { db in
             try db.run(
-                "DELETE FROM actions WHERE state = 'sent' AND sent_at < ?", [now.timeIntervalSince1970 - retention])
+                "DELETE FROM actions WHERE state = 'sent' AND sent_at < ?", [now.addingTimeInterval(-retention)])
         }
     }
 }

@@ -60,8 +60,8 @@ public struct QueuedAction: Sendable, Equatable {
     public var state: ActionState
     public var tries: Int
     public var createdAt: String
-    /// When the drainer may next try it (seconds since 1970; 0: at once).
-    public var nextAttemptAt: Double
+    /// When the drainer may next try it (nil: at once).
+    public var nextAttemptAt: Date?
     public var lastStatus: Int?
     public var lastError: String?
 
@@ -79,7 +79,7 @@ public struct QueuedAction: Sendable, Equatable {
         idempotencyKey = try row.string("idempotency_key")
         tries = try row.int("tries")
         createdAt = try row.string("created_at")
-        nextAttemptAt = try row.double("next_attempt_at")
+        nextAttemptAt = try row.optionalDate("next_attempt_at")
         lastStatus = try row.optionalInt("last_status")
         lastError = try row.optionalString("last_error")
     }

@@ -44,11 +44,11 @@ struct IdempotencyRecords {
     func store(_ key: String, requestHash: String, status: Int, body: [UInt8], at now: Date) throws {
         try db.runLater(
             "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [org, key, requestHash, status, body, Int(now.timeIntervalSince1970)])
+            [org, key, requestHash, status, body, now])
     }
 
     /// Deletes every organisation's answers stored before `cutoff`; returns how many.
     static func prune(storedBefore cutoff: Date, in db: any SQLConnection) throws -> Int {
-        try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [Int(cutoff.timeIntervalSince1970)])
+        try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff])
     }
 }

@@ -2,7 +2,6 @@ import Digest
 import Foundation
 import HTTPServing
 import Storage
-import Timestamps
 import Wire
 
 /// A request body that carries its idempotency key (it may also come as a header).
@@ -59,8 +58,9 @@ struct IdempotentWrite: Sendable {
             guard hash == fingerprint else { throw PickingError.keyReused }
             return .json(status, body, headers: [("Idempotent-Replayed", "true")])
         case .unknown:
-            let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
-            try records.store(key, requestHash: fingerprint, status: status, body: answer, at: Date())
+            let now = Date()
+            let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: now))
+            try records.store(key, requestHash: fingerprint, status: status, body: answer, at: now)
             return .json(status, answer)
         }
     }

@@ -10,8 +10,8 @@ struct PickingStore {
     let db: any SQLConnection
     let dialect: SQLDialect
     let org: String
-    /// The time recorded on rows this request writes (ISO 8601).
-    let now: String
+    /// The time recorded on rows this request writes.
+    let now: Date
 
     // MARK: Orders and batches
 

@@ -284,14 +284,14 @@ public final class ScanPickAPI: Sendable {
     ) throws -> T {
         let dialect = store.dialect
         return try write(path, priority) { db in
-            try body(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
+            try body(PickingStore(db: db, dialect: dialect, org: org, now: Date()))
         }
     }
 
     /// Runs `body` in a read transaction for `org`, beside the writes.
     private func read<T: Sendable>(_ org: String, _ body: (PickingStore) throws -> T) throws -> T {
         let dialect = store.dialect
-        return try store.read { db in try body(PickingStore(db: db, dialect: dialect, org: org, now: "")) }
+        return try store.read { db in try body(PickingStore(db: db, dialect: dialect, org: org, now: Date())) }
     }
 
     /// How long one request's work may hold the write transaction (SQLite's only writer) before the

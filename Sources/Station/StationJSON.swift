@@ -102,9 +102,8 @@ public enum StationJSON {
                 object.add("tries", number: action.tries)
                 object.add("idempotencyKey", string: action.idempotencyKey)
                 object.add("createdAt", string: action.createdAt)
-                if action.nextAttemptAt > 0 {
-                    object.add(
-                        "nextAttemptAt", string: Timestamp.iso8601(Date(timeIntervalSince1970: action.nextAttemptAt)))
+                if let next = action.nextAttemptAt {
+                    object.add("nextAttemptAt", string: Timestamp.iso8601(next))
                 } else {
                     object.add("nextAttemptAt", raw: "null")
                 }

@@ -35,6 +35,12 @@ public struct Migration: Sendable {
         try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") }
     }
 
+    /// A statement for the migration that brings a schema's times to ``Timestamp`` text: it rewrites
+    /// the times of migrations recorded before those had milliseconds (`…:00Z` as `…:00.000Z`).
+    public static let normaliseAppliedTimes = """
+        UPDATE schema_migrations SET applied_at = substr(applied_at, 1, 19) || '.000Z' WHERE length(applied_at) = 20;
+        """
+
     /// Records this migration as applied, in the caller's transaction.
     public func record(in db: any SQLConnection) throws {
         try db.run(
