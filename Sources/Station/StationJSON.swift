@@ -44,7 +44,7 @@ public enum StationJSON {
 
     /// What needs a person, as the station's own files show it: the queue's pause, if any, then
     /// `others` (what the running station has noticed), or that the queue database failed.
-    public static func attention(_ station: StationQueue, others: [Attention] = []) -> [Attention] {
+    public static func attention(_ station: PickStation, others: [Attention] = []) -> [Attention] {
         do {
             return (try station.queue.pause().map { [$0.attention] } ?? []) + others
         } catch {
@@ -64,7 +64,7 @@ public enum StationJSON {
     /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:
     /// `pending` while the row has an action not yet confirmed sent, `refused` while it has a dead
     /// letter support has not retried or cleared.
-    public static func pickList(_ station: StationQueue) throws -> String {
+    public static func pickList(_ station: PickStation) throws -> String {
         guard let open = try station.cache.openBatch() else {
             return #"{"batchId":null,"activeTaskId":null,"tasks":[]}"#
         }

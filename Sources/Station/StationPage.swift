@@ -15,7 +15,7 @@ import Wire
 ///
 ///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
 public final class StationPage: Sendable {
-    private let station: StationQueue
+    private let station: PickStation
     private let sync: SyncService
     private let attention: AttentionBoard
     private let server: Mutex<HTTPServer?> = Mutex(nil)
@@ -29,7 +29,7 @@ public final class StationPage: Sendable {
 
     /// `attention` holds what the running station noticed (shown with the queue's pause in the pill).
     public init(
-        station: StationQueue, sync: SyncService, attention: AttentionBoard,
+        station: PickStation, sync: SyncService, attention: AttentionBoard,
         settings: StationConfiguration.PageSettings
     ) throws {
         self.station = station
