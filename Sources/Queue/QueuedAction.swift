@@ -79,9 +79,21 @@ public struct QueuedAction: Sendable, Equatable {
         idempotencyKey = try row.string("idempotency_key")
         tries = try row.int("tries")
         createdAt = try row.string("created_at")
-        nextAttemptAt = try row.optionalDate("next_attempt_at")
+        nextAttemptAt = try Self.nextAttempt(row)
         lastStatus = try row.optionalInt("last_status")
         lastError = try row.optionalString("last_error")
+    }
+}
+
+extension QueuedAction {
+    /// `next_attempt_at` as stored since `queue-2`, or as a queue from before it stored it (seconds
+    /// since 1970, 0 for at once): salvage reads a damaged file as it is, never migrating it.
+    static func nextAttempt(_ row: Row) throws -> Date? {
+        switch row["next_attempt_at"] {
+        case .real(let seconds): seconds > 0 ? Date(timeIntervalSince1970: seconds) : nil
+        case .integer(let seconds): seconds > 0 ? Date(timeIntervalSince1970: Double(seconds)) : nil
+        default: try row.optionalDate("next_attempt_at")
+        }
     }
 }
 

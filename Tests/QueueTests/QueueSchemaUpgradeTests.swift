@@ -111,6 +111,16 @@ import Testing
         #expect(texts.allSatisfy { $0.utf8.count == 24 && $0.hasSuffix("Z") }, "\(texts)")
     }
 
+    @Test func aQueueFromBeforeTheUpgradeCanStillBeSalvagedAsItIs() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("station.sqlite")
+        try oldStationDatabase(path)
+        // Salvage reads a damaged file without migrating it: the old representation must read.
+        let salvage = try ActionQueue.salvage(path: path)
+        #expect(salvage.actions.map(\.idempotencyKey) == ["k1", "k3"])
+        #expect(salvage.unreadable.isEmpty)
+    }
+
     @Test func aPausedQueueStaysPausedAndAWaitingActionWaitsAcrossTheUpgrade() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("station.sqlite")
