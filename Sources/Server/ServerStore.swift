@@ -100,7 +100,7 @@ struct SQLiteServerStore: ServerStore {
     }
 
     func checkReady() throws {
-        _ = try reader.read { db in try Migration.applied(in: db) }
+        _ = try Self.inDomainTerms { try reader.read { db in try Migration.applied(in: db) } }
     }
 
     /// SQLite's failures as the domain's: one writer at a time, so a constraint never arbitrates
@@ -141,7 +141,7 @@ struct PostgresServerStore: ServerStore {
     }
 
     func checkReady() throws {
-        _ = try pool.withConnection { db in try db.row("SELECT 1 AS one", []) }
+        _ = try Self.inDomainTerms { try pool.withConnection { db in try db.row("SELECT 1 AS one", []) } }
     }
 
     /// PostgreSQL's failures as the domain's. The one unique key two requests race for is an
