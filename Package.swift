@@ -1,11 +1,13 @@
 // swift-tools-version:6.0
 // ScanPick Station: camera scanning and a durable action queue for warehouse pick stations.
 //
-// Floors, bottom up (a target only imports targets on its own floor or below):
+// Floors, bottom up (a target only imports targets on a lower floor, or on its own floor where an
+// arrow says so):
 //   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Wire
-//   storage, serving Storage → PostgresStorage, HTTPServing, Imaging → Scanning
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1,
+//                    Wire
+//   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server
 //   the station      Station
 //   the command line scanpick (and scanpick-bench, the benchmarks' load generator)
@@ -61,10 +63,16 @@ let package = Package(
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
-        // Codable types shared by the API server and the station: the HTTP contract, GTIN rules.
+        // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
+        .target(name: "Timestamps"),
+        // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits.
+        .target(name: "GS1"),
+        // Codable types shared by the API server and the station (the HTTP contract), ordered JSON lines.
         .target(name: "Wire"),
-        // SQLite: one connection, cached statements, transactions, versioned migrations.
-        .target(name: "Storage", dependencies: ["CSQLite", "CThreadName"]),
+        // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
+        .target(name: "Storage", dependencies: ["Timestamps"]),
+        // SQLite: one connection, cached statements, transactions, group commit.
+        .target(name: "SQLiteStorage", dependencies: ["CSQLite", "Storage", "CThreadName"]),
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
@@ -72,36 +80,42 @@ let package = Package(
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
-        // Barcodes from grey images: the ZBar reader, symbologies, GTIN rules.
-        .target(name: "Scanning", dependencies: ["Imaging", "CZBar", "Wire"]),
+        // Barcodes from grey images: the ZBar reader, symbologies, debouncing.
+        .target(name: "Scanning", dependencies: ["Imaging", "CZBar"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
-        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "Wire"]),
+        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "Wire"]),
 
         // Input devices: frames from a V4L2 camera or recorded images, codes from handheld scanners.
         .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
-        .target(name: "Queue", dependencies: ["Storage", "Wire", "CNetlink"]),
-        // The station: its configuration, pick-list cache, scan loop and page (built up by issues 4–6).
+        .target(name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "Timestamps", "CNetlink"]),
+        // The station: its configuration, pick-list cache, scan validation, scan loop and page.
         .target(
             name: "Station",
-            dependencies: ["Queue", "Wire", "ConfigFile", "Storage", "Capture", "Scanning", "Imaging", "HTTPServing"],
+            dependencies: [
+                "Queue", "Wire", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture", "Scanning",
+                "Imaging", "HTTPServing",
+            ],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
         .target(
             name: "Server",
-            dependencies: ["Wire", "Storage", "PostgresStorage", "HTTPServing", "Digest", "ConfigFile"]),
+            dependencies: [
+                "Wire", "Timestamps", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
+                "ConfigFile",
+            ]),
 
         .executableTarget(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire", "Capture", "LineLog", "ServiceManager",
+                "ConfigFile", "Queue", "Station", "Wire", "Timestamps", "Capture", "LineLog", "ServiceManager",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
         .executableTarget(
             name: "scanpick-bench",
-            dependencies: ["CSQLite", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire"],
+            dependencies: ["CSQLite", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire", "Timestamps"],
             path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
@@ -109,19 +123,23 @@ let package = Package(
             name: "TestSupport", dependencies: ["Digest", "HTTPServing", "PostgresStorage"], path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "Wire", "TestSupport"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
+        .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
         .testTarget(
-            name: "QueueTests", dependencies: ["Queue", "Station", "Storage", "Wire", "TestSupport", "scanpick"]),
+            name: "QueueTests",
+            dependencies: ["Queue", "Station", "Storage", "SQLiteStorage", "Wire", "TestSupport", "scanpick"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(
             name: "StationTests",
-            dependencies: ["Station", "Queue", "Scanning", "ConfigFile", "TestSupport", "scanpick"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+            dependencies: ["Station", "Queue", "Scanning", "Wire", "ConfigFile", "TestSupport", "scanpick"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "Storage", "TestSupport"]),
         .testTarget(name: "HTTPServingTests", dependencies: ["HTTPServing", "TestSupport"]),
         .testTarget(name: "LineLogTests", dependencies: ["LineLog", "TestSupport"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
@@ -129,7 +147,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Wire", "Storage", "PostgresStorage", "HTTPServing", "Digest", "TestSupport", "scanpick",
+                "Server", "Wire", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
+                "TestSupport", "scanpick",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,6 @@
 import Foundation
+import GS1
 import Scanning
-import Wire
 
 /// Compares decoding reports with a ``Manifest`` and tallies, per expected symbology, how many
 /// images were read correctly, missed (nothing reported), misread (something, but not what was

@@ -1,5 +1,7 @@
 import Foundation
+import SQLiteStorage
 import Storage
+import Timestamps
 import Wire
 
 /// The station's durable outbox of taps and scans, in SQLite (WAL, synchronous=FULL). `enqueue`
@@ -48,8 +50,7 @@ public final class ActionQueue: Sendable {
             let db = try Database(path: path)
             findings = try db.rows("PRAGMA quick_check(5)").compactMap { try $0.optionalString("quick_check") }
         } catch {
-            guard case .sqlite(let code, let message, _) = error as? DatabaseError, [11, 26].contains(code & 0xFF)
-            else {
+            guard let error = error as? SQLiteError, error.isDamage, case .sqlite(_, let message, _) = error else {
                 throw .storage(String(describing: error))  // not damage (e.g. permissions): said as it is
             }
             throw .damaged(path, message)  // SQLITE_CORRUPT, SQLITE_NOTADB
@@ -96,18 +97,18 @@ public final class ActionQueue: Sendable {
 
     /// Every action, oldest first (optionally only some states).
     public func actions(in states: Set<ActionState> = Set(ActionState.allCases)) throws -> [QueuedAction] {
-        try database.write { db in
+        try database.read { db in
             try db.rows("SELECT * FROM actions ORDER BY id").map(QueuedAction.init).filter { states.contains($0.state) }
         }
     }
 
     public func action(_ id: Int) throws -> QueuedAction? {
-        try database.write { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
+        try database.read { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
     }
 
     /// How many actions are in each state, and the last delivery time.
     public func counts() throws -> QueueCounts {
-        try database.write { db in
+        try database.read { db in
             var counts = QueueCounts()
             for row in try db.rows("SELECT state, COUNT(*) AS n FROM actions GROUP BY state") {
                 let n = try row.int("n")
@@ -126,7 +127,7 @@ public final class ActionQueue: Sendable {
 
     /// Pick tasks with an action not yet confirmed sent (pending or inFlight), for the pick list.
     public func tasksWithUnsentActions(org: String) throws -> Set<String> {
-        try database.write { db in try Self.tasksWithUnsentActions(org: org, in: db) }
+        try database.read { db in try Self.tasksWithUnsentActions(org: org, in: db) }
     }
 
     /// Pick tasks with an action not yet confirmed sent, or sent at or after `sentSince` (when given),
@@ -139,14 +140,14 @@ public final class ActionQueue: Sendable {
                 """
                 SELECT DISTINCT pick_task_id FROM actions WHERE org = ?
                   AND (state IN ('pending', 'inFlight') OR (state = 'sent' AND sent_at >= ?))
-                """, [org, sentSince?.timeIntervalSince1970]
+                """, [org, sentSince]
             ).map { try $0.string("pick_task_id") })
     }
 
     /// Pick tasks with a dead letter (an action the server refused) that support has not yet retried
     /// or cleared: their rows are marked, so a count reset by the next refresh is never a surprise.
     public func tasksWithRefusedActions(org: String) throws -> Set<String> {
-        try database.write { db in
+        try database.read { db in
             Set(
                 try db.rows("SELECT DISTINCT pick_task_id FROM actions WHERE org = ? AND state = 'dead'", [org]).map {
                     try $0.string("pick_task_id")
@@ -156,7 +157,7 @@ public final class ActionQueue: Sendable {
 
     /// SQLite's `data_version`: it changes when another connection (another process) commits.
     public func dataVersion() throws -> Int {
-        try database.write { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }
+        try database.read { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }
     }
 
     // MARK: Support: retry and clear dead letters
@@ -173,7 +174,7 @@ public final class ActionQueue: Sendable {
     public func retry(_ id: Int, by actor: String) throws(QueueError) {
         try changeDead(id) { db, action in
             try db.run(
-                "UPDATE actions SET state = 'pending', next_attempt_at = 0, updated_at = ? WHERE id = ?",
+                "UPDATE actions SET state = 'pending', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
                 [Timestamp.iso8601(), id])
             try Self.log(db, event: "retry", action: action, actor: actor)
         }
@@ -194,7 +195,7 @@ public final class ActionQueue: Sendable {
                 withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
             try db.run(
                 """
-                UPDATE actions SET state = 'pending', next_attempt_at = 0, idempotency_key = ?, payload = ?, updated_at = ?
+                UPDATE actions SET state = 'pending', next_attempt_at = NULL, idempotency_key = ?, payload = ?, updated_at = ?
                 WHERE id = ?
                 """, [key, [UInt8](payload), Timestamp.iso8601(now), id])
             try Self.log(db, event: "retry-as-new", action: action, actor: actor, newKey: key)
@@ -211,7 +212,7 @@ public final class ActionQueue: Sendable {
 
     /// The station log (retries and clears), newest first.
     public func log(limit: Int = 100) throws -> [StationLogEntry] {
-        try database.write { db in
+        try database.read { db in
             try db.rows("SELECT * FROM station_log ORDER BY id DESC LIMIT ?", [limit]).map { row in
                 StationLogEntry(
                     at: try row.string("at"), event: try row.string("event"),
@@ -291,12 +292,9 @@ public final class ActionQueue: Sendable {
                 }
                 return .paused(pause)
             }
-            if honouringBackoff && head.nextAttemptAt > now.timeIntervalSince1970 {
-                guard head.nextAttemptAt > latest.timeIntervalSince1970 else {
-                    return .notDue(Date(timeIntervalSince1970: head.nextAttemptAt))
-                }
-                try db.run(
-                    "UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest.timeIntervalSince1970, head.id])
+            if honouringBackoff, let next = head.nextAttemptAt, next > now {
+                guard next > latest else { return .notDue(next) }
+                try db.run("UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest, head.id])
                 return .notDue(latest)
             }
             try db.run(
@@ -316,7 +314,7 @@ public final class ActionQueue: Sendable {
 
     /// Why the queue is paused, or nil when it is not. Persisted, so every `scanpick` process sees it.
     public func pause() throws -> QueuePause? {
-        try database.write { db in try Self.pause(db) }
+        try database.read { db in try Self.pause(db) }
     }
 
     /// Lifts the pause (the config was corrected): the next pass tries the head at once.
@@ -328,7 +326,15 @@ public final class ActionQueue: Sendable {
         guard let text = try db.row("SELECT value FROM queue_state WHERE key = 'pause'")?.string("value") else {
             return nil
         }
-        return try? JSONDecoder().decode(QueuePause.self, from: Data(text.utf8))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Timestamp.date(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
+            }
+            return date
+        }
+        return try? decoder.decode(QueuePause.self, from: Data(text.utf8))
     }
 
     /// Puts the in-flight action `id` back in line untouched (no try counted: it was not its fault)
@@ -348,6 +354,10 @@ public final class ActionQueue: Sendable {
     private static func store(_ pause: QueuePause, in db: Database) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.iso8601(date))
+        }
         try db.run(
             "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [String(decoding: try encoder.encode(pause), as: UTF8.self)])
@@ -367,7 +377,7 @@ public final class ActionQueue: Sendable {
     }
 
     /// Records a try's outcome.
-    func record(_ id: Int, state: ActionState, status: Int?, error: String?, nextAttemptAt: Double, now: Date) throws {
+    func record(_ id: Int, state: ActionState, status: Int?, error: String?, nextAttemptAt: Date?, now: Date) throws {
         try bookkeeping { db in
             try db.transaction {
                 try db.run(
@@ -377,8 +387,7 @@ public final class ActionQueue: Sendable {
                     WHERE id = ?
                     """,
                     [
-                        state.rawValue, status, error, nextAttemptAt, Timestamp.iso8601(now), state.rawValue,
-                        now.timeIntervalSince1970, id,
+                        state.rawValue, status, error, nextAttemptAt, now, state.rawValue, now, id,
                     ])
                 if state == .sent {
                     try db.run(
@@ -394,7 +403,7 @@ public final class ActionQueue: Sendable {
     public func pruneSent(olderThan retention: TimeInterval, now: Date = Date()) throws -> Int {
         try database.write { db in
             try db.run(
-                "DELETE FROM actions WHERE state = 'sent' AND sent_at < ?", [now.timeIntervalSince1970 - retention])
+                "DELETE FROM actions WHERE state = 'sent' AND sent_at < ?", [now.addingTimeInterval(-retention)])
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Timestamps
 
 /// What happened when an action was sent, and so what the queue does with it.
 public enum DeliveryOutcome: Sendable, Equatable {
@@ -74,10 +75,6 @@ public enum DeliveryOutcome: Sendable, Equatable {
     static func parseRetryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(trimmed), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: trimmed).map { max(0, $0.timeIntervalSince(now)) }
+        return Timestamp.httpDate(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 }

@@ -69,7 +69,7 @@ public final class Drainer: Sendable {
             }
             switch outcome {
             case .delivered(let status):
-                try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: 0, now: settled)
+                try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: nil, now: settled)
                 pass.sent += 1
                 onEvent(.sent(action, status: status))
             case .refused(let status, var reason):
@@ -77,7 +77,8 @@ public final class Drainer: Sendable {
                     reason +=
                         ". Support: compare with the server's count for task \(action.pickTaskId); if it was counted, `scanpick queue clear \(action.id)`, if not, `scanpick queue retry \(action.id) --as-new` (a fresh key, recorded in the station log)"
                 }
-                try queue.record(action.id, state: .dead, status: status, error: reason, nextAttemptAt: 0, now: settled)
+                try queue.record(
+                    action.id, state: .dead, status: status, error: reason, nextAttemptAt: nil, now: settled)
                 pass.dead += 1
                 onEvent(.dead(action, status: status, reason: reason))
             case .transient(let status, let reason, let retryAfter):
@@ -85,8 +86,7 @@ public final class Drainer: Sendable {
                 let next = settled.addingTimeInterval(wait)
                 try queue.record(
                     action.id, state: .pending, status: status, error: reason,
-                    nextAttemptAt: next.timeIntervalSince1970,
-                    now: settled)
+                    nextAttemptAt: next, now: settled)
                 pass.stop = .transient(reason: reason, retryAt: next)
                 onEvent(.retryLater(action, status: status, reason: reason, retryAt: next))
                 return pass

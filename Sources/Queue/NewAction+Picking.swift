@@ -1,4 +1,5 @@
 import Foundation
+import Timestamps
 import Wire
 
 extension NewAction {

@@ -1,5 +1,7 @@
 import Foundation
+import SQLiteStorage
 import Storage
+import Timestamps
 import Wire
 
 /// One unsent action as `scanpick queue salvage` writes it (a JSON line) and `scanpick queue import`

@@ -60,8 +60,8 @@ public struct QueuedAction: Sendable, Equatable {
     public var state: ActionState
     public var tries: Int
     public var createdAt: String
-    /// When the drainer may next try it (seconds since 1970; 0: at once).
-    public var nextAttemptAt: Double
+    /// When the drainer may next try it (nil: at once).
+    public var nextAttemptAt: Date?
     public var lastStatus: Int?
     public var lastError: String?
 
@@ -70,7 +70,7 @@ public struct QueuedAction: Sendable, Equatable {
         org = try row.string("org")
         guard let kind = ActionKind(rawValue: try row.string("kind")),
             let state = ActionState(rawValue: try row.string("state"))
-        else { throw DatabaseError.columnType(column: "kind/state", expected: "a known value") }
+        else { throw StorageError.columnType(column: "kind/state", expected: "a known value") }
         self.kind = kind
         self.state = state
         pickTaskId = try row.string("pick_task_id")
@@ -79,9 +79,21 @@ public struct QueuedAction: Sendable, Equatable {
         idempotencyKey = try row.string("idempotency_key")
         tries = try row.int("tries")
         createdAt = try row.string("created_at")
-        nextAttemptAt = try row.double("next_attempt_at")
+        nextAttemptAt = try Self.nextAttempt(row)
         lastStatus = try row.optionalInt("last_status")
         lastError = try row.optionalString("last_error")
+    }
+}
+
+extension QueuedAction {
+    /// `next_attempt_at` as stored since `queue-2`, or as a queue from before it stored it (seconds
+    /// since 1970, 0 for at once): salvage reads a damaged file as it is, never migrating it.
+    static func nextAttempt(_ row: Row) throws -> Date? {
+        switch row["next_attempt_at"] {
+        case .real(let seconds): seconds > 0 ? Date(timeIntervalSince1970: seconds) : nil
+        case .integer(let seconds): seconds > 0 ? Date(timeIntervalSince1970: Double(seconds)) : nil
+        default: try row.optionalDate("next_attempt_at")
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Timestamps
 import Wire
 
 /// Keeps the queue draining while the station runs. A pass starts on:

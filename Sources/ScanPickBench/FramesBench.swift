@@ -97,13 +97,13 @@ private func makeFrames(count: Int, width: Int, height: Int, sample: String) thr
 }
 
 /// A station with a batch whose one task expects the sample's code (room for every scan).
-private func benchStation(disk: String) throws -> StationQueue {
+private func benchStation(disk: String) throws -> PickStation {
     let config = disk + "/station.json"
     let settings =
         #"{"station":"bench","worker":"w","server":"http://127.0.0.1:9","database":"\#(disk)/bench-station.sqlite","organisations":{"bench":{"token":"t","scanning":{"enabled":true}}}}"#
     try Data(settings.utf8).write(to: URL(fileURLWithPath: config))
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config)  // it holds a token
-    let station = try StationQueue(configuration: try StationConfiguration.load(path: config))
+    let station = try PickStation(configuration: try StationConfiguration.load(path: config))
     try station.cache.store(
         Batch(
             id: "bench-batch",

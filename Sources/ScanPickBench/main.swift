@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Timestamps
 import Wire
 
 /// `scanpick-bench`: load generators for the scripts/bench-* benchmarks. Not part of the product.

@@ -17,23 +17,15 @@ struct APIError: Error, Equatable {
     static let unauthorized = APIError(
         status: 401, code: "unauthorized",
         message: "send 'Authorization: Bearer TOKEN' with a token of your organisation")
-    static func notFound(_ what: String) -> APIError {
-        APIError(status: 404, code: "not_found", message: "\(what) does not exist")
-    }
     static func methodNotAllowed(_ allowed: [String]) -> APIError {
         APIError(
             status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or ")) here",
             allowedMethods: allowed)
     }
-    static let inProgress = APIError(
-        status: 409, code: "request_in_progress",
-        message: "a request with this idempotency key is still being processed; retry shortly")
+    static let inProgress = APIError(PickingError.keyInUse)
     static func unprocessable(_ code: String, _ message: String) -> APIError {
         APIError(status: 422, code: code, message: message)
     }
-    static let keyReused = APIError(
-        status: 422, code: "idempotency_key_reused",
-        message: "this idempotency key was already used for a different request")
     /// A field that breaks the contract's ``FieldRules``: 400 `invalid_field` for text, 422
     /// `invalid_quantity` for a quantity out of range, 422 `too_many_items` for a list too long.
     static func invalid(_ error: FieldError) -> APIError {
@@ -57,6 +49,30 @@ struct APIError: Error, Equatable {
     var response: HTTPResponse {
         let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
         return .json(status, JSONCoding.encode(APIErrorBody(error: code, message: message)), headers: allow)
+    }
+}
+
+extension APIError {
+    /// The HTTP answer to each of the store's domain errors: its status and stable code (contracts
+    /// stations and clients rely on; see the README's HTTP section), with the domain's sentence. A
+    /// database failure is answered without its details, which go to the log.
+    init(_ error: PickingError) {
+        switch error {
+        case .notFound: self.init(status: 404, code: "not_found", message: error.description)
+        case .barcodeMismatch: self = .unprocessable("barcode_mismatch", error.description)
+        case .overPick: self = .unprocessable("over_pick", error.description)
+        case .lockedByShipment: self = .unprocessable("locked_by_shipment", error.description)
+        case .taskNotInOrder: self = .unprocessable("task_not_in_order", error.description)
+        case .notPicked: self = .unprocessable("not_picked", error.description)
+        case .emptyShipment: self = .invalid(PickingError.emptyShipmentField)
+        case .repeatedShipmentUnit: self = .badRequest(error.description)
+        case .nothingToBatch: self = .unprocessable("nothing_to_batch", error.description)
+        case .keyInUse: self.init(status: 409, code: "request_in_progress", message: error.description)
+        case .keyReused: self = .unprocessable("idempotency_key_reused", error.description)
+        case .tooOldToDeduplicate: self = .unprocessable("too_old_to_deduplicate", error.description)
+        case .unavailable: self = .databaseUnavailable
+        case .storage: self = .internalError
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Timestamps
 import Wire
 
 /// The limit of what idempotency can promise. The server keeps a key's first answer for the
@@ -19,14 +20,12 @@ struct IdempotencyHorizon: Sendable {
         now.addingTimeInterval(-Double(retentionDays * 86_400 - marginHours * 3_600))
     }
 
-    /// Throws `too_old_to_deduplicate` when `body`'s action happened before the horizon.
-    func admit(_ body: some Sendable, now: Date = Date()) throws(APIError) {
+    /// Throws ``PickingError/tooOldToDeduplicate(actionTime:retentionDays:marginHours:)`` when `body`'s
+    /// action happened before the horizon.
+    func admit(_ body: some Sendable, now: Date = Date()) throws(PickingError) {
         guard let text = (body as? any ActionTimed)?.actionTime, let time = Timestamp.date(text) else { return }
         guard time < oldest(at: now) else { return }
-        throw APIError.unprocessable(
-            "too_old_to_deduplicate",
-            "this action happened at \(text), before the server's idempotency horizon (keys are kept \(retentionDays) days, less a \(marginHours) h margin), and its key is not known here: it may already have been counted. Compare with the server's count, then drop it or send it again under a new key"
-        )
+        throw .tooOldToDeduplicate(actionTime: text, retentionDays: retentionDays, marginHours: marginHours)
     }
 }
 

@@ -47,20 +47,21 @@ struct IdempotentWrite: Sendable {
 
     /// The idempotency protocol inside one transaction: claim the key across processes
     /// (PostgreSQL), replay a stored answer for the same request or refuse one for a different
-    /// request (422), or run the change and store its answer with it. A refusal (4xx) is thrown, so
-    /// it changes nothing and is not stored.
+    /// request, or run the change and store its answer with it. A refusal (a ``PickingError``) is
+    /// thrown, so it changes nothing and is not stored.
     func runOnce(_ db: any SQLConnection, _ dialect: SQLDialect) throws -> HTTPResponse {
-        let stored = try db.row(dialect.lookUpIdempotencyKey, [org, key])
-        guard try stored?.int("claimed") == 1 else { throw APIError.inProgress }
-        if let stored, let hash = try stored.optionalString("request_hash") {
-            guard hash == fingerprint else { throw APIError.keyReused }
-            return .json(
-                try stored.int("status"), try stored.bytes("body"), headers: [("Idempotent-Replayed", "true")])
+        let records = IdempotencyRecords(db: db, dialect: dialect, org: org)
+        switch try records.claim(key) {
+        case .claimedElsewhere:
+            throw PickingError.keyInUse
+        case .stored(let hash, let status, let body):
+            guard hash == fingerprint else { throw PickingError.keyReused }
+            return .json(status, body, headers: [("Idempotent-Replayed", "true")])
+        case .unknown:
+            let now = Date()
+            let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: now))
+            try records.store(key, requestHash: fingerprint, status: status, body: answer, at: now)
+            return .json(status, answer)
         }
-        let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
-        try db.runLater(
-            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [org, key, fingerprint, status, answer, Int(Date().timeIntervalSince1970)])
-        return .json(status, answer)
     }
 }

@@ -1,16 +1,17 @@
 import Foundation
+import GS1
 import Storage
 import Wire
 
 /// The API's operations on the database for one organisation. Every method runs inside the caller's
-/// transaction and throws an ``APIError`` for a refusal, so a refused request changes nothing. The
+/// transaction and throws a ``PickingError`` for a refusal, so a refused request changes nothing. The
 /// statements are the same on SQLite and PostgreSQL; `dialect` adds the locks PostgreSQL needs.
 struct PickingStore {
     let db: any SQLConnection
     let dialect: SQLDialect
     let org: String
-    /// The time recorded on rows this request writes (ISO 8601).
-    let now: String
+    /// The time recorded on rows this request writes.
+    let now: Date
 
     // MARK: Orders and batches
 
@@ -108,7 +109,7 @@ struct PickingStore {
 
     func batch(_ id: String) throws -> Batch {
         guard try db.row("SELECT 1 AS found FROM batches WHERE org = ? AND id = ?", [org, id]) != nil else {
-            throw APIError.notFound("batch \(id)")
+            throw PickingError.notFound(.batch, id: id)
         }
         let rows = try db.rows(Self.taskQuery + " WHERE t.org = ? AND t.batch_id = ? ORDER BY t.position", [org, id])
         return Batch(id: id, tasks: try rows.map(Self.pickTask))
@@ -123,9 +124,9 @@ struct PickingStore {
     }
 
     func pickTask(_ id: String, locking: Bool = false) throws -> PickTask {
-        if locking, let lock = dialect.lockPickTask { try db.runLater(lock, [org, id]) }
+        if locking, dialect.locksRows { try db.runLater(Self.lockPickTask, [org, id]) }
         guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
-            throw APIError.notFound("pick task \(id)")
+            throw PickingError.notFound(.pickTask, id: id)
         }
         return try Self.pickTask(row)
     }
@@ -134,13 +135,10 @@ struct PickingStore {
     func submitScan(_ request: SubmitScanRequest, key: String) throws -> PickTask {
         let task = try lockedPickTask(request.pickTaskId)
         guard GTIN.sameItem(request.barcode, task.barcode) else {
-            throw APIError.unprocessable(
-                "barcode_mismatch",
-                "scanned \(request.barcode) but task \(task.id) at \(task.location) expects \(task.barcode)")
+            throw PickingError.barcodeMismatch(scanned: request.barcode, task: task)
         }
         guard !task.isComplete else {
-            throw APIError.unprocessable(
-                "over_pick", "task \(task.id) already has all \(task.qtyRequired) units picked")
+            throw PickingError.overPick(task: task, asked: .scan)
         }
         return try setPicked(
             task, to: task.qtyPicked + 1, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
@@ -151,10 +149,7 @@ struct PickingStore {
         let task = try lockedPickTask(request.pickTaskId)
         let (total, overflow) = task.qtyPicked.addingReportingOverflow(request.qty)
         guard !overflow, total <= task.qtyRequired else {
-            throw APIError.unprocessable(
-                "over_pick",
-                "picking \(request.qty) more of \(task.id) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
-            )
+            throw PickingError.overPick(task: task, asked: .pick(request.qty))
         }
         return try setPicked(task, to: total, kind: "pick", worker: request.workerId, at: request.at, key: key)
     }
@@ -163,13 +158,10 @@ struct PickingStore {
     func setQty(_ request: SetQtyRequest, key: String) throws -> PickTask {
         let task = try lockedPickTask(request.pickTaskId)
         guard request.to >= task.qtyLocked else {
-            throw APIError.unprocessable(
-                "locked_by_shipment",
-                "\(task.qtyLocked) units of \(task.location) are already in a box (task \(task.id))")
+            throw PickingError.lockedByShipment(task: task)
         }
         guard request.to <= task.qtyRequired else {
-            throw APIError.unprocessable(
-                "over_pick", "\(request.to) is over the \(task.qtyRequired) required for task \(task.id)")
+            throw PickingError.overPick(task: task, asked: .setQty(request.to))
         }
         return try setPicked(task, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key)
     }
@@ -193,13 +185,13 @@ struct PickingStore {
     /// A label exists: these units are now in a box and locked at picked.
     func createShipment(_ request: CreateShipmentRequest) throws -> ShipmentStatus {
         guard try db.row("SELECT 1 AS found FROM orders WHERE org = ? AND id = ?", [org, request.orderId]) != nil else {
-            throw APIError.notFound("order \(request.orderId)")
+            throw PickingError.notFound(.order, id: request.orderId)
         }
         guard !request.units.isEmpty else {
-            throw APIError.invalid(FieldError(field: "units", problem: "must list at least one pick task"))
+            throw PickingError.emptyShipment
         }
         guard Set(request.units.map(\.pickTaskId)).count == request.units.count else {
-            throw APIError.badRequest("each pick task may appear once in units")
+            throw PickingError.repeatedShipmentUnit
         }
         for taskId in request.units.map(\.pickTaskId).sorted() {  // one lock order: no deadlocks
             _ = try lockedPickTask(taskId)
@@ -211,15 +203,11 @@ struct PickingStore {
         for unit in request.units {
             let task = try pickTask(unit.pickTaskId)
             guard task.orderId.utf8.elementsEqual(request.orderId.utf8) else {  // as the database compares
-                throw APIError.unprocessable(
-                    "task_not_in_order", "task \(task.id) belongs to order \(task.orderId), not \(request.orderId)")
+                throw PickingError.taskNotInOrder(task: task, order: request.orderId)
             }
             let free = task.qtyPicked - task.qtyLocked
             guard unit.qty <= free else {
-                throw APIError.unprocessable(
-                    "not_picked",
-                    "only \(free) picked units of task \(task.id) (\(task.location)) are not in a box yet, \(unit.qty) asked"
-                )
+                throw PickingError.notPicked(task: task, free: free, asked: unit.qty)
             }
             try db.runLater(
                 "INSERT INTO shipment_units (org, shipment_id, pick_task_id, qty) VALUES (?, ?, ?, ?)",
@@ -231,7 +219,7 @@ struct PickingStore {
     /// Voids a label: its units are released at once (the lock is computed, nothing to clean up).
     func voidShipment(_ id: String) throws -> ShipmentStatus {
         guard try db.row("SELECT 1 AS found FROM shipments WHERE org = ? AND id = ?", [org, id]) != nil else {
-            throw APIError.notFound("shipment \(id)")
+            throw PickingError.notFound(.shipment, id: id)
         }
         try db.runLater(
             "UPDATE shipments SET status = 'voided', voided_at = ? WHERE org = ? AND id = ? AND status = 'active'",
@@ -240,6 +228,20 @@ struct PickingStore {
     }
 
     // MARK: Helpers
+
+    /// Locks a pick task's row until commit where transactions run side by side, so two requests
+    /// never both read the same `qty_picked` and each add to it (a lost update). It is a statement of
+    /// its own, sent in the same round trip as the read that follows it: under READ COMMITTED that
+    /// read takes a fresh snapshot once the lock is held, so it sees everything the transaction it
+    /// waited for committed, including new shipment units (a `FOR UPDATE` on the read itself would
+    /// recheck the task's row but compute its boxed units from the snapshot taken before the wait).
+    /// The order line is locked too, shared: an ERP feed lowering its quantity waits for this
+    /// request, or this request waits for the feed and reads the new quantity.
+    static let lockPickTask = """
+        SELECT 1 AS locked FROM pick_tasks t
+        JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+        WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
+        """
 
     /// A pick task with its required quantity from the order line and its locked units computed live
     /// from active shipments.

@@ -1,8 +1,8 @@
 import Digest
 import Foundation
 import HTTPServing
-import PostgresStorage
 import Storage
+import Timestamps
 import Wire
 
 /// The reference ScanPick API: authenticates each request to an organisation, routes it, runs it in
@@ -22,7 +22,7 @@ public final class ScanPickAPI: Sendable {
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
-        store = try Self.openStore(configuration.database, poolSize: configuration.databasePoolSize)
+        store = try configuration.database.openStore(poolSize: configuration.databasePoolSize)
         var byHash: [String: String] = [:]
         for (organisation, hashes) in configuration.organisations {
             for hash in hashes { byHash[hash] = organisation }
@@ -122,18 +122,16 @@ public final class ScanPickAPI: Sendable {
         return (route, organisation)
     }
 
-    /// The answer to a failed request: the refusal itself, or a 503/500 that is logged.
+    /// The answer to a failed request: the refusal itself, the store's domain error as HTTP (see
+    /// ``APIError/init(_:)``), or a 500; every 5xx is logged.
     private func response(for error: any Error, _ request: HTTPRequest) -> HTTPResponse {
         switch error {
         case let refusal as APIError:
             return refusal.response
-        case let error as PostgresError where error.isUniqueViolation:
-            // Another server process stored this key between our look and our insert; its transaction
-            // won and ours rolled back. Retrying now replays its answer.
-            return APIError.inProgress.response
-        case let error as PostgresError where error.isUnavailable:
-            log(Self.errorLine(request, error))
-            return APIError.databaseUnavailable.response
+        case let failure as PickingError:
+            let refusal = APIError(failure)
+            if refusal.status >= 500 { log(Self.errorLine(request, failure)) }
+            return refusal.response
         default:
             log(Self.errorLine(request, error))
             return APIError.internalError.response
@@ -162,40 +160,14 @@ public final class ScanPickAPI: Sendable {
     /// Deletes stored idempotency results older than the retention period; returns how many.
     @discardableResult
     public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
-        let cutoff = Int(now.timeIntervalSince1970) - retentionDays * 86_400
-        return try store.write(.bulk) { db in
-            try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff])
-        }
+        let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
+        return try store.write(.bulk) { db in try IdempotencyRecords.prune(storedBefore: cutoff, in: db) }
     }
 
     /// Applies the pending schema migrations to `database` without serving (`scanpick migrate`);
     /// returns the identifiers applied, empty when it was up to date. Refuses a newer schema.
     public static func migrate(_ database: ServerDatabase) throws -> [String] {
-        switch database {
-        case .sqlite(let path):
-            try createFolder(of: path)
-            return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
-        case .postgres(let connectionString):
-            return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))
-        }
-    }
-
-    /// Opens the store and migrates it (creating a SQLite file's folder first).
-    static func openStore(_ database: ServerDatabase, poolSize: Int) throws -> any ServerStore {
-        switch database {
-        case .sqlite(let path):
-            try createFolder(of: path)
-            return try SQLiteServerStore(path: path)
-        case .postgres(let connectionString):
-            let pool = try PostgresPool(connectionString, size: poolSize)
-            try PostgresMigrator.apply(ServerSchema.postgres, to: pool)
-            return PostgresServerStore(pool: pool)
-        }
-    }
-
-    private static func createFolder(of path: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try database.migrate()
     }
 
     // MARK: Routing
@@ -232,8 +204,7 @@ public final class ScanPickAPI: Sendable {
                     return .json(201, JSONCoding.encode(try read(org) { store in try store.batch(id) }))
                 }
             }
-            throw APIError.unprocessable(
-                "nothing_to_batch", "no order line matches these filters outside an open batch")
+            throw PickingError.nothingToBatch
         case .getBatch(let id):
             try Self.requirePathIdentifier(id)
             return .json(200, JSONCoding.encode(try read(org) { store in try store.batch(id) }))
@@ -308,19 +279,19 @@ public final class ScanPickAPI: Sendable {
 
     /// Runs `body` in one immediate transaction for `org`.
     private func transaction<T: Sendable>(
-        _ org: String, _ path: String, _ priority: DatabaseQueue.WritePriority = .quick,
+        _ org: String, _ path: String, _ priority: WritePriority = .quick,
         _ body: @escaping (PickingStore) throws -> T
     ) throws -> T {
         let dialect = store.dialect
         return try write(path, priority) { db in
-            try body(PickingStore(db: db, dialect: dialect, org: org, now: Timestamp.iso8601()))
+            try body(PickingStore(db: db, dialect: dialect, org: org, now: Date()))
         }
     }
 
     /// Runs `body` in a read transaction for `org`, beside the writes.
     private func read<T: Sendable>(_ org: String, _ body: (PickingStore) throws -> T) throws -> T {
         let dialect = store.dialect
-        return try store.read { db in try body(PickingStore(db: db, dialect: dialect, org: org, now: "")) }
+        return try store.read { db in try body(PickingStore(db: db, dialect: dialect, org: org, now: Date())) }
     }
 
     /// How long one request's work may hold the write transaction (SQLite's only writer) before the
@@ -330,7 +301,7 @@ public final class ScanPickAPI: Sendable {
 
     /// Runs `body` in the store's write transaction, timing the part that is this request's own.
     private func write<T: Sendable>(
-        _ path: String, _ priority: DatabaseQueue.WritePriority = .quick,
+        _ path: String, _ priority: WritePriority = .quick,
         _ body: @escaping (any SQLConnection) throws -> T
     ) throws -> T {
         try store.write(priority, timed(path, body))

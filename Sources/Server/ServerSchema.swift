@@ -1,18 +1,49 @@
 import Storage
 
-/// The API server's schema, as versioned migrations, for SQLite and for PostgreSQL from one text:
-/// the same identifiers, tables and columns, with only the few types the engines spell differently
-/// filled in (see ``Spelling``). Every table is keyed by organisation first, so one organisation's
+/// The API server's schema, as versioned migrations, for SQLite and for PostgreSQL: the same
+/// identifiers, tables and columns. `server-1` is one text with only the few types the engines spell
+/// differently filled in (see ``Spelling``); `server-2`, which stores the idempotency keys' times as
+/// ``Timestamp`` text like every other time (they were seconds since 1970), is written per engine
+/// because only PostgreSQL can change a column's type in place. Every table is keyed by organisation first, so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
-    static let sqlite = migrations(
-        Spelling(integer: "INTEGER", bytes: "BLOB", sequence: "seq INTEGER PRIMARY KEY", keyOnlyTable: " WITHOUT ROWID")
-    )
-    static let postgres = migrations(
-        Spelling(
-            integer: "BIGINT", bytes: "BYTEA", sequence: "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
-            keyOnlyTable: ""))
+    static let sqlite =
+        migrations(
+            Spelling(
+                integer: "INTEGER", bytes: "BLOB", sequence: "seq INTEGER PRIMARY KEY", keyOnlyTable: " WITHOUT ROWID"))
+        + [
+            // SQLite cannot change a column's type: the table is rebuilt with every row.
+            Migration(
+                "server-2",
+                sql: """
+                    CREATE TABLE idempotency_keys_v2 (
+                        org TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                        status INTEGER NOT NULL, body BLOB NOT NULL, created_at TEXT NOT NULL,
+                        PRIMARY KEY (org, key)) WITHOUT ROWID;
+                    INSERT INTO idempotency_keys_v2 (org, key, request_hash, status, body, created_at)
+                    SELECT org, key, request_hash, status, body, strftime('%Y-%m-%dT%H:%M:%fZ', created_at, 'unixepoch')
+                    FROM idempotency_keys;
+                    DROP TABLE idempotency_keys;
+                    ALTER TABLE idempotency_keys_v2 RENAME TO idempotency_keys;
+                    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+                    \(Migration.normaliseAppliedTimes)
+                    """)
+        ]
+    static let postgres =
+        migrations(
+            Spelling(
+                integer: "BIGINT", bytes: "BYTEA", sequence: "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+                keyOnlyTable: ""))
+        + [
+            Migration(
+                "server-2",
+                sql: """
+                    ALTER TABLE idempotency_keys ALTER COLUMN created_at TYPE TEXT
+                        USING to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+                    \(Migration.normaliseAppliedTimes)
+                    """)
+        ]
 
     /// How an engine spells a 64-bit integer, a byte string, an auto-numbered key column, and the
     /// clause for a table stored as its primary key.

@@ -1,28 +1,70 @@
+import Foundation
 import PostgresStorage
+import SQLiteStorage
 import Storage
 
 /// Where the API keeps its data: one SQLite file (one server process), or PostgreSQL (several server
 /// processes sharing one database). Both run the same statements through ``SQLConnection``; the few
-/// places the engines differ are named by ``SQLDialect``.
+/// places the engines differ are named by ``SQLDialect``. Each store turns its engine's errors into
+/// ``PickingError``s, so no engine's error reaches the HTTP layer.
+///
+///     let store = try ServerDatabase.sqlite(path: path).openStore(poolSize: 8)
 protocol ServerStore: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` in one write transaction and returns once it is committed (durable). A bulk write
     /// (an order feed, a new batch) lets quick ones (picks, scans) go first where the engine
     /// serialises writers.
-    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
-        throws -> T
+    func write<T: Sendable>(_ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T) throws -> T
     /// Whether ``writeLater(_:_:completion:)`` hands the write to a committing thread of the store's
     /// own (SQLite); when false it would block the caller.
     var writesLater: Bool { get }
     /// Queues `body` for a write transaction and returns at once; `completion` gets its result once
     /// committed (durable) or failed, on the committing thread.
     func writeLater<T: Sendable>(
-        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        _ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs `body` in a read transaction beside the writes (it never holds the writer).
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Throws unless the database answers a query now (`GET /health/ready`).
     func checkReady() throws
+    /// `error` in the domain's terms: an engine's failure as a ``PickingError``, anything else as it is.
+    static func domainError(_ error: any Error) -> any Error
+}
+
+/// How a write is scheduled among the others waiting for the same commit (SQLite's group commit;
+/// PostgreSQL runs transactions side by side and ignores it).
+typealias WritePriority = DatabaseQueue.WritePriority
+
+extension ServerDatabase {
+    /// Opens the store and migrates it (creating a SQLite file's folder first).
+    func openStore(poolSize: Int) throws -> any ServerStore {
+        switch self {
+        case .sqlite(let path):
+            try Self.createFolder(of: path)
+            return try SQLiteServerStore(path: path)
+        case .postgres(let connectionString):
+            let pool = try PostgresPool(connectionString, size: poolSize)
+            try PostgresMigrator.apply(ServerSchema.postgres, to: pool)
+            return PostgresServerStore(pool: pool)
+        }
+    }
+
+    /// Applies the pending schema migrations without opening a store; returns the identifiers
+    /// applied, empty when it was up to date. Refuses a newer schema.
+    func migrate() throws -> [String] {
+        switch self {
+        case .sqlite(let path):
+            try Self.createFolder(of: path)
+            return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
+        case .postgres(let connectionString):
+            return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))
+        }
+    }
+
+    private static func createFolder(of path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    }
 }
 
 /// SQLite: every write goes through one connection's group commit, so transactions never overlap.
@@ -38,27 +80,36 @@ struct SQLiteServerStore: ServerStore {
         reader = try DatabaseQueue(path: path)
     }
 
-    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
-        throws -> T
-    {
-        try queue.groupCommit(priority) { db in try body(db) }
+    func write<T: Sendable>(_ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T) throws -> T {
+        try Self.inDomainTerms { try queue.groupCommit(priority) { db in try body(db) } }
     }
 
     var writesLater: Bool { true }
 
     func writeLater<T: Sendable>(
-        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        _ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        queue.groupCommit(priority, { db in try body(db) }, completion: completion)
+        queue.groupCommit(priority, { db in try body(db) }) { result in
+            completion(result.mapError(Self.domainError))
+        }
     }
 
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try reader.write { db in try db.transaction(.deferred) { try body(db) } }
+        try Self.inDomainTerms { try reader.read { db in try body(db) } }
     }
 
     func checkReady() throws {
-        _ = try reader.write { db in try db.row("SELECT COUNT(*) AS n FROM schema_migrations") }
+        _ = try Self.inDomainTerms { try reader.read { db in try Migration.applied(in: db) } }
+    }
+
+    /// SQLite's failures as the domain's: one writer at a time, so a constraint never arbitrates
+    /// between requests here; every engine failure is the store's own (500, logged).
+    static func domainError(_ error: any Error) -> any Error {
+        switch error {
+        case is SQLiteError, is StorageError: PickingError.storage(String(describing: error))
+        default: error
+        }
     }
 }
 
@@ -70,10 +121,8 @@ struct PostgresServerStore: ServerStore {
     var dialect: SQLDialect { .postgres }
 
     /// Transactions run side by side here; `priority` does not apply.
-    func write<T: Sendable>(_ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T)
-        throws -> T
-    {
-        try pool.transaction { db in try body(db) }
+    func write<T: Sendable>(_ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T) throws -> T {
+        try Self.inDomainTerms { try pool.transaction { db in try body(db) } }
     }
 
     /// Each transaction has a pooled connection of its own, so the API runs writes on its workers.
@@ -81,18 +130,42 @@ struct PostgresServerStore: ServerStore {
 
     /// Runs the write on the calling thread (see ``writesLater``).
     func writeLater<T: Sendable>(
-        _ priority: DatabaseQueue.WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
+        _ priority: WritePriority, _ body: @escaping (any SQLConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        completion(Result { try pool.transaction { db in try body(db) } })
+        completion(Result { try write(priority, body) })
     }
 
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try pool.transaction { db in try body(db) }
+        try Self.inDomainTerms { try pool.transaction { db in try body(db) } }
     }
 
     func checkReady() throws {
-        _ = try pool.withConnection { db in try db.row("SELECT 1 AS one", []) }
+        _ = try Self.inDomainTerms { try pool.withConnection { db in try db.row("SELECT 1 AS one", []) } }
+    }
+
+    /// PostgreSQL's failures as the domain's. The one unique key two requests race for is an
+    /// idempotency key: another server process stored it between this request's look and its insert,
+    /// its transaction won and this one rolled back, and retrying replays its answer. A broken
+    /// connection or a database shutting down is unavailability; anything else is the store's own.
+    static func domainError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as PostgresError where error.isUniqueViolation: PickingError.keyInUse
+        case let error as PostgresError where error.isUnavailable: PickingError.unavailable(error.description)
+        case is PostgresError, is StorageError: PickingError.storage(String(describing: error))
+        default: error
+        }
+    }
+}
+
+extension ServerStore {
+    /// Runs `body`, rethrowing its engine's errors as ``PickingError``s (see each store's `domainError`).
+    static func inDomainTerms<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw domainError(error)
+        }
     }
 }
 
@@ -103,23 +176,12 @@ enum SQLDialect: Sendable {
     case sqlite
     case postgres
 
-    /// Locks a pick task's row until commit, so two requests never both read the same `qty_picked`
-    /// and each add to it (a lost update). It is a statement of its own, sent in the same round trip
-    /// as the read that follows it: under READ COMMITTED that read takes a fresh snapshot once the
-    /// lock is held, so it sees everything the transaction it waited for committed, including new
-    /// shipment units (a `FOR UPDATE` on the read itself would recheck the task's row but compute
-    /// its boxed units from the snapshot taken before the wait).
-    var lockPickTask: String? {
+    /// Whether transactions run side by side, so a read that a write depends on must lock its rows
+    /// first (PostgreSQL, READ COMMITTED); SQLite serialises every write transaction.
+    var locksRows: Bool {
         switch self {
-        case .sqlite: nil
-        case .postgres:
-            // The order line too, shared: an ERP feed lowering its quantity waits for this request,
-            // or this request waits for the feed and reads the new quantity.
-            """
-            SELECT 1 AS locked FROM pick_tasks t
-            JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
-            WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
-            """
+        case .sqlite: false
+        case .postgres: true
         }
     }
 
@@ -181,24 +243,13 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// Looks up a stored idempotency key and, on PostgreSQL, claims it until commit without waiting
-    /// in one round trip: `claimed` is 0 when another transaction (in any server process) is running
-    /// a request with the same key, the 409 case; `request_hash`, `status` and `body` are null when
-    /// no answer is stored. SQLite runs one write transaction at a time, so its claim always holds.
-    ///
-    /// On PostgreSQL the lookup's snapshot is taken just before the claim, so a request that stored
-    /// the key in between is not seen: this one then runs, and its insert of the key fails the
-    /// primary key at commit, which rolls it back whole and answers 409. The unique key is the
-    /// guarantee of one effect; the advisory lock only makes the common case cheap and quick.
-    var lookUpIdempotencyKey: String {
-        let claim =
-            switch self {
-            case .sqlite: "1"
-            case .postgres: "pg_try_advisory_xact_lock(hashtextextended(?1 || chr(10) || ?2, 1))::int"
-            }
-        return """
-            SELECT \(claim) AS claimed, k.request_hash, k.status, k.body
-            FROM (SELECT 1 AS one) AS one LEFT JOIN idempotency_keys k ON k.org = ?1 AND k.key = ?2
-            """
+    /// An expression that claims idempotency key `key` of organisation `org` (both placeholders)
+    /// until commit without waiting: 1 when claimed, 0 when another transaction (in any server
+    /// process) holds it. SQLite runs one write transaction at a time, so its claim always holds.
+    func claimIdempotencyKey(_ org: String, _ key: String) -> String {
+        switch self {
+        case .sqlite: "1"
+        case .postgres: "pg_try_advisory_xact_lock(hashtextextended(\(org) || chr(10) || \(key), 1))::int"
+        }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Queue
+import SQLiteStorage
 import Storage
+import Timestamps
 import Wire
 
 /// The station's copy of the batches it has opened, in the same SQLite file as the action queue,
@@ -36,7 +38,7 @@ public final class PickListCache: Sendable {
 
     /// The open batch: its organisation and id, or nil.
     public func openBatch() throws -> (org: String, batchId: String)? {
-        try queue.database.write { db in try Self.openBatch(db) }
+        try queue.database.read { db in try Self.openBatch(db) }
     }
 
     /// The open batch read on `db` (inside the caller's transaction).
@@ -62,76 +64,72 @@ public final class PickListCache: Sendable {
                 throw CacheError.impossibleQuantity(task: task.id, field: name, value: value)
             }
         }
-        try queue.database.write { db in
-            try db.transaction {
-                let unsent = try ActionQueue.tasksWithUnsentActions(org: org, sentSince: fetchedAt, in: db)
-                for (position, task) in batch.tasks.enumerated() {
-                    try db.run(
-                        """
-                        INSERT INTO pick_list_tasks (org, id, batch_id, order_id, line_id, sku, location, barcode,
-                            qty_required, qty_picked, qty_locked, position)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (org, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
-                            barcode = excluded.barcode, qty_required = excluded.qty_required,
-                            qty_locked = excluded.qty_locked, position = excluded.position,
-                            qty_picked = CASE WHEN ? THEN qty_picked ELSE excluded.qty_picked END
-                        """,
-                        [
-                            org, task.id, batch.id, task.orderId, task.lineId, task.sku, task.location, task.barcode,
-                            task.qtyRequired, task.qtyPicked, task.qtyLocked, position, unsent.contains(task.id),
-                        ])
-                }
-                let stamp = Timestamp.iso8601(now)
-                let current = try db.row("SELECT org, batch_id FROM pick_list_batch")
-                let sameBatch =
-                    try current.map { try $0.string("org") == org && $0.string("batch_id") == batch.id } ?? false
+        try queue.transaction { db in
+            let unsent = try ActionQueue.tasksWithUnsentActions(org: org, sentSince: fetchedAt, in: db)
+            for (position, task) in batch.tasks.enumerated() {
                 try db.run(
                     """
-                    INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
-                    ON CONFLICT (slot) DO UPDATE SET org = excluded.org, batch_id = excluded.batch_id,
-                        refreshed_at = excluded.refreshed_at,
-                        opened_at = CASE WHEN ? THEN opened_at ELSE excluded.opened_at END,
-                        selected_task_id = CASE WHEN ? THEN selected_task_id ELSE NULL END
-                    """, [org, batch.id, stamp, stamp, sameBatch, sameBatch])
+                    INSERT INTO pick_list_tasks (org, id, batch_id, order_id, line_id, sku, location, barcode,
+                        qty_required, qty_picked, qty_locked, position)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (org, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
+                        barcode = excluded.barcode, qty_required = excluded.qty_required,
+                        qty_locked = excluded.qty_locked, position = excluded.position,
+                        qty_picked = CASE WHEN ? THEN qty_picked ELSE excluded.qty_picked END
+                    """,
+                    [
+                        org, task.id, batch.id, task.orderId, task.lineId, task.sku, task.location, task.barcode,
+                        task.qtyRequired, task.qtyPicked, task.qtyLocked, position, unsent.contains(task.id),
+                    ])
             }
+            let stamp = Timestamp.iso8601(now)
+            let current = try db.row("SELECT org, batch_id FROM pick_list_batch")
+            let sameBatch =
+                try current.map { try $0.string("org") == org && $0.string("batch_id") == batch.id } ?? false
+            try db.run(
+                """
+                INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
+                ON CONFLICT (slot) DO UPDATE SET org = excluded.org, batch_id = excluded.batch_id,
+                    refreshed_at = excluded.refreshed_at,
+                    opened_at = CASE WHEN ? THEN opened_at ELSE excluded.opened_at END,
+                    selected_task_id = CASE WHEN ? THEN selected_task_id ELSE NULL END
+                """, [org, batch.id, stamp, stamp, sameBatch, sameBatch])
         }
     }
 
     /// Reopens a batch already in the cache (offline), or returns false when it never was opened.
     public func reopen(_ batchId: String, org: String) throws -> Bool {
-        try queue.database.write { db in
-            try db.transaction {
-                guard
-                    try db.row("SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ?", [org, batchId])
-                        != nil
-                else { return false }
-                let stamp = Timestamp.iso8601()
-                try db.run(
-                    """
-                    INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
-                    ON CONFLICT (slot) DO UPDATE SET org = excluded.org, batch_id = excluded.batch_id,
-                        opened_at = excluded.opened_at, selected_task_id = NULL
-                    """, [org, batchId, stamp, stamp])
-                return true
-            }
+        try queue.transaction { db in
+            guard
+                try db.row("SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ?", [org, batchId])
+                    != nil
+            else { return false }
+            let stamp = Timestamp.iso8601()
+            try db.run(
+                """
+                INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
+                ON CONFLICT (slot) DO UPDATE SET org = excluded.org, batch_id = excluded.batch_id,
+                    opened_at = excluded.opened_at, selected_task_id = NULL
+                """, [org, batchId, stamp, stamp])
+            return true
         }
     }
 
     /// The open batch's tasks in pick order.
     public func tasks() throws -> [PickTask] {
-        try queue.database.write { db in try Self.tasks(db) }
+        try queue.database.read { db in try Self.tasks(db) }
     }
 
     /// The task the picker is on: the selected one while it is incomplete, else the first incomplete
     /// task in pick order; nil when the batch is done or none is open.
     public func activeTask() throws -> PickTask? {
-        try queue.database.write { db in try Self.activeTask(db) }
+        try queue.database.read { db in try Self.activeTask(db) }
     }
 
     /// Makes `taskId` the active task.
     public func select(_ taskId: String) throws(CacheError) {
         do {
-            try queue.database.write { db in
+            try queue.transaction { db in
                 guard let open = try db.row("SELECT org, batch_id FROM pick_list_batch") else {
                     throw CacheError.noOpenBatch
                 }

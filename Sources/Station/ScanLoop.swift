@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import Queue
 import Scanning
+import Timestamps
 import Wire
 
 /// Everything after the frame source: ZBar on the grey frame, debounce on capture time, validation
@@ -13,7 +14,7 @@ import Wire
 ///     let loop = ScanLoop(station: station, options: options) { line in log(line) }
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
 public final class ScanLoop {
-    private let station: StationQueue
+    private let station: PickStation
     private let reader: BarcodeReader
     private var debouncer: Debouncer
     private let log: (String) -> Void
@@ -29,7 +30,7 @@ public final class ScanLoop {
     }
 
     public init(
-        station: StationQueue, reader: ReaderOptions, debounce: Debouncer.Options, log: @escaping (String) -> Void,
+        station: PickStation, reader: ReaderOptions, debounce: Debouncer.Options, log: @escaping (String) -> Void,
         onEnqueue: @escaping () -> Void = {}
     ) {
         self.station = station

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import Timestamps
 import Wire
 
 /// The station's JSON shapes, shared by the command line's `--json` and the page's local API so the
@@ -43,7 +44,7 @@ public enum StationJSON {
 
     /// What needs a person, as the station's own files show it: the queue's pause, if any, then
     /// `others` (what the running station has noticed), or that the queue database failed.
-    public static func attention(_ station: StationQueue, others: [Attention] = []) -> [Attention] {
+    public static func attention(_ station: PickStation, others: [Attention] = []) -> [Attention] {
         do {
             return (try station.queue.pause().map { [$0.attention] } ?? []) + others
         } catch {
@@ -63,7 +64,7 @@ public enum StationJSON {
     /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:
     /// `pending` while the row has an action not yet confirmed sent, `refused` while it has a dead
     /// letter support has not retried or cleared.
-    public static func pickList(_ station: StationQueue) throws -> String {
+    public static func pickList(_ station: PickStation) throws -> String {
         guard let open = try station.cache.openBatch() else {
             return #"{"batchId":null,"activeTaskId":null,"tasks":[]}"#
         }
@@ -101,9 +102,8 @@ public enum StationJSON {
                 object.add("tries", number: action.tries)
                 object.add("idempotencyKey", string: action.idempotencyKey)
                 object.add("createdAt", string: action.createdAt)
-                if action.nextAttemptAt > 0 {
-                    object.add(
-                        "nextAttemptAt", string: Timestamp.iso8601(Date(timeIntervalSince1970: action.nextAttemptAt)))
+                if let next = action.nextAttemptAt {
+                    object.add("nextAttemptAt", string: Timestamp.iso8601(next))
                 } else {
                     object.add("nextAttemptAt", raw: "null")
                 }

@@ -1,8 +1,10 @@
 import Foundation
 import HTTPServing
 import Queue
+import SQLiteStorage
 import Storage
 import Synchronization
+import Timestamps
 import Wire
 
 /// The station's local page and JSON API: what the picker's screen (or a kiosk, or a handheld) uses.
@@ -13,7 +15,7 @@ import Wire
 ///
 ///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
 public final class StationPage: Sendable {
-    private let station: StationQueue
+    private let station: PickStation
     private let sync: SyncService
     private let attention: AttentionBoard
     private let server: Mutex<HTTPServer?> = Mutex(nil)
@@ -27,7 +29,7 @@ public final class StationPage: Sendable {
 
     /// `attention` holds what the running station noticed (shown with the queue's pause in the pill).
     public init(
-        station: StationQueue, sync: SyncService, attention: AttentionBoard,
+        station: PickStation, sync: SyncService, attention: AttentionBoard,
         settings: StationConfiguration.PageSettings
     ) throws {
         self.station = station
@@ -127,8 +129,9 @@ public final class StationPage: Sendable {
             return errorResponse(422, refusal.code, refusal.description)
         } catch let failure as PageFailure {
             return errorResponse(failure.status, failure.code, failure.message)
-        } catch let error as DatabaseError {
-            // The station's own storage (busy past its timeout, a full disk): nothing was done.
+        } catch let error where error is SQLiteError || error is StorageError {
+            // The station's own storage (busy past its timeout, a full disk, a row it cannot read):
+            // nothing was done.
             return errorResponse(503, "storage", "the station could not use its database (\(error)); try again")
         } catch {
             return errorResponse(400, "bad_request", String(describing: error))

@@ -3,6 +3,7 @@ import Foundation
 import Queue
 import Scanning
 import Synchronization
+import Timestamps
 import Wire
 
 /// The running station, the composition root of `scanpick station`: the sync loop (drainer and
@@ -14,7 +15,7 @@ import Wire
 ///     let service = StationService(configPath: path, station: station, output: print, log: log)
 ///     let summary = try await service.run(source: .wedge, org: nil)  // until SIGINT or SIGTERM
 public final class StationService: Sendable {
-    public let station: StationQueue
+    public let station: PickStation
     /// What the running station noticed that a person must see (with the queue's pause, in the pill).
     public let attention = AttentionBoard()
     private let configPath: String
@@ -55,7 +56,7 @@ public final class StationService: Sendable {
 
     /// `output` gets the lines for the person at the terminal; `log` the JSON log lines.
     public init(
-        configPath: String, station: StationQueue, output: @escaping @Sendable (String) -> Void,
+        configPath: String, station: PickStation, output: @escaping @Sendable (String) -> Void,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.configPath = configPath

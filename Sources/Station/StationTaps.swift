@@ -1,6 +1,6 @@
 import Foundation
 import Queue
-import Storage
+import SQLiteStorage
 import Wire
 
 /// A picker's taps on the open batch: the cached row changes and the action is queued in one
@@ -12,7 +12,7 @@ import Wire
 ///
 ///     let result = try station.taps.pick(taskId, qty: 2)
 public struct StationTaps: Sendable {
-    let station: StationQueue
+    let station: PickStation
 
     /// How many units one pick tap may add.
     public static let pickQuantities = 1...100_000
@@ -77,7 +77,7 @@ public struct StationTaps: Sendable {
     }
 }
 
-extension StationQueue {
+extension PickStation {
     /// Taps on the open batch, through the pick-list cache.
     public var taps: StationTaps { StationTaps(station: self) }
 }

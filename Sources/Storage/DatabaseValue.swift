@@ -1,4 +1,7 @@
-/// A value as SQLite stores it. Swift values become one through ``DatabaseValueConvertible``.
+import Foundation
+import Timestamps
+
+/// A value as a database stores it (SQLite's storage classes; PostgreSQL's types map onto them). Swift values become one through ``DatabaseValueConvertible``.
 public enum DatabaseValue: Sendable, Equatable {
     case null
     case integer(Int64)
@@ -42,4 +45,10 @@ extension [UInt8]: DatabaseValueConvertible {
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+}
+
+/// A point in time is stored as its ``Timestamp`` text (`2026-11-30T10:00:00.123Z`), in every table
+/// and on every engine: fixed width, so comparing stored times as text compares them as times.
+extension Date: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(Timestamp.iso8601(self)) }
 }

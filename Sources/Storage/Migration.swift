@@ -4,7 +4,9 @@ import Foundation
 /// its record in `schema_migrations`. Several components can share one file (the station's queue and
 /// its pick-list cache), each with its own migrations, as GRDB's migrator does. A database that has
 /// applied a migration this binary does not know is refused: an old binary never writes to a schema
-/// it does not understand.
+/// it does not understand. Each engine applies them its own way (`Migration.apply(_:to:)` for a
+/// SQLite `Database`, `PostgresMigrator` for PostgreSQL) with the shared ``pending(_:in:)`` and
+/// ``record(in:)``.
 ///
 ///     Migration("queue-1", sql: "CREATE TABLE actions (...)")
 public struct Migration: Sendable {
@@ -16,38 +18,33 @@ public struct Migration: Sendable {
         self.sql = sql
     }
 
-    /// Applies every migration of `migrations` not yet applied to `database`, in order, each in a
-    /// transaction of its own; returns the identifiers it applied.
-    @discardableResult
-    public static func apply(_ migrations: [Migration], to database: Database) throws -> [String] {
-        guard !migrations.isEmpty else { return [] }
-        let todo = try pending(migrations, in: database)
-        for migration in todo {
-            try database.transaction {
-                try database.execute(migration.sql)
-                try migration.record(in: database)
-            }
-        }
-        return todo.map(\.identifier)
-    }
-
     /// The migrations of `migrations` that `db` has not applied yet, in order (`schema_migrations` is
-    /// created when missing). Throws ``DatabaseError/schemaTooNew(unknown:)`` when `db` has applied
+    /// created when missing). Throws ``StorageError/schemaTooNew(unknown:)`` when `db` has applied
     /// one not in `migrations`. Shared by every engine's migrator.
     public static func pending(_ migrations: [Migration], in db: any SQLConnection) throws -> [Migration] {
         try db.run(
             "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)", [])
-        let applied = Set(
-            try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") })
+        let applied = Set(try Self.applied(in: db))
         let unknown = applied.subtracting(migrations.map(\.identifier))
-        guard unknown.isEmpty else { throw DatabaseError.schemaTooNew(unknown: unknown.sorted()) }
+        guard unknown.isEmpty else { throw StorageError.schemaTooNew(unknown: unknown.sorted()) }
         return migrations.filter { !applied.contains($0.identifier) }
     }
+
+    /// The identifiers of the migrations `db` has applied (`schema_migrations` must exist).
+    public static func applied(in db: any SQLConnection) throws -> [String] {
+        try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") }
+    }
+
+    /// A statement for the migration that brings a schema's times to ``Timestamp`` text: it rewrites
+    /// the times of migrations recorded before those had milliseconds (`…:00Z` as `…:00.000Z`).
+    public static let normaliseAppliedTimes = """
+        UPDATE schema_migrations SET applied_at = substr(applied_at, 1, 19) || '.000Z' WHERE length(applied_at) = 20;
+        """
 
     /// Records this migration as applied, in the caller's transaction.
     public func record(in db: any SQLConnection) throws {
         try db.run(
             "INSERT INTO schema_migrations (identifier, applied_at) VALUES (?, ?)",
-            [identifier, ISO8601DateFormatter().string(from: Date())])
+            [identifier, Date()])
     }
 }

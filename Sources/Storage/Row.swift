@@ -1,3 +1,6 @@
+import Foundation
+import Timestamps
+
 /// One result row, read by column name. Accessors throw rather than crash when a column is missing
 /// or holds another type: the database is outside data.
 ///
@@ -16,29 +19,42 @@ public struct Row: Sendable {
         columns.firstIndex(of: column).map { values[$0] }
     }
 
-    public func int(_ column: String) throws(DatabaseError) -> Int {
+    public func int(_ column: String) throws(StorageError) -> Int {
         guard case .integer(let value) = try value(column) else {
             throw .columnType(column: column, expected: "integer")
         }
         return Int(value)
     }
 
-    public func optionalInt(_ column: String) throws(DatabaseError) -> Int? {
+    public func optionalInt(_ column: String) throws(StorageError) -> Int? {
         if case .null = try value(column) { return nil }
         return try int(column)
     }
 
-    public func string(_ column: String) throws(DatabaseError) -> String {
+    public func string(_ column: String) throws(StorageError) -> String {
         guard case .text(let value) = try value(column) else { throw .columnType(column: column, expected: "text") }
         return value
     }
 
-    public func optionalString(_ column: String) throws(DatabaseError) -> String? {
+    public func optionalString(_ column: String) throws(StorageError) -> String? {
         if case .null = try value(column) { return nil }
         return try string(column)
     }
 
-    public func double(_ column: String) throws(DatabaseError) -> Double {
+    /// A time stored as its ``Timestamp`` text.
+    public func date(_ column: String) throws(StorageError) -> Date {
+        guard let date = Timestamp.date(try string(column)) else {
+            throw .columnType(column: column, expected: "timestamp")
+        }
+        return date
+    }
+
+    public func optionalDate(_ column: String) throws(StorageError) -> Date? {
+        if case .null = try value(column) { return nil }
+        return try date(column)
+    }
+
+    public func double(_ column: String) throws(StorageError) -> Double {
         switch try value(column) {
         case .real(let value): return value
         case .integer(let value): return Double(value)
@@ -46,7 +62,7 @@ public struct Row: Sendable {
         }
     }
 
-    public func bytes(_ column: String) throws(DatabaseError) -> [UInt8] {
+    public func bytes(_ column: String) throws(StorageError) -> [UInt8] {
         switch try value(column) {
         case .blob(let value): return value
         case .text(let value): return Array(value.utf8)
@@ -55,7 +71,7 @@ public struct Row: Sendable {
         }
     }
 
-    private func value(_ column: String) throws(DatabaseError) -> DatabaseValue {
+    private func value(_ column: String) throws(StorageError) -> DatabaseValue {
         guard let value = self[column] else { throw .noSuchColumn(column) }
         return value
     }

@@ -1,5 +1,5 @@
-/// The statements a store runs inside one transaction, whatever the engine: SQLite's ``Database`` or
-/// a PostgreSQL connection. SQL uses `?` placeholders (or `?N` for the N-th argument), which each
+/// The statements a store runs inside one transaction, whatever the engine: a SQLite `Database` or
+/// a `PostgresConnection`. SQL uses `?` placeholders (or `?N` for the N-th argument), which each
 /// engine binds its own way, so a store's queries are written once.
 ///
 ///     let task = try connection.row("SELECT * FROM pick_tasks WHERE org = ? AND id = ?", [org, id])
@@ -15,10 +15,4 @@ public protocol SQLConnection {
     func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> [Row]
     /// Runs a query and returns its first row, if any.
     func row(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws -> Row?
-}
-
-extension Database: SQLConnection {
-    public func runLater(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError) {
-        try run(sql, arguments)
-    }
 }

@@ -32,8 +32,8 @@ public struct JSONObjectWriter {
         addKey(key)
         // Three decimals by integer arithmetic (String(format:) is slow on a hot path).
         let thousandths = Int((value * 1000).rounded())
-        text += String(thousandths / 1000) + "."
-        Timestamp.append(abs(thousandths % 1000), digits: 3, to: &text)
+        let fraction = String(abs(thousandths % 1000))
+        text += String(thousandths / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// Adds an already-encoded JSON value (an array or object made by another writer).

@@ -120,7 +120,7 @@ import Testing
         #expect(try PostgresMigrator.apply(Array(migrations.prefix(1)), to: pool) == ["m-1"])
         #expect(try PostgresMigrator.apply(migrations, to: pool) == ["m-2"])
         #expect(try PostgresMigrator.apply(migrations, to: pool) == [])
-        #expect(throws: DatabaseError.schemaTooNew(unknown: ["m-2"])) {
+        #expect(throws: StorageError.schemaTooNew(unknown: ["m-2"])) {
             try PostgresMigrator.apply(Array(migrations.prefix(1)), to: pool)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import SQLiteStorage
 import Storage
 import TestSupport
 import Testing
@@ -58,7 +59,7 @@ import Testing
         // Record a delivery the way the drainer does.
         try queue.database.write { db in
             _ = try db.run(
-                "UPDATE actions SET state = 'sent', sent_at = ? WHERE id = ?", [now.timeIntervalSince1970 - 7200, id])
+                "UPDATE actions SET state = 'sent', sent_at = ? WHERE id = ?", [now.addingTimeInterval(-7200), id])
         }
         #expect(try queue.pruneSent(olderThan: 3 * 3600, now: now) == 0)
         #expect(try queue.pruneSent(olderThan: 3600, now: now) == 1)

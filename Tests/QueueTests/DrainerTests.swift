@@ -108,7 +108,7 @@ import Testing
         #expect(action.state == .pending)
         #expect(action.tries == 1)
         #expect(action.lastStatus == 503)
-        #expect(action.nextAttemptAt == start + 2)
+        #expect(action.nextAttemptAt == Date(timeIntervalSince1970: start + 2))
 
         // Not due yet: nothing is sent.
         fixture.clock.advance(1)
@@ -120,7 +120,7 @@ import Testing
         _ = try await drainer.drainPass()
         action = try #require(try fixture.queue.action(id))
         #expect(action.lastStatus == 429)
-        #expect(action.nextAttemptAt == start + 2 + 7)
+        #expect(action.nextAttemptAt == Date(timeIntervalSince1970: start + 2 + 7))
 
         // A server that takes the request and never answers in time: a timeout, backoff 8 s.
         fixture.clock.advance(7)
@@ -128,12 +128,12 @@ import Testing
         action = try #require(try fixture.queue.action(id))
         #expect(action.lastStatus == nil)
         #expect(action.lastError?.contains("timed out") == true)
-        #expect(action.nextAttemptAt == start + 9 + 8)
+        #expect(action.nextAttemptAt == Date(timeIntervalSince1970: start + 9 + 8))
 
         // 500, then it goes through; it never expired and counted once.
         fixture.clock.advance(8)
         _ = try await drainer.drainPass()
-        #expect(try fixture.queue.action(id)?.nextAttemptAt == start + 17 + 16)
+        #expect(try fixture.queue.action(id)?.nextAttemptAt == Date(timeIntervalSince1970: start + 17 + 16))
         fixture.clock.advance(16)
         #expect(try await drainer.drainPass().sent == 1)
         #expect(try fixture.queue.action(id)?.state == .sent)

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import SQLiteStorage
 import Storage
 import Synchronization
 import TestSupport

@@ -1,7 +1,9 @@
 import Foundation
 import PostgresStorage
+import SQLiteStorage
 import Storage
 import TestSupport
+import Timestamps
 
 /// A running server with one organisation's orders loaded and a batch opened, for picking tests.
 struct PickingFixture {
@@ -13,7 +15,7 @@ struct PickingFixture {
     let batchId: String
     /// The action time the fixture's requests carry: now (a fixed date would one day fall behind the
     /// server's idempotency horizon and be refused as too old to deduplicate).
-    let at = ISO8601DateFormatter().string(from: Date())
+    let at = Timestamp.iso8601()
 
     init(store: ServerStoreKind) async throws {
         server = try ServerProcess(store: store)

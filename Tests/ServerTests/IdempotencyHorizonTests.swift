@@ -2,6 +2,7 @@ import Foundation
 import Server
 import TestSupport
 import Testing
+import Timestamps
 import Wire
 
 /// The idempotency horizon: a request whose key the server does not know and whose action is older

@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import HTTPServing
 import PostgresStorage
+import SQLiteStorage
 import Storage
 import TestSupport
 import Testing
@@ -113,7 +114,7 @@ import Testing
             text: #"{"organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}}"#)
         let first = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(first.status == 0, "\(first.standardError)")
-        #expect(first.standardOutput == "applied server-1\n")
+        #expect(first.standardOutput == "applied server-1\napplied server-2\n")
         let again = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(again.standardOutput.hasPrefix("schema up to date"))
 

@@ -34,7 +34,7 @@ enum BatchCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let station: StationQueue
+        let station: PickStation
         switch arguments.positionals[0] {
         case "open": station = try await open(arguments)
         case "refresh": station = try await refresh(arguments)
@@ -46,7 +46,7 @@ enum BatchCommand: Command {
     }
 
     /// Asks the server for the open batch again.
-    private static func refresh(_ arguments: ParsedArguments) async throws -> StationQueue {
+    private static func refresh(_ arguments: ParsedArguments) async throws -> PickStation {
         let station = try StationOptions.load(arguments)
         guard try await station.refreshPickList() else { throw CacheError.noOpenBatch }
         StandardStream.output.write("refreshed the open batch from the server\n")
@@ -54,7 +54,7 @@ enum BatchCommand: Command {
     }
 
     /// Fetches a batch into the cache, or reopens it from the cache when the server is unreachable.
-    private static func open(_ arguments: ParsedArguments) async throws -> StationQueue {
+    private static func open(_ arguments: ParsedArguments) async throws -> PickStation {
         guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
         guard arguments.positionals.count == 2 else { throw UsageError("missing ID: scanpick batch open ID --org ORG") }
         let id = arguments.positionals[1]
@@ -78,7 +78,7 @@ enum BatchCommand: Command {
     }
 
     /// Creates a batch on the server (it alone can resolve filters against the orders) and opens it.
-    private static func create(_ arguments: ParsedArguments) async throws -> StationQueue {
+    private static func create(_ arguments: ParsedArguments) async throws -> PickStation {
         guard let org = arguments.value("org") else { throw UsageError("--org ORG is required") }
         var filters = BatchFilters()
         for filter in arguments.values["filter"] ?? [] {

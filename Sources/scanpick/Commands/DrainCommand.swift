@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import Queue
 import Station
+import Timestamps
 import Wire
 
 /// `scanpick drain [--once]`: send the queue now, in the foreground, saying what happened.

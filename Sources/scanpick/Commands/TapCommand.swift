@@ -70,7 +70,7 @@ enum TapCommand: Command {
         return try report(station, id: try station.queue.enqueue(action), json: arguments.has("json"))
     }
 
-    private static func report(_ station: StationQueue, id: Int, json: Bool) throws -> Int32 {
+    private static func report(_ station: PickStation, id: Int, json: Bool) throws -> Int32 {
         guard let action = try station.queue.action(id) else { return 1 }
         if json {
             var line = JSONObjectWriter()

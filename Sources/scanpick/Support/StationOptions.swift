@@ -9,7 +9,7 @@ enum StationOptions {
     /// The config file the arguments name.
     static func path(_ arguments: ParsedArguments) -> String { arguments.value("config") ?? "config/station.json" }
 
-    static func load(_ arguments: ParsedArguments) throws -> StationQueue {
-        try StationQueue(configuration: try StationConfiguration.load(path: path(arguments)))
+    static func load(_ arguments: ParsedArguments) throws -> PickStation {
+        try PickStation(configuration: try StationConfiguration.load(path: path(arguments)))
     }
 }

@@ -1,3 +1,5 @@
+import GS1
+import Scanning
 import Wire
 
 /// Checks a scanned code against the pick task the picker is on, on the station and before the

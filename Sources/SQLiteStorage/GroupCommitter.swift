@@ -92,7 +92,7 @@ final class GroupCommitter: Sendable {
                         try job.run(in: database, savepoint: "w\(ran.count)")
                         // A full disk or an I/O error inside one write can make SQLite roll back the
                         // whole transaction; the writes before it must not then be answered as committed.
-                        guard database.isInTransaction else { throw DatabaseError.rolledBack }
+                        guard database.isInTransaction else { throw SQLiteError.rolledBack }
                     }
                     try database.run("COMMIT")
                 }
@@ -167,6 +167,6 @@ final class GroupJob<T: Sendable>: GroupWork, @unchecked Sendable {
     func failCommit(_ error: any Error) { outcome = .failure(error) }
 
     func finish() {
-        completion(outcome ?? .failure(DatabaseError.sqlite(code: 1, message: "write was never run", sql: nil)))
+        completion(outcome ?? .failure(SQLiteError.sqlite(code: 1, message: "write was never run", sql: nil)))
     }
 }

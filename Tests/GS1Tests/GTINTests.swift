@@ -1,7 +1,6 @@
-import Foundation
 import Testing
 
-@testable import Wire
+@testable import GS1
 
 @Suite struct GTINTests {
     @Test func upcAAndEAN13FormsAreTheSameItem() {
@@ -39,43 +38,5 @@ import Testing
         #expect(!GTIN.hasValidCheckDigit("5901234123458"))
         #expect(GTIN.hasValidCheckDigit("96385074"))
         #expect(!GTIN.hasValidCheckDigit("123"))
-    }
-}
-
-@Suite struct TimestampTests {
-    @Test func formatsUTCWithMilliseconds() {
-        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
-        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_796_036_400.5)) == "2026-11-30T11:00:00.500Z")
-        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 951_782_400.007)) == "2000-02-29T00:00:00.007Z")
-    }
-
-    @Test func readsWhatItWritesAndOtherZones() throws {
-        for seconds in [0, 1_796_036_400.5, 951_782_400.007, 4_102_444_799.999] {
-            let date = Date(timeIntervalSince1970: seconds)
-            let read = try #require(Timestamp.date(Timestamp.iso8601(date)))
-            #expect(abs(read.timeIntervalSince(date)) < 0.001)
-        }
-        #expect(Timestamp.date("2026-11-30T10:00:00Z")?.timeIntervalSince1970 == 1_796_032_800)
-        #expect(Timestamp.date("2026-11-30T11:30:00+01:30")?.timeIntervalSince1970 == 1_796_032_800)
-        #expect(Timestamp.date("2026-11-30T08:00:00-02:00")?.timeIntervalSince1970 == 1_796_032_800)
-        for bad in [
-            "t", "", "2026-11-30", "2026-11-30 10:00:00Z", "2026-13-30T10:00:00Z", "2026-11-30T10:00:00",
-            "2026-11-30T10:00:00.Z", "2026-11-30T10:00:00Zjunk", "2026-11-30T1a:00:00Z", "２０２６-11-30T10:00:00Z",
-            String(repeating: "9", count: 41),
-        ] {
-            #expect(Timestamp.date(bad) == nil, "\(bad)")
-        }
-    }
-}
-
-@Suite struct JSONObjectWriterTests {
-    @Test func writesKeysInOrderWithEscapes() {
-        var line = JSONObjectWriter()
-        line.add("b", string: "q\"\\\n\u{1}")
-        line.add("a", number: -3)
-        line.add("ms", milliseconds: 12.3456)
-        line.add("small", milliseconds: 0.0004)
-        line.add("ok", bool: true)
-        #expect(line.finished() == #"{"b":"q\"\\\n\u0001","a":-3,"ms":12.346,"small":0.000,"ok":true}"#)
     }
 }

@@ -2,13 +2,15 @@ import Foundation
 import Queue
 import Synchronization
 
-/// The queue-side parts of a station built from its configuration in one place: the queue
-/// database, the HTTP transport, the drainer, the network monitor and the sync service. A corrected
-/// configuration can be applied while it runs (``apply(_:)``).
+/// One pick station, built from its configuration in one place: the configuration in force (a
+/// corrected one can be applied while it runs, ``apply(_:)``), its database (the action ``queue``
+/// and the pick-list ``cache`` in one SQLite file) and its link to the server (the ``transport`` and
+/// the ``drainer``). What a station does with them is in extensions named for it: ``taps``,
+/// ``refreshPickList()``, ``syncService(attention:log:onPass:)``; ``StationService`` runs it.
 ///
-///     let parts = try StationQueue(configuration: config)
-///     try parts.queue.enqueue(.pick(...))
-public struct StationQueue: Sendable {
+///     let station = try PickStation(configuration: config)
+///     let result = try station.taps.pick(taskId, qty: 2)
+public struct PickStation: Sendable {
     private let live: LiveConfiguration
     public let queue: ActionQueue
     /// The pick list of the open batch, in the same database as the queue.
@@ -52,29 +54,9 @@ public struct StationQueue: Sendable {
         transport.update(server: merged.server, tokens: merged.tokens)
         return restart
     }
-
-    /// Probes the server once (GET /health/ready) with a short timeout.
-    public func probe() async -> ServerProbe {
-        await transport.probe(timeout: min(2, configuration.queue.requestTimeout))
-    }
-
-    /// The long-running drain loop with its network monitor; failed passes are logged and shown
-    /// on `attention`.
-    public func syncService(
-        attention: AttentionBoard = AttentionBoard(), log: @escaping @Sendable (String) -> Void = { _ in },
-        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in }
-    ) -> SyncService {
-        let transport = self.transport
-        let timeout = min(2, configuration.queue.requestTimeout)
-        let monitor = NetworkMonitor(interval: 5) { await transport.probe(timeout: timeout) }
-        let station = self
-        return SyncService(
-            drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,
-            onPass: onPass, afterPass: { try await station.refreshPickList() })
-    }
 }
 
-/// The configuration in force, shared by every copy of a ``StationQueue``.
+/// The configuration in force, shared by every copy of a ``PickStation``.
 private final class LiveConfiguration: Sendable {
     private let value: Mutex<StationConfiguration>
     init(_ configuration: StationConfiguration) { value = Mutex(configuration) }

@@ -1,4 +1,5 @@
 import Dispatch
+import Storage
 import Synchronization
 
 /// A ``Database`` shared between threads: one connection, one caller at a time. SQLite allows a
@@ -29,6 +30,23 @@ public final class DatabaseQueue: Sendable {
     /// Runs `body` with exclusive use of the connection (no transaction unless `body` opens one).
     public func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try connection.database.withLock { database in try body(database) }
+    }
+
+    /// Runs `body` in a read transaction: every statement in it sees the same committed state, and
+    /// any statement that would change the database fails (`PRAGMA query_only`). In WAL mode it runs
+    /// beside another connection's writer instead of waiting for it.
+    ///
+    ///     let count = try queue.read { db in try db.row("SELECT COUNT(*) AS n FROM t")?.int("n") }
+    public func read<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try write { database in try Self.readOnly(database, body) }
+    }
+
+    private static func readOnly<T>(_ database: Database, _ body: (Database) throws -> T) throws -> T {
+        try database.run("PRAGMA query_only = 1")
+        // Setting a connection flag does not fail once the one above has worked; if it ever did,
+        // the next write would fail loudly (a read-only database), never silently.
+        defer { _ = try? database.run("PRAGMA query_only = 0") }
+        return try database.transaction(.deferred) { try body(database) }
     }
 
     /// How a write is scheduled among the others waiting for the same commit.

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Storage
 
 /// One SQLite connection with a bounded cache of prepared statements (the least recently used is
 /// finalised when it is full). Text and blobs are bound with their byte length, so a NUL inside a
@@ -26,7 +27,7 @@ public final class Database {
 
     /// Opens (creating if needed) the database at `path` in WAL mode with `synchronous=FULL`: when a
     /// transaction's commit returns, the change survives a crash or power cut.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(DatabaseError) {
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
         self.path = path
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -48,7 +49,7 @@ public final class Database {
     }
 
     /// Runs one or more statements that take no arguments and return no rows.
-    public func execute(_ sql: String) throws(DatabaseError) {
+    public func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
         guard status == SQLITE_OK else {
@@ -60,7 +61,7 @@ public final class Database {
 
     /// Runs a statement with `arguments` bound to its `?` parameters; returns the rows changed.
     @discardableResult
-    public func run(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> Int {
+    public func run(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(SQLiteError) -> Int {
         let statement = try prepared(sql, arguments)
         defer { sqlite3_reset(statement) }
         let status = sqlite3_step(statement)
@@ -69,7 +70,7 @@ public final class Database {
     }
 
     /// The rows a query returns.
-    public func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> [Row] {
+    public func rows(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(SQLiteError) -> [Row] {
         let (statement, columns) = try preparedWithColumns(sql, arguments)
         defer { sqlite3_reset(statement) }
         let count = Int32(columns.count)
@@ -84,7 +85,7 @@ public final class Database {
     }
 
     /// The first row a query returns, or nil.
-    public func row(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(DatabaseError) -> Row? {
+    public func row(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) throws(SQLiteError) -> Row? {
         try rows(sql, arguments).first
     }
 
@@ -116,18 +117,18 @@ public final class Database {
 
     private var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    private func failure(_ status: Int32, _ sql: String) -> DatabaseError {
+    private func failure(_ status: Int32, _ sql: String) -> SQLiteError {
         .sqlite(code: sqlite3_extended_errcode(handle), message: errorMessage, sql: sql)
     }
 
-    private func prepared(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError)
+    private func prepared(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(SQLiteError)
         -> OpaquePointer
     {
         try preparedWithColumns(sql, arguments).statement
     }
 
     /// The cached (or newly prepared) statement for `sql` with `arguments` bound, and its column names.
-    private func preparedWithColumns(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError)
+    private func preparedWithColumns(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(SQLiteError)
         -> (statement: OpaquePointer, columns: [String])
     {
         statementUses += 1

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import Storage
 import Synchronization
 import TestSupport
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 @Suite struct DatabaseTests {
     @Test func opensInWALWithFullSync() throws {
@@ -26,8 +27,8 @@ import Testing
         #expect(try row.string("s") == "héllo")
         #expect(try row.bytes("b") == bytes)
         #expect(try row.optionalString("n") == nil)
-        #expect(throws: DatabaseError.columnType(column: "s", expected: "integer")) { try row.int("s") }
-        #expect(throws: DatabaseError.noSuchColumn("zz")) { try row.int("zz") }
+        #expect(throws: StorageError.columnType(column: "s", expected: "integer")) { try row.int("s") }
+        #expect(throws: StorageError.noSuchColumn("zz")) { try row.int("zz") }
     }
 
     @Test func textAndBlobsKeepEveryByteIncludingNUL() throws {
@@ -90,9 +91,31 @@ import Testing
         let queue = try DatabaseQueue(path: path, migrations: both)
         #expect(try queue.write { try $0.rows("SELECT identifier FROM schema_migrations").count } == 2)
         #expect(try queue.write { try $0.rows("SELECT name FROM sqlite_master WHERE name IN ('a', 'b')").count } == 2)
-        #expect(throws: DatabaseError.schemaTooNew(unknown: ["t-2"])) {
+        #expect(throws: StorageError.schemaTooNew(unknown: ["t-2"])) {
             try DatabaseQueue(path: path, migrations: first)
         }
+    }
+}
+
+@Suite struct DatabaseQueueTests {
+    @Test func aReadSeesOneStateAndCannotWrite() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("r.sqlite")
+        let queue = try DatabaseQueue(
+            path: path, migrations: [Migration("t-1", sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
+        try queue.write { db in try db.run("INSERT INTO t VALUES (1)") }
+        let other = try Database(path: path)
+        let (before, after) = try queue.read { db in
+            let before = try db.row("SELECT COUNT(*) AS n FROM t")?.int("n")
+            try other.run("INSERT INTO t VALUES (2)")  // committed by another connection meanwhile
+            return (before, try db.row("SELECT COUNT(*) AS n FROM t")?.int("n"))
+        }
+        #expect(before == 1 && after == 1)
+        #expect(throws: SQLiteError.self) { try queue.read { db in try db.run("INSERT INTO t VALUES (3)") } }
+        // Writes work again after a read, and the read saw nothing of its own attempt.
+        try queue.write { db in try db.run("INSERT INTO t VALUES (4)") }
+        #expect(
+            try queue.read { db in try db.rows("SELECT k FROM t ORDER BY k").map { try $0.int("k") } } == [1, 2, 4])
     }
 }
 

@@ -1,17 +1,16 @@
-/// A failure reported by SQLite or while reading its results, with SQLite's code and message and the
-/// statement that failed.
-public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
+/// A failure reported by SQLite, with its extended result code, its message and the statement that
+/// failed: the one error the SQLite engine throws (a row that does not read as asked is a
+/// ``StorageError``, the same on every engine).
+public enum SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     case sqlite(code: Int32, message: String, sql: String?)
-    case noSuchColumn(String)
-    case columnType(column: String, expected: String)
-    case schemaTooNew(unknown: [String])
     /// SQLite rolled back the open transaction by itself (after a full disk or an I/O error).
     case rolledBack
 
     /// SQLite's primary result code for a failed constraint (UNIQUE, CHECK, …).
     static let constraintCode: Int32 = 19
-    /// SQLite's result codes for a database another connection holds locked.
-    static let busyCodes: Set<Int32> = [5, 6]
+    /// SQLite's primary result codes for a damaged file (SQLITE_CORRUPT) or one that is not a
+    /// database (SQLITE_NOTADB).
+    static let damageCodes: Set<Int32> = [11, 26]
 
     /// Whether a UNIQUE or other constraint refused the change.
     public var isConstraintViolation: Bool {
@@ -19,15 +18,17 @@ public enum DatabaseError: Error, Equatable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether SQLite found the file damaged or not a database at all.
+    public var isDamage: Bool {
+        if case .sqlite(let code, _, _) = self { return Self.damageCodes.contains(code & 0xFF) }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .sqlite(let code, let message, let sql):
             "SQLite error \(code): \(message)" + (sql.map { " (in: \($0.prefix(120)))" } ?? "")
-        case .noSuchColumn(let column): "no column named '\(column)' in the result"
-        case .columnType(let column, let expected): "column '\(column)' does not hold a value of type \(expected)"
         case .rolledBack: "SQLite rolled the transaction back (the disk may be full or failing); nothing of it was kept"
-        case .schemaTooNew(let unknown):
-            "the database has schema changes this scanpick does not know (\(unknown.joined(separator: ", "))): it was written by a newer scanpick; upgrade"
         }
     }
 }

@@ -1,7 +1,12 @@
 import Foundation
 
-/// ISO 8601 UTC timestamps with milliseconds (`2026-11-30T10:00:00.123Z`), formatted by hand: this
-/// runs on every request and every queued action, where Foundation's formatters cost microseconds.
+/// The one representation of a point in time, on the wire, in every database table and in the logs:
+/// ISO 8601 UTC with milliseconds (`2026-11-30T10:00:00.123Z`). Its fixed width makes text order time
+/// order, so SQL compares stored times as text. Formatted and read by hand: this runs on every
+/// request and every queued action, where Foundation's formatters cost microseconds. HTTP's own date
+/// form (`Retry-After`) is read here too.
+///
+///     Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z"
 public enum Timestamp {
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func iso8601(_ date: Date = Date()) -> String {
@@ -88,4 +93,21 @@ public enum Timestamp {
         let seconds = timegm(&parts)
         return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
     }
+
+    /// Reads an HTTP date in its one current form, IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, as
+    /// `Retry-After` carries it), or nil.
+    public static func httpDate(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 29, bytes[3] == 0x2C, bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20,
+            bytes[16] == 0x20, bytes[19] == 0x3A, bytes[22] == 0x3A, bytes[25] == 0x20,
+            bytes[26...] == Array("GMT".utf8)[...],
+            let month = months.firstIndex(of: String(decoding: bytes[8..<11], as: UTF8.self))
+        else { return nil }
+        var iso = String(decoding: bytes[12..<16], as: UTF8.self) + "-"
+        append(month + 1, digits: 2, to: &iso)
+        iso += "-" + String(decoding: bytes[5..<7], as: UTF8.self) + "T"
+        return date(iso + String(decoding: bytes[17..<25], as: UTF8.self) + "Z")
+    }
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }

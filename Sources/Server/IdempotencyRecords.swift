@@ -1,0 +1,54 @@
+import Foundation
+import Storage
+
+/// The `idempotency_keys` table, whose SQL lives here and nowhere else: each key's first answer,
+/// stored in the same transaction as the change it answers and kept for the retention window, so a
+/// resend is answered with it byte for byte instead of counting again.
+///
+///     let records = IdempotencyRecords(db: db, dialect: dialect, org: org)
+///     if case .stored(let hash, let status, let body) = try records.claim(key) { … }
+struct IdempotencyRecords {
+    let db: any SQLConnection
+    let dialect: SQLDialect
+    let org: String
+
+    /// What the table holds for a key.
+    enum Lookup: Equatable {
+        /// Another transaction (in any server process) is running a request with this key.
+        case claimedElsewhere
+        /// No answer is stored: this request is the first.
+        case unknown
+        /// The first request's fingerprint and answer.
+        case stored(requestHash: String, status: Int, body: [UInt8])
+    }
+
+    /// Looks `key` up and, on PostgreSQL, claims it until commit without waiting, in one round trip.
+    /// SQLite runs one write transaction at a time, so its claim always holds.
+    ///
+    /// On PostgreSQL the lookup's snapshot is taken just before the claim, so a request that stored
+    /// the key in between is not seen: this one then runs, and its insert of the key fails the
+    /// primary key at commit, which rolls it back whole (the store answers ``PickingError/keyInUse``).
+    /// The unique key is the guarantee of one effect; the claim only makes the common case cheap.
+    func claim(_ key: String) throws -> Lookup {
+        let row = try db.row(
+            """
+            SELECT \(dialect.claimIdempotencyKey("?1", "?2")) AS claimed, k.request_hash, k.status, k.body
+            FROM (SELECT 1 AS one) AS one LEFT JOIN idempotency_keys k ON k.org = ?1 AND k.key = ?2
+            """, [org, key])
+        guard let row, try row.int("claimed") == 1 else { return .claimedElsewhere }
+        guard let hash = try row.optionalString("request_hash") else { return .unknown }
+        return .stored(requestHash: hash, status: try row.int("status"), body: try row.bytes("body"))
+    }
+
+    /// Stores the first answer for `key`, in the transaction of the change it answers.
+    func store(_ key: String, requestHash: String, status: Int, body: [UInt8], at now: Date) throws {
+        try db.runLater(
+            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [org, key, requestHash, status, body, now])
+    }
+
+    /// Deletes every organisation's answers stored before `cutoff`; returns how many.
+    static func prune(storedBefore cutoff: Date, in db: any SQLConnection) throws -> Int {
+        try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff])
+    }
+}

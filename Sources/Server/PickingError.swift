@@ -1,0 +1,87 @@
+import Wire
+
+/// Why the API's store refused an operation or could not do it, in the picking domain's own words.
+/// ``PickingStore``, the idempotency protocol and the stores' engine-error mapping (``ServerStore``)
+/// throw it; ``APIError/init(_:)`` turns each case into its HTTP status and code, in one place. A
+/// refusal is thrown inside the transaction, so it changes nothing.
+///
+///     throw PickingError.overPick(task: task, asked: .pick(qty))
+enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The batch, pick task, order or shipment named does not exist in the organisation.
+    case notFound(Resource, id: String)
+    /// A scan of another item than the task's (GTIN forms of one item are the same item).
+    case barcodeMismatch(scanned: String, task: PickTask)
+    /// The change would take the task past the units its order line requires.
+    case overPick(task: PickTask, asked: PickChange)
+    /// The change would take the picked count below the units already in a box.
+    case lockedByShipment(task: PickTask)
+    /// A shipment lists a task of another order.
+    case taskNotInOrder(task: PickTask, order: String)
+    /// A shipment asks for more of a task's units than are picked and not in a box.
+    case notPicked(task: PickTask, free: Int, asked: Int)
+    /// A shipment lists no units.
+    case emptyShipment
+    /// A shipment lists one pick task twice.
+    case repeatedShipmentUnit
+    /// No order line matches a new batch's filters outside an open batch.
+    case nothingToBatch
+    /// Another request with the same idempotency key is being processed (here, or in another server
+    /// process that stored the key first).
+    case keyInUse
+    /// The idempotency key was already used for a different request.
+    case keyReused
+    /// The action is older than the idempotency horizon and its key is not known: it may have been
+    /// counted already under a key since pruned (see ``IdempotencyHorizon``).
+    case tooOldToDeduplicate(actionTime: String, retentionDays: Int, marginHours: Int)
+    /// The database cannot be reached for now (a broken connection, a server restarting): nothing
+    /// was changed.
+    case unavailable(String)
+    /// The database failed in a way no retry by the client will fix soon.
+    case storage(String)
+
+    /// What a request names that may not exist.
+    enum Resource: String, Sendable {
+        case batch
+        case pickTask = "pick task"
+        case order
+        case shipment
+    }
+
+    /// The change to a task's picked count that was asked for.
+    enum PickChange: Equatable, Sendable {
+        /// One scanned unit.
+        case scan
+        /// A tap adding this many units.
+        case pick(Int)
+        /// A tap setting the count to this.
+        case setQty(Int)
+    }
+
+    var description: String {
+        switch self {
+        case .notFound(let resource, let id): "\(resource.rawValue) \(id) does not exist"
+        case .barcodeMismatch(let scanned, let task):
+            "scanned \(scanned) but task \(task.id) at \(task.location) expects \(task.barcode)"
+        case .overPick(let task, .scan): "task \(task.id) already has all \(task.qtyRequired) units picked"
+        case .overPick(let task, .pick(let qty)):
+            "picking \(qty) more of \(task.id) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
+        case .overPick(let task, .setQty(let to)): "\(to) is over the \(task.qtyRequired) required for task \(task.id)"
+        case .lockedByShipment(let task):
+            "\(task.qtyLocked) units of \(task.location) are already in a box (task \(task.id))"
+        case .taskNotInOrder(let task, let order): "task \(task.id) belongs to order \(task.orderId), not \(order)"
+        case .notPicked(let task, let free, let asked):
+            "only \(free) picked units of task \(task.id) (\(task.location)) are not in a box yet, \(asked) asked"
+        case .emptyShipment: Self.emptyShipmentField.description
+        case .repeatedShipmentUnit: "each pick task may appear once in units"
+        case .nothingToBatch: "no order line matches these filters outside an open batch"
+        case .keyInUse: "a request with this idempotency key is still being processed; retry shortly"
+        case .keyReused: "this idempotency key was already used for a different request"
+        case .tooOldToDeduplicate(let time, let days, let hours):
+            "this action happened at \(time), before the server's idempotency horizon (keys are kept \(days) days, less a \(hours) h margin), and its key is not known here: it may already have been counted. Compare with the server's count, then drop it or send it again under a new key"
+        case .unavailable(let reason), .storage(let reason): reason
+        }
+    }
+
+    /// The field rule an empty shipment breaks.
+    static let emptyShipmentField = FieldError(field: "units", problem: "must list at least one pick task")
+}

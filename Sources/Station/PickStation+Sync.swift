@@ -1,0 +1,40 @@
+import Foundation
+import Queue
+import Wire
+
+/// The station and its server: refreshing the pick list, probing, and the drain loop that keeps both
+/// in step.
+extension PickStation {
+    /// Refreshes the open batch from the server: the server's view replaces the cached rows, except
+    /// rows with an action not yet confirmed sent, which keep their local counts until it is (the
+    /// seed's audit bug: a refresh must never erase taps it has not seen). Returns false when no
+    /// batch is open; throws when the server cannot be reached.
+    @discardableResult
+    public func refreshPickList() async throws -> Bool {
+        guard let open = try cache.openBatch() else { return false }
+        let asked = Date()
+        let batch = try await transport.fetchBatch(open.batchId, org: open.org)
+        try cache.store(batch, org: open.org, fetchedAt: asked)
+        return true
+    }
+
+    /// Probes the server once (GET /health/ready) with a short timeout.
+    public func probe() async -> ServerProbe {
+        await transport.probe(timeout: min(2, configuration.queue.requestTimeout))
+    }
+
+    /// The long-running drain loop with its network monitor; failed passes are logged and shown
+    /// on `attention`.
+    public func syncService(
+        attention: AttentionBoard = AttentionBoard(), log: @escaping @Sendable (String) -> Void = { _ in },
+        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in }
+    ) -> SyncService {
+        let transport = self.transport
+        let timeout = min(2, configuration.queue.requestTimeout)
+        let monitor = NetworkMonitor(interval: 5) { await transport.probe(timeout: timeout) }
+        let station = self
+        return SyncService(
+            drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,
+            onPass: onPass, afterPass: { try await station.refreshPickList() })
+    }
+}

@@ -1,0 +1,126 @@
+import Digest
+import Foundation
+import HTTPServing
+import PostgresStorage
+import SQLiteStorage
+import Storage
+import TestSupport
+import Testing
+import Timestamps
+import Wire
+
+@testable import Server
+
+/// A server database written before `server-2` (idempotency keys' times as seconds since 1970)
+/// opens with today's code on either engine, upgraded in place: every row kept, a stored answer
+/// still replayed, and the retention window still measured from when each key was stored.
+@Suite struct ServerSchemaUpgradeTests {
+    static let pick = #"{"pickTaskId":"task-1","qty":1,"idempotencyKey":"kept","workerId":"w","at":"t"}"#
+
+    func request(_ path: String, _ json: String) -> HTTPRequest {
+        HTTPRequest(method: "POST", path: path, headers: ["authorization": "Bearer t"], body: Array(json.utf8))
+    }
+
+    /// What an older server left: `server-1` alone, an order picked once, and two stored answers,
+    /// one stored two days ago and one ten days ago.
+    func oldServerDatabase(_ store: ServerStoreKind, _ folder: TemporaryDirectory) throws -> ServerDatabase {
+        let database: ServerDatabase
+        let run: (String, [any DatabaseValueConvertible]) throws -> Void
+        switch store {
+        case .sqlite:
+            let path = folder.file("server.sqlite")
+            let db = try Database(path: path)
+            try Migration.apply(Array(ServerSchema.sqlite.prefix(1)), to: db)
+            database = .sqlite(path: path)
+            run = { sql, arguments in try db.run(sql, arguments) }
+        case .postgres:
+            let connectionString = try PostgresCluster.shared().createDatabase()
+            try PostgresMigrator.apply(
+                Array(ServerSchema.postgres.prefix(1)), to: try PostgresPool(connectionString, size: 1))
+            let db = try PostgresConnection(connectionString)
+            database = .postgres(connectionString: connectionString)
+            run = { sql, arguments in try db.run(sql, arguments) }
+        }
+        try run("UPDATE schema_migrations SET applied_at = '2026-11-30T10:00:00Z'", [])
+        let at = "2027-01-15T08:00:00.000Z"
+        try run("INSERT INTO orders VALUES ('acme', 'o1', 'c', 'z', '2027-01-16', ?)", [at])
+        try run("INSERT INTO order_lines VALUES ('acme', 'o1', 'l1', 'SKU', 'A1', '036000291452', 5)", [])
+        try run("INSERT INTO batches (org, id, created_at) VALUES ('acme', 'b1', ?)", [at])
+        try run(
+            "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position, qty_picked) VALUES ('acme', 'task-1', 'b1', 'o1', 'l1', 0, 1)",
+            [])
+        try run(
+            """
+            INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at)
+            VALUES ('acme', 'pick', 'task-1', 1, 1, 'w', 't', 'kept', ?)
+            """, [at])
+        let write = try IdempotentWrite(
+            request("/api/picking/pick", Self.pick), org: "acme",
+            horizon: IdempotencyHorizon(retentionDays: 7, marginHours: 24), route: "pick", as: PickRequest.self
+        ) { _, _, _ in "unused" }
+        let now = Int(Date().timeIntervalSince1970)
+        let insertKey = """
+            INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES ('acme', ?, ?, 200, ?, ?)
+            """
+        try run(insertKey, ["kept", write.fingerprint, Array(#"{"answer":"first"}"#.utf8), now - 2 * 86_400])
+        try run(insertKey, ["ancient", "other", Array("{}".utf8), now - 10 * 86_400])
+        return database
+    }
+
+    @Test(arguments: ServerStoreKind.allCases)
+    func anOldServerDatabaseUpgradesInPlaceAndKeepsItsAnswers(store: ServerStoreKind) throws {
+        let folder = try TemporaryDirectory()
+        let database = try oldServerDatabase(store, folder)
+        let started = Date()
+
+        let api = try ScanPickAPI(
+            configuration: ServerConfiguration(
+                listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
+                organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7),
+            log: { _ in })
+
+        // The stored answer is replayed byte for byte and nothing is counted again.
+        let replay = api.handle(request("/api/picking/pick", Self.pick))
+        #expect(replay.status == 200)
+        #expect(String(decoding: replay.body, as: UTF8.self) == #"{"answer":"first"}"#)
+        #expect(replay.headers.contains { $0 == ("Idempotent-Replayed", "true") })
+        let batch = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    api.handle(
+                        HTTPRequest(method: "GET", path: "/api/batches/b1", headers: ["authorization": "Bearer t"])
+                    ).body))
+                as? [String: Any])
+        #expect((batch["tasks"] as? [[String: Any]])?.first?["qtyPicked"] as? Int == 1)
+
+        // Times are Timestamp text now, the same instants as the seconds they were.
+        let (keys, applied) = try read(database) { db in
+            (
+                try db.rows("SELECT key, created_at FROM idempotency_keys ORDER BY key", []).map {
+                    (try $0.string("key"), try $0.date("created_at"))
+                },
+                try db.rows("SELECT identifier, applied_at FROM schema_migrations ORDER BY identifier", []).map {
+                    (try $0.string("identifier"), try $0.string("applied_at"))
+                }
+            )
+        }
+        #expect(keys.map(\.0) == ["ancient", "kept"])
+        let twoDaysAgo = started.addingTimeInterval(-2 * 86_400)
+        #expect(abs(keys[1].1.timeIntervalSince(twoDaysAgo)) < 5)
+        #expect(applied.map(\.0) == ["server-1", "server-2"])
+        #expect(applied.allSatisfy { $0.1.utf8.count == 24 && Timestamp.date($0.1) != nil }, "\(applied)")
+
+        // The retention window reads the converted times: the ten-day-old answer goes, the other stays.
+        #expect(try api.pruneIdempotencyKeys() == 1)
+        #expect(api.handle(request("/api/picking/pick", Self.pick)).headers.contains { $0.0 == "Idempotent-Replayed" })
+        #expect(try read(database) { db in try db.row("SELECT COUNT(*) AS n FROM events", [])?.int("n") } == 1)
+    }
+
+    /// Runs `body` on a connection of its own to `database`.
+    func read<T>(_ database: ServerDatabase, _ body: (any SQLConnection) throws -> T) throws -> T {
+        switch database {
+        case .sqlite(let path): try body(try Database(path: path))
+        case .postgres(let connectionString): try body(try PostgresConnection(connectionString))
+        }
+    }
+}
