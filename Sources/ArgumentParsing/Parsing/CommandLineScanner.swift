@@ -83,17 +83,20 @@ enum Suggestion {
         return best.0
     }
 
-    /// Levenshtein distance (the words are short: a command-line name).
+    /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`; the words are short.
     private static func distance(_ a: [Character], _ b: [Character]) -> Int {
         guard a.count <= 64, b.count <= 64 else { return Int.max }
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var rows = [Array(0...b.count)]
+        for i in 1...a.count {
+            var row = [i]
+            for j in 1...b.count {
+                var best = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { best = min(best, rows[i - 2][j - 2] + 1) }
+                row.append(best)
             }
-            previous = current
+            rows.append(row)
         }
-        return previous[b.count]
+        return rows[a.count][b.count]
     }
 }
