@@ -202,6 +202,15 @@ import Testing
         #expect(result.standardError.contains("\(fifo): not a regular file"))
     }
 
+    @Test func aPictureOverTheLimitNamesTheOptionThatSetsIt() throws {
+        let file = "SampleImages/clean/ean8.png"
+        let text = try ProcessRunner.scanpick(["decode", "-q", "--max-pixels", "100", file])
+        #expect(text.status == 1)
+        #expect(text.standardError.contains("pixels, over the limit of 100 pixels (--max-pixels)"))
+        let json = try ProcessRunner.scanpick(["decode", "-q", "--json", "--max-pixels", "100", file])
+        #expect(json.standardOutput.contains("over the limit of 100 pixels (--max-pixels)\"}"))
+    }
+
     @Test func aFolderWithoutImagesIsAUsageError() throws {
         let folder = try TemporaryDirectory()
         try folder.write("notes.txt", text: "no images here")
