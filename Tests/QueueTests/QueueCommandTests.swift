@@ -27,6 +27,11 @@ import Testing
         #expect(status["serverReady"] is NSNull)
         #expect(status["pending"] as? Int == 2)
         #expect(status["lastSyncAt"] is NSNull)
+        let helps = try [["status", "--help"], ["tap", "qty", "--help"]].map {
+            try ProcessRunner.scanpick($0).standardOutput
+        }
+        for key in status.keys { #expect(helps[0].contains("\"\(key)\""), "status --help omits \(key)") }
+        for key in object.keys { #expect(helps[1].contains("\"\(key)\""), "tap qty --help omits \(key)") }
         let stuck = try ProcessRunner.scanpick(["drain", "--config", config])
         #expect(stuck.status == 3)
         #expect(stuck.standardOutput.contains("waiting  #1"))
@@ -93,6 +98,9 @@ import Testing
             ]))
         #expect(rows[1]["state"] as? String == "dead")
         #expect(rows[1]["lastStatus"] as? Int == 422)
+        // The help is generated, but what it says of the JSON is written by hand: it must name every key.
+        let help = try ProcessRunner.scanpick(["queue", "show", "--help"]).standardOutput
+        for key in rows[0].keys { #expect(help.contains("\"\(key)\""), "queue show --help omits \(key)") }
 
         let anonymous = try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--by", "", "--config", config])
         #expect(anonymous.status == 2)

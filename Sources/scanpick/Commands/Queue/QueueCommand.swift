@@ -25,7 +25,7 @@ enum QueueCommand: Command {
             var json = Flag(
                 "json",
                 help:
-                    "Print an array of {\"id\",\"org\",\"kind\",\"pickTaskId\",\"state\",\"tries\",\"idempotencyKey\",\"createdAt\",\"nextAttemptAt\",\"lastStatus\",\"lastError\"}."
+                    "Print an array of {\"id\",\"org\",\"kind\",\"pickTaskId\",\"state\",\"tries\",\"idempotencyKey\",\"createdAt\",\"nextAttemptAt\",\"lastStatus\",\"lastError\",\"label\"}."
             )
         }
 
