@@ -7,13 +7,16 @@ extension ImageReport {
     /// The report as one line of `scanpick decode --json`:
     /// `{"file", "symbols": [{"symbology", "data", "quality", "points", "orientation"}], "ms", "error"?}`.
     /// A payload that is not UTF-8 text is base64 with `"dataEncoding": "base64"` beside it.
-    public var jsonLine: String {
+    public var jsonLine: String { jsonLine(describingError: \.description) }
+
+    /// The JSON line with the error (if any) in the caller's words (a command adds its option's name).
+    public func jsonLine(describingError describe: (ImageLoadError) -> String) -> String {
         var object = JSONObjectWriter()
         object.add("file", string: file)
         object.add("symbols", raw: "[" + barcodes.map(\.jsonObject).joined(separator: ",") + "]")
         object.add("ms", milliseconds: milliseconds)
         if let error {
-            object.add("error", string: error.description)
+            object.add("error", string: describe(error))
         }
         return object.finished()
     }

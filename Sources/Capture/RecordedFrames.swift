@@ -12,14 +12,16 @@ public final class RecordedFrames: FrameSource {
     public let files: [String]
     public let fps: Double
     public let loop: Bool
+    /// The rate frames are stamped at unless told otherwise: a webcam's usual 30 per second.
+    public static let defaultFramesPerSecond = 30
     private let loader = ImageLoader()
     private let start = Date()
     private var position = 0
     public private(set) var skippedFrames = 0
     public let droppedFrames = 0
 
-    public init(folder: String, fps: Double = 30, loop: Bool = false) throws(CaptureError) {
-        guard fps > 0 else { throw .badOption("--fps must be more than 0") }
+    public init(folder: String, fps: Double = Double(defaultFramesPerSecond), loop: Bool = false) throws(CaptureError) {
+        guard fps > 0 else { throw .badOption("the frame rate must be more than 0, not \(fps)") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .noSuchFolder(folder)

@@ -76,6 +76,7 @@ let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState,
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestState.pointee = nil
     state.finish(budget: core.bodyBudget)
+    if state.wasSuspended { core.sentOne() }
     if let entry = state.connection { core.deadlines.answered(entry) }
 }
 

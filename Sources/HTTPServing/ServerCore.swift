@@ -20,9 +20,13 @@ final class ServerCore: Sendable {
     private let heldMessages = Mutex<[String]?>(nil)
 
     private struct SuspendedRequests {
+        /// Requests suspended and not yet given their answer (none may be left when the daemon stops).
         var count = 0
+        /// Requests suspended whose answer has not finished going out (sent, or the client gone).
+        var unsent = 0
         var stopping = false
         var allAnswered: DispatchSemaphore?
+        var allSent: DispatchSemaphore?
     }
 
     init(
@@ -46,9 +50,11 @@ final class ServerCore: Sendable {
         let admitted = suspended.withLock { suspended in
             guard !suspended.stopping else { return false }
             suspended.count += 1
+            suspended.unsent += 1
             return true
         }
         guard admitted else { return false }
+        state.markSuspended()
         connection.suspend()
         let responder = HTTPResponder(core: self, state: state, connection: connection)
         switch answer {
@@ -94,18 +100,20 @@ final class ServerCore: Sendable {
     }
 
     /// Refuses new work, answers 503 to requests still waiting for a worker, waits until every
-    /// request being worked on has been answered, and ends the workers and the deadline sweep.
+    /// request being worked on has been answered and (for up to ``sendingGrace``) until those
+    /// answers have gone out, and ends the workers and the deadline sweep.
     func stop() {
         suspended.withLock { $0.stopping = true }
         workers.cancelQueued()
         bulkWorkers.cancelQueued()
-        let waitFor: DispatchSemaphore? = suspended.withLock { suspended in
-            guard suspended.count > 0 else { return nil }
-            let semaphore = DispatchSemaphore(value: 0)
-            suspended.allAnswered = semaphore
-            return semaphore
+        let (answered, sent): (DispatchSemaphore?, DispatchSemaphore?) = suspended.withLock { suspended in
+            if suspended.count > 0 { suspended.allAnswered = DispatchSemaphore(value: 0) }
+            if suspended.unsent > 0 { suspended.allSent = DispatchSemaphore(value: 0) }
+            return (suspended.allAnswered, suspended.allSent)
         }
-        waitFor?.wait()
+        answered?.wait()
+        // A client that does not read its answer must not hold the stop for ever.
+        _ = sent?.wait(timeout: .now() + Self.sendingGrace)
         workers.stop()
         bulkWorkers.stop()
         deadlines.stop()
@@ -119,6 +127,17 @@ final class ServerCore: Sendable {
             if suspended.count == 0 { suspended.allAnswered?.signal() }
         }
     }
+
+    /// A suspended request's answer has gone out (or its client went away): called as it completes.
+    func sentOne() {
+        suspended.withLock { suspended in
+            suspended.unsent -= 1
+            if suspended.unsent == 0 { suspended.allSent?.signal() }
+        }
+    }
+
+    /// How long a stop waits for answers already given to finish going out.
+    static let sendingGrace = DispatchTimeInterval.seconds(10)
 
     /// The answer when every worker is busy and the queue is full, or the server is stopping.
     static let busy = HTTPResponse.json(
@@ -152,6 +171,7 @@ final class RequestState: Sendable {
         var body: [UInt8] = []
         var refusal: Refusal?
         var dispatched = false
+        var suspended = false
         /// Bytes counted against the server's body budget (given back when the request ends).
         var counted = 0
     }
@@ -206,6 +226,11 @@ final class RequestState: Sendable {
     }
 
     var isDispatched: Bool { upload.withLock { $0.dispatched } }
+
+    /// The request waits suspended for an answer (counted until it completes).
+    func markSuspended() { upload.withLock { $0.suspended = true } }
+
+    var wasSuspended: Bool { upload.withLock { $0.suspended } }
 
     /// Records the response; false if one was recorded before.
     func answer(_ value: HTTPResponse) -> Bool {

@@ -30,7 +30,7 @@ public enum ImageLoadError: Error, Equatable, Sendable, CustomStringConvertible 
             "file is \(bytes) bytes, over the \(limit)-byte limit for an image"
         case .unknownFormat: "not a PNG, JPEG, PGM or PPM image (unrecognised file signature)"
         case .tooManyPixels(let width, let height, let limit):
-            "image is \(width)×\(height) pixels, over the limit of \(limit) pixels (--max-pixels)"
+            "image is \(width)×\(height) pixels, over the limit of \(limit) pixels"
         case .malformed(let format, let reason): "corrupt \(format) image: \(reason)"
         case .truncated(let format): "truncated \(format) image (the file ends before the image does)"
         }

@@ -138,12 +138,13 @@ public final class HTTPActionTransport: ActionTransport {
         }
     }
 
-    /// `GET /health/ready` with a short timeout: whether something answers at the server's address,
-    /// and whether the server's database does. Any answer below 500 counts as reachable, and so does
-    /// a failed TLS handshake: a wrong base URL or certificate is then found by the next send and
-    /// shown as needing attention, not hidden as "offline". A 503 `database_unavailable` is a server
-    /// that answers but cannot take work now.
+    /// Whether something answers at the server's address (`GET /health`), and then whether the
+    /// server's database does (`GET /health/ready`), each with a short timeout. Any answer below 500
+    /// counts as reachable, and so does a failed TLS handshake: a wrong base URL or certificate is
+    /// then found by the next send and shown as needing attention, not hidden as "offline". A 503
+    /// `database_unavailable` is a server that answers but cannot take work now.
     public func probe(timeout: TimeInterval) async -> ServerProbe {
+        guard await isReachable(timeout: timeout) else { return ServerProbe(reachable: false, databaseReady: nil) }
         var request = URLRequest(url: server.appendingPathComponent("/health/ready"))
         request.timeoutInterval = timeout
         do {
@@ -153,14 +154,23 @@ public final class HTTPActionTransport: ActionTransport {
             if status == 503, Self.errorCode(body) == "database_unavailable" {
                 return ServerProbe(reachable: true, databaseReady: false)
             }
-            return ServerProbe(reachable: status < 500, databaseReady: nil)  // e.g. a server without the route
-        } catch {
-            return ServerProbe(reachable: Self.isTLSFailure(error), databaseReady: nil)
-        }
+        } catch {}  // unknown: the server answered /health; a slow or missing readiness says nothing more
+        return ServerProbe(reachable: true, databaseReady: nil)
     }
 
-    /// Whether something answers at the server's address (see ``probe(timeout:)``).
-    public func isReachable(timeout: TimeInterval) async -> Bool { await probe(timeout: timeout).reachable }
+    /// `GET /health`: whether something answers at the server's address (the server answers it
+    /// without touching its database, so a busy database does not look like a lost network). Any
+    /// answer below 500 counts, and so does a failed TLS handshake (see ``probe(timeout:)``).
+    public func isReachable(timeout: TimeInterval) async -> Bool {
+        var request = URLRequest(url: server.appendingPathComponent("/health"))
+        request.timeoutInterval = timeout
+        do {
+            let (_, response) = try await session.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 500) < 500
+        } catch {
+            return Self.isTLSFailure(error)
+        }
+    }
 
     private static func errorCode(_ body: Data) -> String? {
         (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? String

@@ -92,7 +92,7 @@ public final class BarcodeReader {
 
     /// The largest picture (in pixels) the retry passes look at full size; bigger ones are halved
     /// first.
-    static let fullSizeRetryLimit = 200_000
+    public static let fullSizeRetryLimit = 200_000
 
     /// One look's codes as reported: lone add-ons dropped, the others joined to their main codes
     /// when asked.

@@ -2,6 +2,8 @@ import Imaging
 
 extension BarcodeReader {
     /// A second look at an image the first look found nothing in, in the order they are tried.
+    /// What each does and when it is tried is said once, in ``summary`` and ``BarcodeReader/tryHarderDescription``,
+    /// from which `scanpick decode --help` and the README (checked by a test) take it.
     ///
     /// Each pass is kept only for what it gains on the real-world corpus (`scripts/bench-decode
     /// --try-harder`); the measured gain of each, and of the passes tried and not kept, is in the
@@ -65,19 +67,48 @@ extension BarcodeReader {
             self = pass
         }
 
+        /// What the pass does, in a few words, with its own condition (for help and the README).
+        public var summary: String {
+            switch self {
+            case .thickened: "thickened (pictures under \(Self.thinLimit) pixels one way)"
+            case .contrastStretched: "contrast-stretched (unless the picture already spans black to white)"
+            case .inverted: "inverted (light on dark)"
+            case .halved: "halved"
+            case .doubledQROnly: "doubled (QR codes only)"
+            case .padded: "padded (with a margin of its own background)"
+            case .sharpened: "sharpened"
+            case .blurred: "blurred"
+            }
+        }
+
+        /// Whether the pass is only tried on small pictures (up to ``smallPictureLimit``), where every
+        /// read it gains on the corpus was.
+        public var smallPicturesOnly: Bool {
+            switch self {
+            case .doubledQROnly, .padded, .sharpened, .blurred: true
+            case .thickened, .contrastStretched, .inverted, .halved: false
+            }
+        }
+
+        /// Whether the pass is tried on a big picture already halved (see ``BarcodeReader/fullSizeRetryLimit``).
+        public var triedOnHalvedPictures: Bool {
+            switch self {
+            case .thickened, .contrastStretched, .inverted: true
+            case .halved, .doubledQROnly, .padded, .sharpened, .blurred: false
+            }
+        }
+
         /// Whether this pass is worth its time on `image` (`reduced` when it is a big picture already
-        /// halved): thickening is for pictures under 8 pixels one way; halving, doubling, padding and
-        /// filtering for small pictures only, where every read they gain on the corpus was.
+        /// halved): as ``summary``, ``smallPicturesOnly`` and ``triedOnHalvedPictures`` say.
         func applies(to image: GreyImage, reduced: Bool = false) -> Bool {
+            if reduced && !triedOnHalvedPictures { return false }
+            if smallPicturesOnly && image.width * image.height > Self.smallPictureLimit { return false }
             switch self {
             case .contrastStretched:
                 // A picture that already spans nearly black to white would come back almost unchanged.
-                Self.spansLessThanFullRange(image)
-            case .inverted: true
-            case .thickened: min(image.width, image.height) < Self.thinLimit
-            case .halved: !reduced
-            case .doubledQROnly, .padded, .sharpened, .blurred:
-                !reduced && image.width * image.height <= Self.smallPictureLimit
+                return Self.spansLessThanFullRange(image)
+            case .thickened: return min(image.width, image.height) < Self.thinLimit
+            case .inverted, .halved, .doubledQROnly, .padded, .sharpened, .blurred: return true
             }
         }
 
@@ -87,7 +118,7 @@ extension BarcodeReader {
         }
 
         /// The size (in pixels, either way) below which a picture is thickened.
-        static let thinLimit = 8
+        public static let thinLimit = 8
 
         /// Where `point`, found in `looked` (this pass's transform of `base`), lies in `base`.
         func pointInBase(_ point: Barcode.Point, base: GreyImage, looked: GreyImage) -> (x: Double, y: Double) {
@@ -107,7 +138,7 @@ extension BarcodeReader {
         /// The largest picture (in pixels) the doubled, padded, sharpened and blurred passes are tried
         /// on: 256 × 256. Every read they gain on the corpus is in a picture this small, and on bigger
         /// ones they cost most of the try-harder time (README, "Try-harder passes").
-        static let smallPictureLimit = 65_536
+        public static let smallPictureLimit = 65_536
 
         /// Only these codes are taken from this pass (nil: every wanted symbology).
         var onlySymbologies: Set<Symbology>? {

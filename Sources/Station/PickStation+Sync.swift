@@ -12,10 +12,18 @@ extension PickStation {
     @discardableResult
     public func refreshPickList() async throws -> Bool {
         guard let open = try cache.openBatch() else { return false }
-        let asked = Date()
-        let batch = try await transport.fetchBatch(open.batchId, org: open.org)
-        try cache.store(batch, org: open.org, fetchedAt: asked)
+        try await fetchIntoCache(open.batchId, org: open.org)
         return true
+    }
+
+    /// Fetches batch `id` of `org` from the server and stores it as the open batch (rows with unsent
+    /// actions keep their local counts): the one way a batch gets from the server into the cache.
+    @discardableResult
+    func fetchIntoCache(_ id: String, org: String) async throws -> Batch {
+        let asked = Date()
+        let batch = try await transport.fetchBatch(id, org: org)
+        try cache.store(batch, org: org, fetchedAt: asked)
+        return batch
     }
 
     /// Probes the server once (GET /health/ready) with a short timeout.

@@ -67,6 +67,9 @@ public struct StationConfiguration: Sendable, Equatable {
         public init() {}
     }
 
+    /// `database` when the config does not say: relative to the config file's folder.
+    public static let defaultDatabasePath = "var/station.sqlite"
+
     /// Tokens the README documents for the demo: a config holding only these may be readable by others.
     public static let demoTokens: Set<String> = ["demo-acme-token", "demo-globex-token"]
 
@@ -87,16 +90,21 @@ public struct StationConfiguration: Sendable, Equatable {
         let serverText = try reader.requiredString("server")
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
-        let database = resolve(try reader.string("database", default: "var/station.sqlite"))
+        let database = resolve(try reader.string("database", default: Self.defaultDatabasePath))
 
+        // Each default is QueueOptions' own (as for debounce and camera below): written once.
         var queue = QueueOptions()
         if var options = try reader.object("queue") {
-            queue.backoffInitial = try options.number("backoffInitialSeconds", default: 2, in: 0.1...3600)
-            queue.backoffCap = try options.number("backoffCapSeconds", default: 60, in: 0.1...86_400)
-            queue.drainInterval = try options.number("drainIntervalSeconds", default: 30, in: 0.1...86_400)
+            queue.backoffInitial = try options.number(
+                "backoffInitialSeconds", default: queue.backoffInitial, in: 0.1...3600)
+            queue.backoffCap = try options.number("backoffCapSeconds", default: queue.backoffCap, in: 0.1...86_400)
+            queue.drainInterval = try options.number(
+                "drainIntervalSeconds", default: queue.drainInterval, in: 0.1...86_400)
             // Whole seconds: URLSession on Linux truncates request timeouts to them.
-            queue.requestTimeout = Double(try options.integer("requestTimeoutSeconds", default: 10, in: 1...600))
-            queue.sentRetention = try options.number("sentRetentionHours", default: 24, in: 0...8760) * 3600
+            queue.requestTimeout = Double(
+                try options.integer("requestTimeoutSeconds", default: Int(queue.requestTimeout), in: 1...600))
+            queue.sentRetention =
+                try options.number("sentRetentionHours", default: queue.sentRetention / 3600, in: 0...8760) * 3600
             try options.finish()
             guard queue.backoffCap >= queue.backoffInitial else {
                 throw options.error("backoffCapSeconds", "must be at least backoffInitialSeconds")
@@ -164,9 +172,9 @@ public struct StationConfiguration: Sendable, Equatable {
 
         var debounce = Debouncer.Options()
         if var options = try reader.object("debounce") {
-            debounce.eanUpcFrames = try options.integer("eanUpcFrames", default: 2, in: 1...30)
-            debounce.otherFrames = try options.integer("otherFrames", default: 1, in: 1...30)
-            debounce.holdOff = try options.number("holdOffSeconds", default: 1.5, in: 0...60)
+            debounce.eanUpcFrames = try options.integer("eanUpcFrames", default: debounce.eanUpcFrames, in: 1...30)
+            debounce.otherFrames = try options.integer("otherFrames", default: debounce.otherFrames, in: 1...30)
+            debounce.holdOff = try options.number("holdOffSeconds", default: debounce.holdOff, in: 0...60)
             try options.finish()
         }
         var camera = CameraSettings()
@@ -179,13 +187,13 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         var page = PageSettings()
         if var options = try reader.object("page") {
-            let text = try options.string("listen", default: "127.0.0.1:8377")
+            let text = try options.string("listen", default: page.listen.description)
             do {
                 page.listen = try ListenAddress(parsing: text)
             } catch {
                 throw options.error("listen", "is not HOST:PORT (\(error.reason))")
             }
-            page.allowRemote = try options.bool("allowRemote", default: false)
+            page.allowRemote = try options.bool("allowRemote", default: page.allowRemote)
             guard page.listen.isLoopback || page.allowRemote else {
                 throw options.error(
                     "listen", "is not a loopback address: set page.allowRemote to true to serve other machines")

@@ -71,6 +71,17 @@ public final class StationService: Sendable {
     public func run(source: Source?, org requested: String?) async throws -> Summary {
         let configuration = station.configuration
         let open = try station.cache.openBatch()
+        // What can refuse the run is checked before anything is printed or started.
+        let org =
+            requested ?? open?.org
+            ?? (configuration.organisations.count == 1 ? configuration.organisations.keys.first : nil)
+        guard let org else { throw StationServiceError.whichOrganisation }
+        let organisation = try configuration.organisation(org)
+        // Frames from a folder that is not there fail now, clearly (when scanning is on: with it
+        // off, no frame source is ever opened).
+        if organisation.scanningEnabled, case .frames(let folder, let fps, _) = source {
+            _ = try RecordedFrames(folder: folder, fps: fps)
+        }
         if let task = try station.cache.activeTask() {
             output(
                 "active: \(task.location)  \(task.sku)  \(task.barcode)  \(task.qtyPicked)/\(task.qtyRequired)  (task \(task.id))"
@@ -80,18 +91,8 @@ public final class StationService: Sendable {
                 open == nil
                     ? "no batch is open (scanpick batch open ID --org ORG)" : "every task of the open batch is picked")
         }
-        let org =
-            requested ?? open?.org
-            ?? (configuration.organisations.count == 1 ? configuration.organisations.keys.first : nil)
-        guard let org else { throw StationServiceError.whichOrganisation }
-        let organisation = try configuration.organisation(org)
         if let open, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")
-        }
-        // Frames from a folder that is not there fail now, clearly, before anything starts (when
-        // scanning is on: with it off, no frame source is ever opened).
-        if organisation.scanningEnabled, case .frames(let folder, let fps, _) = source {
-            _ = try RecordedFrames(folder: folder, fps: fps)
         }
 
         // The drainer and the page run whatever the scanning flag says: taps always work.
@@ -305,7 +306,8 @@ public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvert
 
     public var description: String {
         switch self {
-        case .whichOrganisation: "which organisation? open a batch or pass --org ORG"
+        case .whichOrganisation:
+            "no organisation to scan for: no batch is open and the config has several organisations; open a batch or name one"
         }
     }
 }

@@ -27,11 +27,7 @@ public struct StationTaps: Sendable {
 
     /// Picks `qty` more units of a task of the open batch.
     public func pick(_ taskId: String, qty: Int) throws -> Result {
-        guard Self.pickQuantities.contains(qty) else {
-            throw TapRefusal.invalidQuantity(
-                "a pick tap adds \(Self.pickQuantities.lowerBound) to \(Self.pickQuantities.upperBound) units, not \(qty)"
-            )
-        }
+        try Tap.pick(qty: qty).check()
         let worker = station.configuration.worker
         return try tap(taskId) { db, org, task in
             guard try PickListCache.addPicked(qty, task: taskId, org: org, in: db) else {
@@ -46,10 +42,7 @@ public struct StationTaps: Sendable {
 
     /// Sets a task's picked count from `from` (what the picker saw) to `to`.
     public func setQty(_ taskId: String, from: Int, to: Int) throws -> Result {
-        for (name, value) in [("from", from), ("to", to)] where !Self.setQuantities.contains(value) {
-            throw TapRefusal.invalidQuantity(
-                "\(name) must be \(Self.setQuantities.lowerBound) to \(Self.setQuantities.upperBound), not \(value)")
-        }
+        try Tap.setQty(from: from, to: to).check()
         let worker = station.configuration.worker
         return try tap(taskId) { db, org, task in
             guard try PickListCache.setPicked(to, task: taskId, org: org, in: db) else {

@@ -53,14 +53,14 @@ import Testing
         #expect(CaptureError.permissionDenied("/dev/video0").description.contains("'video' group"))
     }
 
-    @Test func theStationSaysWhichDeviceFailed() throws {
-        let result = try ProcessRunner.scanpick(["devices"])
+    @Test func theStationSaysWhichDeviceFailed() async throws {
+        let result = try await ProcessRunner.scanpick(["devices"])
         if result.status == 1 { #expect(result.standardOutput.contains("no video capture devices found")) }
     }
 }
 
 @Suite struct RecordedFramesTests {
-    @Test func stampsFramesAtTheFrameRateAndSkipsUnreadableOnes() throws {
+    @Test func stampsFramesAtTheFrameRateAndSkipsUnreadableOnes() async throws {
         let folder = try TemporaryDirectory()
         let png = try Repository.sampleBytes("clean/ean8.png")
         try folder.write("1.png", bytes: png)
@@ -113,7 +113,7 @@ import Testing
 }
 
 @Suite struct FrameConversionTests {
-    @Test func mjpegFramesAreDecodedToGreyAndACorruptOneIsSkipped() throws {
+    @Test func mjpegFramesAreDecodedToGreyAndACorruptOneIsSkipped() async throws {
         let mjpeg = PixelFormat(fourcc: scanpick_v4l2_fmt_mjpeg)
         let jpeg = try Repository.sampleBytes("degraded/ean13-small.jpg")
         let good = jpeg.withUnsafeBytes {

@@ -116,6 +116,10 @@ import Testing
     @Test func errorsSayWhatHappened() {
         #expect(ImageLoadError.empty.description == "empty file (0 bytes)")
         #expect(ImageLoadError.tooManyPixels(width: 9, height: 9, limit: 10).description.contains("9×9"))
+        // The library says the limit; the command that sets it adds its option's name.
+        #expect(
+            ImageLoadError.tooManyPixels(width: 9, height: 9, limit: 10).description
+                == "image is 9×9 pixels, over the limit of 10 pixels")
         #expect(ImageLoadError.truncated(format: .png).description.contains("truncated PNG"))
     }
 }

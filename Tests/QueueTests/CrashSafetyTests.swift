@@ -35,7 +35,7 @@ import Testing
         }
         #expect(killedAfterCommit > 0, "no kill landed between the server's commit and the station's record")
 
-        let final = try ProcessRunner.scanpick(["drain", "--config", config])
+        let final = try await ProcessRunner.scanpick(["drain", "--config", config])
         #expect(final.status == 0, "\(final.standardOutput)")
         let counts = try fixture.queue.counts()
         #expect(counts.pending == 0)

@@ -9,7 +9,7 @@ import Testing
     func tapsQueuedOfflineAreDeliveredOnceInOrderWhenTheServerReturns(store: ServerStoreKind) async throws {
         let fixture = try await QueueFixture(store: store)
         let drainer = fixture.drainer(to: fixture.server.baseURL)
-        try fixture.server.stop()
+        try await fixture.server.stop()
         let ids = [
             try fixture.pick(0, qty: 2), try fixture.pick(1), try fixture.pick(0),
             try fixture.queue.enqueue(
@@ -22,7 +22,7 @@ import Testing
         }
         #expect(try fixture.queue.counts().pending == 5)
 
-        try fixture.server.start()
+        try await fixture.server.start()
         var delivered: [Int] = []
         fixture.clock.advance(120)
         let online = try await drainer.drainPass { event in
@@ -274,7 +274,7 @@ struct TestFailure: Error, CustomStringConvertible {
                 org: "acme", pickTaskId: fixture.scenario.tasks[0], location: "A1", qty: 1, worker: "w",
                 at: Date().addingTimeInterval(-2 * 86_400)))
         let before = try #require(try fixture.queue.action(old))
-        let drained = try ProcessRunner.scanpick(["drain", "--config", config])
+        let drained = try await ProcessRunner.scanpick(["drain", "--config", config])
         #expect(drained.standardOutput.contains("0 sent, 1 dead"))
         let dead = try #require(try fixture.queue.action(old))
         #expect(dead.state == .dead)
@@ -285,7 +285,7 @@ struct TestFailure: Error, CustomStringConvertible {
         #expect(try await fixture.picked() == [0, 0, 0])
 
         // Support compared with the server (not counted) and resends it under a fresh key.
-        let retried = try ProcessRunner.scanpick([
+        let retried = try await ProcessRunner.scanpick([
             "queue", "retry", "\(old)", "--as-new", "--by", "support-jo", "--config", config,
         ])
         #expect(retried.status == 0, "\(retried.standardError)")
@@ -297,7 +297,7 @@ struct TestFailure: Error, CustomStringConvertible {
         #expect(entry.actor == "support-jo")
         #expect(entry.detail.contains(before.idempotencyKey))
         #expect(entry.detail.contains(renewed.idempotencyKey))
-        #expect(try ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
+        #expect(try await ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
         #expect(try fixture.queue.action(old)?.state == .sent)
         #expect(try await fixture.picked() == [1, 0, 0])
     }

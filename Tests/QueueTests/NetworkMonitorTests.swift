@@ -59,9 +59,9 @@ import Testing
         let watcher = try #require(NetlinkWatcher { changes.withLock { $0 += 1 } })
         // An address added to and removed from the loopback interface: a real change, harmless.
         let address = "127.0.\(getpid() % 200 + 20).\(getpid() % 250 + 2)/32"
-        let added = try ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
+        let added = try await ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
         #expect(added.status == 0, "\(added.standardError)")
-        defer { _ = try? ProcessRunner.run("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
+        defer { _ = try? ProcessRunner.runBlocking("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
         #expect(await Self.eventually(30) { changes.withLock { $0 } > 0 })
         watcher.stop()
     }
@@ -90,7 +90,7 @@ import Testing
         #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
 
         // The dead spot: taps pile up, nothing is lost.
-        try fixture.server.stop()
+        try await fixture.server.stop()
         #expect(await NetworkMonitorTests.eventually(30) { !sync.isOnline })
         _ = try fixture.pick(0)
         _ = try fixture.pick(1)
@@ -100,7 +100,7 @@ import Testing
         #expect(try fixture.queue.counts().pending == 2)
 
         // Back in range: the online edge drains without anyone asking.
-        try fixture.server.start()
+        try await fixture.server.start()
         #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 3 })
         #expect(try await fixture.picked() == [2, 1, 0])
     }
@@ -116,7 +116,7 @@ import Testing
         defer { Task { await sync.stop() } }
         #expect(await NetworkMonitorTests.eventually(30) { sync.isOnline })
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
-        let tap = try ProcessRunner.scanpick(
+        let tap = try await ProcessRunner.scanpick(
             ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
         #expect(tap.status == 0)
         #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })

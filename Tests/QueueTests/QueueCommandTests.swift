@@ -8,43 +8,51 @@ import Testing
     @Test func tapsQueueAtOnceOfflineAndDrainWhenTheServerIsBack() async throws {
         let fixture = try await QueueFixture()
         let config = try fixture.stationConfig(server: fixture.server.baseURL, timeout: 2)
-        try fixture.server.stop()
+        try await fixture.server.stop()
         let task = fixture.scenario.tasks[0]
-        let tap = try ProcessRunner.scanpick(["tap", "pick", task, "--org", "acme", "--qty", "2", "--config", config])
+        let tap = try await ProcessRunner.scanpick([
+            "tap", "pick", task, "--org", "acme", "--qty", "2", "--config", config,
+        ])
         #expect(tap.status == 0)
         #expect(tap.standardOutput.hasPrefix("queued #1 pick \(task) · ×2"))
-        let json = try ProcessRunner.scanpick(
+        let json = try await ProcessRunner.scanpick(
             ["tap", "qty", task, "--org", "acme", "--from", "2", "--to", "1", "--json", "--config", config])
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["id"] as? Int == 2)
         #expect(object["label"] as? String == "qty \(task) · 2→1")
 
-        let offline = try ProcessRunner.scanpick(["status", "--json", "--config", config])
+        let offline = try await ProcessRunner.scanpick(["status", "--json", "--config", config])
         let status = try #require(
             try JSONSerialization.jsonObject(with: Data(offline.standardOutput.utf8)) as? [String: Any])
         #expect(status["online"] as? Bool == false)
         #expect(status["serverReady"] is NSNull)
         #expect(status["pending"] as? Int == 2)
         #expect(status["lastSyncAt"] is NSNull)
-        let stuck = try ProcessRunner.scanpick(["drain", "--config", config])
+        var helps: [String] = []
+        for arguments in [["status", "--help"], ["tap", "qty", "--help"]] {
+            helps.append(try await ProcessRunner.scanpick(arguments).standardOutput)
+        }
+        for key in status.keys { #expect(helps[0].contains("\"\(key)\""), "status --help omits \(key)") }
+        for key in object.keys { #expect(helps[1].contains("\"\(key)\""), "tap qty --help omits \(key)") }
+        let stuck = try await ProcessRunner.scanpick(["drain", "--config", config])
         #expect(stuck.status == 3)
         #expect(stuck.standardOutput.contains("waiting  #1"))
 
-        try fixture.server.start()
-        let drained = try ProcessRunner.scanpick(["drain", "--config", config])
+        try await fixture.server.start()
+        let drained = try await ProcessRunner.scanpick(["drain", "--config", config])
         #expect(drained.status == 0)
         #expect(drained.standardOutput.contains("sent     #1  pick \(task) · ×2  (200)"))
         #expect(drained.standardOutput.contains("drained: 2 sent, 0 dead; queue: 0 pending, 0 dead"))
         #expect(try await fixture.picked()[0] == 1)
-        let online = try ProcessRunner.scanpick(["status", "--config", config])
+        let online = try await ProcessRunner.scanpick(["status", "--config", config])
         #expect(online.standardOutput.hasPrefix("online · 0 pending · 0 in flight · 0 dead · last sync 20"))
     }
 
     /// A server that answers but whose database does not is told apart from one that is gone.
     @Test func statusShowsTheServersReadinessApartFromItsReachability() async throws {
         let cluster = try PostgresCluster()
-        let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
+        let server = try await ServerProcess(store: .postgres, database: try cluster.createDatabase())
         let folder = try TemporaryDirectory("scanpick-station")
         let config = try folder.writePrivate(
             "station.json",
@@ -53,19 +61,19 @@ import Testing
                     "station": "test-1", "worker": "w", "server": server.baseURL.absoluteString,
                     "database": folder.file("station.sqlite"), "organisations": ["acme": ["token": QueueFixture.token]],
                 ])))
-        func status() throws -> [String: Any] {
-            let run = try ProcessRunner.scanpick(["status", "--json", "--config", config])
+        func status() async throws -> [String: Any] {
+            let run = try await ProcessRunner.scanpick(["status", "--json", "--config", config])
             return try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any] ?? [:]
         }
-        #expect(try status()["serverReady"] as? Bool == true)
+        #expect(try await status()["serverReady"] as? Bool == true)
         try cluster.stop()
-        let down = try status()
+        let down = try await status()
         #expect(down["online"] as? Bool == true)
         #expect(down["serverReady"] as? Bool == false)
-        let text = try ProcessRunner.scanpick(["status", "--config", config]).standardOutput
+        let text = try await ProcessRunner.scanpick(["status", "--config", config]).standardOutput
         #expect(text.contains("answers, but its database does not"))
-        try server.stop()
-        let gone = try status()
+        try await server.stop()
+        let gone = try await status()
         #expect(gone["online"] as? Bool == false)
         #expect(gone["serverReady"] is NSNull)
     }
@@ -75,15 +83,15 @@ import Testing
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
         _ = try fixture.pick(0)
         let refused = try fixture.pick(2, qty: 4)
-        _ = try ProcessRunner.scanpick(["drain", "--config", config])
-        let table = try ProcessRunner.scanpick(["queue", "--config", config]).standardOutput
+        _ = try await ProcessRunner.scanpick(["drain", "--config", config])
+        let table = try await ProcessRunner.scanpick(["queue", "--config", config]).standardOutput
         let lines = table.split(separator: "\n").map(String.init)
         #expect(lines[0].split(separator: " ").filter { !$0.isEmpty } == ["#", "action", "state", "tries"])
         #expect(lines[1].split(separator: " ").filter { !$0.isEmpty }.last == "1")
         #expect(lines.contains { $0.hasPrefix("×") && $0.contains("dead") })
         #expect(table.contains("#\(refused) refused 422: over_pick:"))
 
-        let json = try ProcessRunner.scanpick(["queue", "--json", "--config", config]).standardOutput
+        let json = try await ProcessRunner.scanpick(["queue", "--json", "--config", config]).standardOutput
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         #expect(rows.count == 2)
         #expect(
@@ -93,22 +101,29 @@ import Testing
             ]))
         #expect(rows[1]["state"] as? String == "dead")
         #expect(rows[1]["lastStatus"] as? Int == 422)
+        // The help is generated, but what it says of the JSON is written by hand: it must name every key.
+        let help = try await ProcessRunner.scanpick(["queue", "show", "--help"]).standardOutput
+        for key in rows[0].keys { #expect(help.contains("\"\(key)\""), "queue show --help omits \(key)") }
 
-        let anonymous = try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--by", "", "--config", config])
+        let anonymous = try await ProcessRunner.scanpick([
+            "queue", "retry", "\(refused)", "--by", "", "--config", config,
+        ])
         #expect(anonymous.status == 2)
         #expect(anonymous.standardError.contains("say who does this: --by NAME"))
         #expect(
-            try ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--by", "support-jo", "--config", config])
+            try await ProcessRunner.scanpick(["queue", "retry", "\(refused)", "--by", "support-jo", "--config", config])
                 .status
                 == 0)
         #expect(try fixture.queue.action(refused)?.state == .pending)
-        _ = try ProcessRunner.scanpick(["drain", "--config", config])
-        let cleared = try ProcessRunner.scanpick([
+        _ = try await ProcessRunner.scanpick(["drain", "--config", config])
+        let cleared = try await ProcessRunner.scanpick([
             "queue", "clear", "\(refused)", "--by", "support-jo", "--config", config,
         ])
         #expect(cleared.standardOutput.contains("cleared by support-jo"))
         #expect(try fixture.queue.log().first?.actor == "support-jo")
-        let notDead = try ProcessRunner.scanpick(["queue", "clear", "1", "--by", "support-jo", "--config", config])
+        let notDead = try await ProcessRunner.scanpick([
+            "queue", "clear", "1", "--by", "support-jo", "--config", config,
+        ])
         #expect(notDead.status == 1)
         #expect(notDead.standardError.contains("only dead letters can be retried or cleared"))
     }
@@ -116,12 +131,14 @@ import Testing
     @Test func commandLineMistakesAreClear() async throws {
         let fixture = try await QueueFixture()
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
-        let unknownOrg = try ProcessRunner.scanpick(["tap", "pick", "t1", "--org", "globex", "--config", config])
+        let unknownOrg = try await ProcessRunner.scanpick(["tap", "pick", "t1", "--org", "globex", "--config", config])
         #expect(unknownOrg.status == 1)
         #expect(unknownOrg.standardError.contains("organisations.globex"))
-        #expect(try ProcessRunner.scanpick(["tap", "drop", "t1", "--org", "acme", "--config", config]).status == 2)
-        #expect(try ProcessRunner.scanpick(["tap", "qty", "t1", "--org", "acme", "--config", config]).status == 2)
-        let missing = try ProcessRunner.scanpick(["status", "--config", fixture.folder.file("nope.json")])
+        #expect(
+            try await ProcessRunner.scanpick(["tap", "drop", "t1", "--org", "acme", "--config", config]).status == 2)
+        #expect(
+            try await ProcessRunner.scanpick(["tap", "qty", "t1", "--org", "acme", "--config", config]).status == 2)
+        let missing = try await ProcessRunner.scanpick(["status", "--config", fixture.folder.file("nope.json")])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("cannot read the file"))
     }

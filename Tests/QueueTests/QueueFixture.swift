@@ -26,7 +26,7 @@ struct QueueFixture {
 
     /// `serverConfig` is merged into the server's config (e.g. a short idempotency window).
     init(store: ServerStoreKind = .sqlite, bulkQty: Int? = nil, serverConfig: [String: Any] = [:]) async throws {
-        server = try ServerProcess(store: store, extraConfig: serverConfig)
+        server = try await ServerProcess(store: store, extraConfig: serverConfig)
         proxy = try FaultProxy(upstream: server.baseURL)
         acme = APIClient(server.baseURL, token: Self.token)
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)

@@ -27,13 +27,13 @@ import Testing
         try file.close()
 
         // Every command refuses the damaged queue and says what to do.
-        let status = try ProcessRunner.scanpick(["status", "--config", config])
+        let status = try await ProcessRunner.scanpick(["status", "--config", config])
         #expect(status.status == 1)
         #expect(status.standardError.contains("is damaged"))
         #expect(status.standardError.contains("scanpick queue salvage --to FILE"))
 
         let salvaged = fixture.folder.file("salvage.jsonl")
-        let salvage = try ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config])
+        let salvage = try await ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config])
         #expect(salvage.status == 0, "\(salvage.standardError)")
         let lines = try String(contentsOfFile: salvaged, encoding: .utf8).split(separator: "\n")
         let saved = try lines.map { try JSONDecoder().decode(SalvagedAction.self, from: Data($0.utf8)) }
@@ -47,7 +47,8 @@ import Testing
         stat(salvaged, &mode)
         #expect(mode.st_mode & 0o077 == 0)
         // Salvage never writes over a file.
-        #expect(try ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config]).status == 1)
+        #expect(
+            try await ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config]).status == 1)
 
         // Into a fresh queue, with the same keys; a second import queues nothing twice.
         let fresh = try fixture.folder.writePrivate(
@@ -58,17 +59,19 @@ import Testing
                     "database": fixture.folder.file("fresh/station.sqlite"),
                     "organisations": ["acme": ["token": QueueFixture.token]],
                 ])))
-        let imported = try ProcessRunner.scanpick([
+        let imported = try await ProcessRunner.scanpick([
             "queue", "import", salvaged, "--by", "support-jo", "--config", fresh,
         ])
         #expect(imported.standardOutput.contains("imported \(saved.count) actions"), "\(imported.standardError)")
-        let again = try ProcessRunner.scanpick(["queue", "import", salvaged, "--by", "support-jo", "--config", fresh])
+        let again = try await ProcessRunner.scanpick([
+            "queue", "import", salvaged, "--by", "support-jo", "--config", fresh,
+        ])
         #expect(again.standardOutput.contains("imported 0 actions"))
         #expect(again.standardOutput.contains("\(saved.count) were already in the queue"))
-        let drained = try ProcessRunner.scanpick(["drain", "--config", fresh])
+        let drained = try await ProcessRunner.scanpick(["drain", "--config", fresh])
         #expect(drained.status == 0)
         #expect(try await fixture.picked()[3] == saved.count)
-        let listed = try ProcessRunner.scanpick(["queue", "--json", "--config", fresh]).standardOutput
+        let listed = try await ProcessRunner.scanpick(["queue", "--json", "--config", fresh]).standardOutput
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
         #expect(Set(rows.compactMap { $0["idempotencyKey"] as? String }) == Set(saved.map(\.idempotencyKey)))
     }

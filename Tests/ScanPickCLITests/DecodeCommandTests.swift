@@ -4,8 +4,8 @@ import Testing
 
 /// `scanpick decode` as a user runs it: the built binary, real files, exit codes and output streams.
 @Suite struct DecodeCommandTests {
-    @Test func printsZbarimgLinesAndExitsZeroWhenEveryImageHasACode() throws {
-        let result = try ProcessRunner.scanpick([
+    @Test func printsZbarimgLinesAndExitsZeroWhenEveryImageHasACode() async throws {
+        let result = try await ProcessRunner.scanpick([
             "decode", "SampleImages/clean/ean13.png", "SampleImages/clean/upca.ppm",
         ])
         #expect(result.status == 0)
@@ -13,17 +13,19 @@ import Testing
         #expect(result.standardError.contains("scanned 2 barcode symbols from 2 images"))
     }
 
-    @Test func exitsFourWhenAnImageHasNoCode() throws {
-        let result = try ProcessRunner.scanpick(["decode", "-q", "SampleImages/none", "SampleImages/clean/ean8.png"])
+    @Test func exitsFourWhenAnImageHasNoCode() async throws {
+        let result = try await ProcessRunner.scanpick([
+            "decode", "-q", "SampleImages/none", "SampleImages/clean/ean8.png",
+        ])
         #expect(result.status == 4)
         #expect(result.standardOutput == "EAN-8:96385074\n")
         #expect(result.standardError.isEmpty)
     }
 
-    @Test func exitsOneAfterDecodingEverythingElseWhenAFileIsUnreadable() throws {
+    @Test func exitsOneAfterDecodingEverythingElseWhenAFileIsUnreadable() async throws {
         let folder = try TemporaryDirectory()
         let bad = try folder.write("bad.png", text: "not a png")
-        let result = try ProcessRunner.scanpick([
+        let result = try await ProcessRunner.scanpick([
             "decode", bad, "SampleImages/clean/ean8.png", folder.file("missing.jpg"),
         ])
         #expect(result.status == 1)
@@ -32,22 +34,24 @@ import Testing
         #expect(result.standardError.contains("missing.jpg: no such file or directory"))
     }
 
-    @Test func tryHarderReadsALightOnDarkCodeTheFirstLookMisses() throws {
+    @Test func tryHarderReadsALightOnDarkCodeTheFirstLookMisses() async throws {
         let folder = try TemporaryDirectory()
         let drawn = BarcodeRenderer.ean13("590123412345")
         let inverted = ImageBytes.pgm(
             width: drawn.width, height: drawn.height, samples: drawn.pixels.map { 255 - Int($0) })
         let file = try folder.write("inverted.pgm", bytes: inverted)
-        let fast = try ProcessRunner.scanpick(["decode", "-q", file])
+        let fast = try await ProcessRunner.scanpick(["decode", "-q", file])
         #expect(fast.status == 4)
         #expect(fast.standardOutput.isEmpty)
-        let harder = try ProcessRunner.scanpick(["decode", "-q", "--try-harder", file])
+        let harder = try await ProcessRunner.scanpick(["decode", "-q", "--try-harder", file])
         #expect(harder.status == 0)
         #expect(harder.standardOutput == "EAN-13:5901234123457\n")
     }
 
-    @Test func joinAddOnsAppendsAnAddOnAndLeavesPlainCodesAlone() throws {
-        let result = try ProcessRunner.scanpick(["decode", "-q", "--join-add-ons", "SampleImages/clean/ean13.png"])
+    @Test func joinAddOnsAppendsAnAddOnAndLeavesPlainCodesAlone() async throws {
+        let result = try await ProcessRunner.scanpick([
+            "decode", "-q", "--join-add-ons", "SampleImages/clean/ean13.png",
+        ])
         #expect(result.status == 0)
         #expect(result.standardOutput == "EAN-13:5901234123457\n")
 
@@ -56,28 +60,28 @@ import Testing
         let book = try folder.write(
             "book.pgm",
             bytes: ImageBytes.pgm(width: drawn.width, height: drawn.height, samples: drawn.pixels.map(Int.init)))
-        let joined = try ProcessRunner.scanpick(["decode", "-q", "--join-add-ons", book])
+        let joined = try await ProcessRunner.scanpick(["decode", "-q", "--join-add-ons", book])
         #expect(joined.standardOutput == "EAN-13:978073520044951299\n")
-        let separate = try ProcessRunner.scanpick(["decode", "-q", book])
+        let separate = try await ProcessRunner.scanpick(["decode", "-q", book])
         #expect(Set(separate.standardOutput.split(separator: "\n")) == ["EAN-13:9780735200449", "EAN-5:51299"])
     }
 
-    @Test func usageErrorsExitTwo() throws {
+    @Test func usageErrorsExitTwo() async throws {
         for arguments in [
             ["decode"], ["decode", "--jobs", "0", "x.png"], ["decode", "-S", "ean99", "x.png"], ["frobnicate"],
             ["decode", "--retry-passes", "inverted,upscaled", "x.png"],
         ] {
-            let result = try ProcessRunner.scanpick(arguments)
+            let result = try await ProcessRunner.scanpick(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(!result.standardError.isEmpty)
             #expect(result.standardOutput.isEmpty)
         }
     }
 
-    @Test func jsonGivesOneObjectPerImageInInputOrder() throws {
+    @Test func jsonGivesOneObjectPerImageInInputOrder() async throws {
         let folder = try TemporaryDirectory()
         try folder.write("zero.png", bytes: [])
-        let result = try ProcessRunner.scanpick([
+        let result = try await ProcessRunner.scanpick([
             "decode", "--json", "-j", "3", "SampleImages", folder.file("zero.png"),
         ])
         #expect(result.status == 1)
@@ -85,7 +89,7 @@ import Testing
         let objects = try lines.map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        let sorted = try ProcessRunner.scanpick(["decode", "--json", "-j", "1", "SampleImages"])
+        let sorted = try await ProcessRunner.scanpick(["decode", "--json", "-j", "1", "SampleImages"])
         #expect(objects.count == sorted.standardOutput.split(separator: "\n").count + 1)
         #expect(
             objects.dropLast().map { $0["file"] as? String }
@@ -103,28 +107,28 @@ import Testing
         }
     }
 
-    @Test func chosenSymbologiesLimitWhatIsReported() throws {
-        let upcAsEAN = try ProcessRunner.scanpick(["decode", "-q", "-S", "ean13", "SampleImages/clean/upca.png"])
+    @Test func chosenSymbologiesLimitWhatIsReported() async throws {
+        let upcAsEAN = try await ProcessRunner.scanpick(["decode", "-q", "-S", "ean13", "SampleImages/clean/upca.png"])
         #expect(upcAsEAN.standardOutput == "EAN-13:0036000291452\n")
-        let onlyQR = try ProcessRunner.scanpick([
+        let onlyQR = try await ProcessRunner.scanpick([
             "decode", "-q", "--symbologies=qrcode", "SampleImages/multi/bench-three-codes.png",
         ])
         #expect(onlyQR.standardOutput == "QR-Code:LOC:A1-03-2\n")
     }
 
-    @Test func tryHarderReadsEverySampleMadeForItAndTheFastPassDoesNot() throws {
+    @Test func tryHarderReadsEverySampleMadeForItAndTheFastPassDoesNot() async throws {
         let manifest = "SampleImages/try-harder/manifest.csv"
-        let harder = try ProcessRunner.scanpick(["decode", "-q", "--try-harder", "--expect", manifest])
+        let harder = try await ProcessRunner.scanpick(["decode", "-q", "--try-harder", "--expect", manifest])
         #expect(harder.status == 0, "\(harder.standardOutput)")
-        let fast = try ProcessRunner.scanpick(["decode", "-q", "--expect", manifest])
+        let fast = try await ProcessRunner.scanpick(["decode", "-q", "--expect", manifest])
         #expect(fast.status != 0)
         for name in ["databar-long", "qrcode-cropped", "ean8-one-row"] {
             #expect(fast.standardOutput.contains("try-harder/\(name).png: missed"))
         }
     }
 
-    @Test func expectPrintsATableAndExitsZeroOnlyWhenEverythingMatches() throws {
-        let good = try ProcessRunner.scanpick(["decode", "-q", "--expect", "SampleImages/manifest.csv"])
+    @Test func expectPrintsATableAndExitsZeroOnlyWhenEverythingMatches() async throws {
+        let good = try await ProcessRunner.scanpick(["decode", "-q", "--expect", "SampleImages/manifest.csv"])
         #expect(good.status == 0, "\(good.standardOutput)")
         #expect(good.standardOutput.contains("symbology"))
         #expect(good.standardOutput.contains("total"))
@@ -136,7 +140,7 @@ import Testing
         try folder.write("ean13.png", bytes: try Repository.sampleBytes("clean/ean13.png"))
         try folder.write("ean8.png", bytes: try Repository.sampleBytes("clean/ean8.png"))
         try folder.write("none.png", bytes: try Repository.sampleBytes("clean/upce.png"))
-        let bad = try ProcessRunner.scanpick(["decode", "-q", "--expect", manifest, folder.path])
+        let bad = try await ProcessRunner.scanpick(["decode", "-q", "--expect", manifest, folder.path])
         #expect(bad.status == 3)
         #expect(bad.standardOutput.contains("ean8.png: misread, expected EAN-8 00000000, found EAN-8:96385074"))
         #expect(bad.standardOutput.contains("none.png: false positive, found UPC-E:01234565"))
@@ -144,11 +148,13 @@ import Testing
         #expect(total.split(separator: " ").map(String.init) == ["total", "3", "1", "0", "1", "1"])
     }
 
-    @Test func scoreJudgesSavedResultsByTheSameRules() throws {
+    @Test func scoreJudgesSavedResultsByTheSameRules() async throws {
         let folder = try TemporaryDirectory()
-        let decoded = try ProcessRunner.scanpick(["decode", "-q", "--json", "SampleImages"])
+        let decoded = try await ProcessRunner.scanpick(["decode", "-q", "--json", "SampleImages"])
         let results = try folder.write("results.jsonl", text: decoded.standardOutput)
-        let scored = try ProcessRunner.scanpick(["score", "--json", "--expect", "SampleImages/manifest.csv", results])
+        let scored = try await ProcessRunner.scanpick([
+            "score", "--json", "--expect", "SampleImages/manifest.csv", results,
+        ])
         #expect(scored.status == 0)
         let totals = try #require(
             try JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Int])
@@ -159,20 +165,20 @@ import Testing
         #expect((totals["codeImages"] ?? 0) + 3 == totals["images"])
     }
 
-    @Test func drawsProgressOnlyWhenStandardErrorIsATerminal() throws {
+    @Test func drawsProgressOnlyWhenStandardErrorIsATerminal() async throws {
         // `script` gives the command a pseudo-terminal, as a person at a shell has.
         let command = "\(ProcessRunner.scanpick) decode -q SampleImages SampleImages"
-        let onTerminal = try ProcessRunner.run(
+        let onTerminal = try await ProcessRunner.run(
             "/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], in: Repository.root)
         #expect(onTerminal.standardOutput.contains("decoding 112/112 images"))
-        let piped = try ProcessRunner.scanpick(["decode", "-q", "SampleImages", "SampleImages"])
+        let piped = try await ProcessRunner.scanpick(["decode", "-q", "SampleImages", "SampleImages"])
         #expect(!piped.standardError.contains("decoding"))
         // 52 codes in the main set and 2 of the 7 in SampleImages/try-harder (DataBar symbols ZBar reads), twice.
         #expect(piped.standardOutput.split(separator: "\n").count == 108)
     }
 
-    @Test func helpDocumentsOptionsAndExitCodes() throws {
-        let help = try ProcessRunner.scanpick(["decode", "--help"])
+    @Test func helpDocumentsOptionsAndExitCodes() async throws {
+        let help = try await ProcessRunner.scanpick(["decode", "--help"])
         #expect(help.status == 0)
         for text in [
             "--json", "--jobs N", "--expect MANIFEST", "--symbologies LIST", "--max-pixels N", "Exit codes:",
@@ -180,11 +186,11 @@ import Testing
         ] {
             #expect(help.standardOutput.contains(text), "\(text)")
         }
-        let top = try ProcessRunner.scanpick(["--help"])
+        let top = try await ProcessRunner.scanpick(["--help"])
         #expect(top.standardOutput.contains("decode"))
     }
 
-    @Test func aFIFOIsRefusedAtOnceNotWaitedOn() throws {
+    @Test func aFIFOIsRefusedAtOnceNotWaitedOn() async throws {
         let folder = try TemporaryDirectory()
         let fifo = folder.file("frames.png")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -196,16 +202,25 @@ import Testing
             if descriptor >= 0 { close(descriptor) }
         }
         rescue.start()
-        let result = try ProcessRunner.scanpick(["decode", fifo, "SampleImages/clean/ean8.png"])
+        let result = try await ProcessRunner.scanpick(["decode", fifo, "SampleImages/clean/ean8.png"])
         #expect(result.status == 1)
         #expect(result.standardOutput == "EAN-8:96385074\n")
         #expect(result.standardError.contains("\(fifo): not a regular file"))
     }
 
-    @Test func aFolderWithoutImagesIsAUsageError() throws {
+    @Test func aPictureOverTheLimitNamesTheOptionThatSetsIt() async throws {
+        let file = "SampleImages/clean/ean8.png"
+        let text = try await ProcessRunner.scanpick(["decode", "-q", "--max-pixels", "100", file])
+        #expect(text.status == 1)
+        #expect(text.standardError.contains("pixels, over the limit of 100 pixels (--max-pixels)"))
+        let json = try await ProcessRunner.scanpick(["decode", "-q", "--json", "--max-pixels", "100", file])
+        #expect(json.standardOutput.contains("over the limit of 100 pixels (--max-pixels)\"}"))
+    }
+
+    @Test func aFolderWithoutImagesIsAUsageError() async throws {
         let folder = try TemporaryDirectory()
         try folder.write("notes.txt", text: "no images here")
-        let result = try ProcessRunner.scanpick(["decode", folder.path])
+        let result = try await ProcessRunner.scanpick(["decode", folder.path])
         #expect(result.status == 2)
         #expect(result.standardError.contains("no images in \(folder.path)"))
         #expect(result.standardOutput.isEmpty)

@@ -18,7 +18,7 @@ struct PickingFixture {
     let at = Timestamp.iso8601()
 
     init(store: ServerStoreKind) async throws {
-        server = try ServerProcess(store: store)
+        server = try await ServerProcess(store: store)
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         globex = APIClient(server.baseURL, token: ServerProcess.tokens["globex"])
         let scenario = try await PickingScenario.create(on: acme)

@@ -27,7 +27,7 @@ import Testing
 
     @Test(arguments: ServerStoreKind.allCases)
     func everyNumericFieldOfEveryRouteTakesExtremeValues(store: ServerStoreKind) async throws {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let scenario = try await PickingScenario.create(on: acme, bulkQty: 100_000)
         let bulk = scenario.tasks[3]

@@ -14,7 +14,7 @@ import Wire
     @Test(arguments: ServerStoreKind.allCases) func anUnknownKeyOlderThanTheHorizonIsRefused(store: ServerStoreKind)
         async throws
     {
-        let server = try ServerProcess(store: store, extraConfig: Self.shortWindow)
+        let server = try await ServerProcess(store: store, extraConfig: Self.shortWindow)
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let scenario = try await PickingScenario.create(on: acme)
         let (a1, b3) = (scenario.tasks[0], scenario.tasks[1])
@@ -47,7 +47,7 @@ import Wire
         #expect(try await scenario.picked(on: acme)[b3] == 1)
     }
 
-    @Test func theDefaultWindowIsThirtyDaysAndTheMarginMustFitInIt() throws {
+    @Test func theDefaultWindowIsThirtyDaysAndTheMarginMustFitInIt() async throws {
         let folder = try TemporaryDirectory()
         func load(_ extra: String) throws -> ServerConfiguration {
             try ServerConfiguration.load(

@@ -88,7 +88,7 @@ import Testing
     {
         let fixture = try await PickingFixture(store: store)
         let first = try await fixture.scan(fixture.tasks[0], "036000291452", key: "durable")
-        try fixture.server.restart()
+        try await fixture.server.restart()
         let client = APIClient(fixture.server.baseURL, token: ServerProcess.tokens["acme"])
         let replay = try await client.post(
             "/api/picking/submit-scan",

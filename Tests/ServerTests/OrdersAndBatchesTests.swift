@@ -6,7 +6,7 @@ import Testing
 @Suite struct OrdersAndBatchesTests {
     @Test(arguments: ServerStoreKind.allCases) func healthNeedsNoTokenButTheAPIDoes(store: ServerStoreKind) async throws
     {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
         let ready = try await APIClient(server.baseURL, token: nil).get("/health/ready")
         #expect(ready.status == 200)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test(arguments: ServerStoreKind.allCases) func filtersSelectOrders(store: ServerStoreKind) async throws {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         func order(_ id: String, carrier: String, zone: String, shipBy: String) -> [String: Any] {
             [

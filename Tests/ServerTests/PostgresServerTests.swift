@@ -52,8 +52,8 @@ import Testing
 
     @Test func aKeyInFlightOnOneServerGets409OnAnother() async throws {
         let database = try PostgresCluster.shared().createDatabase()
-        let serverA = try ServerProcess(store: .postgres, database: database)
-        let serverB = try ServerProcess(store: .postgres, database: database)
+        let serverA = try await ServerProcess(store: .postgres, database: database)
+        let serverB = try await ServerProcess(store: .postgres, database: database)
         let clientA = APIClient(serverA.baseURL, token: ServerProcess.tokens["acme"])
         let clientB = APIClient(serverB.baseURL, token: ServerProcess.tokens["acme"])
         let task = try await PickingScenario.create(on: clientA).tasks[0]
@@ -78,7 +78,7 @@ import Testing
 
     @Test func aQtyTapWaitingOnANewShipmentSeesItsBoxedUnits() async throws {
         let database = try PostgresCluster.shared().createDatabase()
-        let server = try ServerProcess(store: .postgres, database: database)
+        let server = try await ServerProcess(store: .postgres, database: database)
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1, 3 units
         let pick = try await client.post(
@@ -105,7 +105,7 @@ import Testing
 
     @Test func aPickWaitingOnAnOrderChangeIsJudgedAgainstTheNewQuantity() async throws {
         let database = try PostgresCluster.shared().createDatabase()
-        let server = try ServerProcess(store: .postgres, database: database)
+        let server = try await ServerProcess(store: .postgres, database: database)
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1 line l1, 3 units
         // The ERP lowers the line to 1 unit in a transaction still open when the picker taps ×2.
@@ -123,7 +123,7 @@ import Testing
 
     @Test func theDatabaseRestartingGives503sThenRecoversWithoutAServerRestart() async throws {
         let cluster = try PostgresCluster()
-        let server = try ServerProcess(store: .postgres, database: try cluster.createDatabase())
+        let server = try await ServerProcess(store: .postgres, database: try cluster.createDatabase())
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let scenario = try await PickingScenario.create(on: client)
         let task = scenario.tasks[0]
@@ -156,13 +156,13 @@ import Testing
         #expect(picked as? Int == 2)
     }
 
-    @Test func refusesADatabaseWithANewerSchema() throws {
+    @Test func refusesADatabaseWithANewerSchema() async throws {
         let database = try PostgresCluster.shared().createDatabase()
-        let server = try ServerProcess(store: .postgres, database: database)
-        try server.stop()
+        let server = try await ServerProcess(store: .postgres, database: database)
+        try await server.stop()
         try PostgresConnection(database).run(
             "INSERT INTO schema_migrations (identifier, applied_at) VALUES ('server-99', 'later')", [])
-        let refused = try ProcessRunner.scanpick(["serve", "--config", server.configPath])
+        let refused = try await ProcessRunner.scanpick(["serve", "--config", server.configPath])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("server-99"))
         #expect(refused.standardError.contains("newer scanpick"))
@@ -186,7 +186,7 @@ import Testing
         #expect(ServerDatabase("/srv/a=b.sqlite", relativeTo: base) == .sqlite(path: "/srv/a=b.sqlite"))
     }
 
-    @Test func thePoolSizeIsReadAndCheckedFromTheConfig() throws {
+    @Test func thePoolSizeIsReadAndCheckedFromTheConfig() async throws {
         let folder = try TemporaryDirectory()
         let organisations = #""organisations": {"acme": {"tokenSha256": ["\#(String(repeating: "a", count: 64))"]}}"#
         let good = try folder.write(

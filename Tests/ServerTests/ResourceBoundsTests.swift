@@ -20,7 +20,7 @@ import Testing
 
     @Test(arguments: ServerStoreKind.allCases)
     func manyOrderIdListsOfDifferentLengthsDoNotGrowMemory(store: ServerStoreKind) async throws {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         _ = try await PickingScenario.create(on: acme)
         let warm = try await acme.post("/api/batches", json: ["filters": ["orderIds": ["none"]]])
@@ -46,7 +46,7 @@ import Testing
 
     @Test(arguments: ServerStoreKind.allCases)
     func listsLongerThanTheirLimitAreRefused(store: ServerStoreKind) async throws {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let ids = (0...1000).map { "o\($0)" }
         let batch = try await acme.post("/api/batches", json: ["filters": ["orderIds": ids]])
@@ -65,7 +65,7 @@ import Testing
     /// build is measured by `scripts/bench-server`.
     @Test(arguments: ServerStoreKind.allCases)
     func theLargestLegalRequestsDoNotHoldTheWriterFromAnotherTenant(store: ServerStoreKind) async throws {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let globex = APIClient(server.baseURL, token: ServerProcess.tokens["globex"])
         let scenario = try await PickingScenario.create(on: globex, bulkQty: 100_000)

@@ -31,18 +31,18 @@ import Testing
 
     @Test(arguments: [SIGTERM, SIGINT])
     func stopsCleanlyOnASignal(signal: Int32) async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
-        #expect(try server.end(signal: signal) == 0)
+        #expect(try await server.end(signal: signal) == 0)
         #expect(server.log.contains(#""event":"stopped""#))
     }
 
-    @Test func aLowOpenFileLimitLowersTheConnectionLimitInsteadOfStoppingTheServer() throws {
-        let server = try ServerProcess()
-        try server.stop()
+    @Test func aLowOpenFileLimitLowersTheConnectionLimitInsteadOfStoppingTheServer() async throws {
+        let server = try await ServerProcess()
+        try await server.stop()
         // A service manager or container that allows 600 open files: the server says what it does
         // about it and serves (it refused to start before, which a VM's init showed).
-        let run = try ProcessRunner.run(
+        let run = try await ProcessRunner.run(
             "/bin/sh",
             [
                 "-c",
@@ -52,7 +52,7 @@ import Testing
         #expect(run.standardError.contains(#""event":"listening""#))
     }
 
-    @Test func httpLimitsAreReadAndCheckedFromTheConfig() throws {
+    @Test func httpLimitsAreReadAndCheckedFromTheConfig() async throws {
         let folder = try TemporaryDirectory()
         let organisations = #""organisations": {"acme": {"tokenSha256": ["\#(String(repeating: "a", count: 64))"]}}"#
         let good = try folder.write(
@@ -76,10 +76,12 @@ import Testing
         }
     }
 
-    @Test func refusesAnAddressInUseAndABadConfigClearly() throws {
-        let server = try ServerProcess()
+    @Test func refusesAnAddressInUseAndABadConfigClearly() async throws {
+        let server = try await ServerProcess()
         let port = server.baseURL.port ?? 0
-        let busy = try ProcessRunner.scanpick(["serve", "--config", server.configPath, "--listen", "127.0.0.1:\(port)"])
+        let busy = try await ProcessRunner.scanpick([
+            "serve", "--config", server.configPath, "--listen", "127.0.0.1:\(port)",
+        ])
         #expect(busy.status == 1)
         #expect(busy.standardError.contains("127.0.0.1:\(port)"))
         #expect(busy.standardError.contains("already in use"))
@@ -92,17 +94,17 @@ import Testing
             text:
                 #"{"listen": "127.0.0.1:0", "organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}, "lsten": 1}"#
         )
-        let bad = try ProcessRunner.scanpick(["serve", "--config", config])
+        let bad = try await ProcessRunner.scanpick(["serve", "--config", config])
         #expect(bad.status == 1)
         #expect(bad.standardError.contains(#""lsten" is not a known setting"#))
         let badHash = try folder.write("hash.json", text: #"{"organisations": {"acme": {"tokenSha256": ["abc"]}}}"#)
         #expect(
-            try ProcessRunner.scanpick(["serve", "--config", badHash]).standardError.contains(
+            try await ProcessRunner.scanpick(["serve", "--config", badHash]).standardError.contains(
                 "organisations.acme.tokenSha256"))
     }
 
     @Test(arguments: ServerStoreKind.allCases)
-    func migrateAppliesOnceAndRefusesANewerSchema(store: ServerStoreKind) throws {
+    func migrateAppliesOnceAndRefusesANewerSchema(store: ServerStoreKind) async throws {
         let folder = try TemporaryDirectory()
         let database =
             switch store {
@@ -112,10 +114,10 @@ import Testing
         let config = try folder.write(
             "server.json",
             text: #"{"organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}}"#)
-        let first = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
+        let first = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput == "applied server-1\napplied server-2\n")
-        let again = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
+        let again = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(again.standardOutput.hasPrefix("schema up to date"))
 
         let insert = "INSERT INTO schema_migrations (identifier, applied_at) VALUES ('server-99', 'later')"
@@ -123,26 +125,26 @@ import Testing
         case .sqlite: try Database(path: database).run(insert)
         case .postgres: try PostgresConnection(database).run(insert, [])
         }
-        let newer = try ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
+        let newer = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(newer.status == 1)
         #expect(newer.standardError.contains("server-99"))
     }
 
-    @Test func tokenNewPrintsATokenAndItsHash() throws {
-        let made = try ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
+    @Test func tokenNewPrintsATokenAndItsHash() async throws {
+        let made = try await ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
         #expect(made.status == 0)
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(made.standardOutput.utf8)) as? [String: String])
         let token = try #require(object["token"])
         #expect(token.count >= 40)
         #expect(object["tokenSha256"] == SHA256.hex(of: token))
-        let other = try ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
+        let other = try await ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
         #expect(other.standardOutput != made.standardOutput)
-        #expect(try ProcessRunner.scanpick(["token", "new"]).status == 2)
+        #expect(try await ProcessRunner.scanpick(["token", "new"]).status == 2)
     }
 
     @Test(arguments: ServerStoreKind.allCases)
-    func storedKeysArePrunedAfterTheRetentionPeriod(store: ServerStoreKind) throws {
+    func storedKeysArePrunedAfterTheRetentionPeriod(store: ServerStoreKind) async throws {
         let folder = try TemporaryDirectory()
         let database: ServerDatabase =
             switch store {

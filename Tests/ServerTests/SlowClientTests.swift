@@ -51,7 +51,7 @@ import Testing
     @Test(arguments: ServerStoreKind.allCases)
     func twoThousandFiveHundredSlowConnectionsDoNotDelayAFreshClient(store: ServerStoreKind) async throws {
         RawConnection.allowOpenFiles(8192)
-        let server = try ServerProcess(
+        let server = try await ServerProcess(
             store: store, extraConfig: ["http": ["headerTimeoutSeconds": 4, "perAddressConnectionLimit": 64]])
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let scenario = try await PickingScenario.create(on: acme, bulkQty: 1000)
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func aBodyIsNotReadBeforeItsHeadPassesAndBodiesShareABudget() async throws {
-        let server = try ServerProcess(extraConfig: ["http": ["maxBufferedBodyBytes": 1_000_000]])
+        let server = try await ServerProcess(extraConfig: ["http": ["maxBufferedBodyBytes": 1_000_000]])
         let token = try #require(ServerProcess.tokens["acme"])
         // No token, a wrong route or a repeated length: refused from the head, before any body.
         for (head, status) in [
@@ -160,7 +160,7 @@ import Testing
 
     @Test(arguments: ServerStoreKind.allCases)
     func aGarbageRequestLineIsAnsweredAtOnce(store: ServerStoreKind) async throws {
-        let server = try ServerProcess(store: store)
+        let server = try await ServerProcess(store: store)
         for garbage in [
             "GARBAGE\r\n\r\n", "GET\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/1.1\r\n\r\n", "GET / HTTP/9.9\r\n\r\n",
         ] {
@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func listensOnIPv6() async throws {
-        let server = try ServerProcess(extraConfig: ["listen": "[::1]:0"])
+        let server = try await ServerProcess(extraConfig: ["listen": "[::1]:0"])
         #expect(server.baseURL.host == "::1" || server.baseURL.host == "[::1]")
         let port = server.port
         let reply = try await onOwnThread {

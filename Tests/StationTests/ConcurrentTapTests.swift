@@ -12,7 +12,7 @@ import Testing
     func fiftySimultaneousTapsAreEachCountedOnceOrRefused(required: Int) async throws {
         let fixture = try await StationFixture(bulkQty: required)
         let z9 = fixture.scenario.tasks[3]
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
 
         // The processes first (each takes a moment to start), then the page's taps while they run.
@@ -35,7 +35,7 @@ import Testing
         #expect(accepted + refused == 50, "page: \(pageStatuses), processes: \(processResults.map(\.status))")
         #expect(accepted == min(50, required))
         #expect(processResults.filter { $0.status == 1 }.allSatisfy { $0.standardError.contains("over the") })
-        #expect(try fixture.pickList()[z9]?["qtyPicked"] as? Int == accepted)
+        #expect(try await fixture.pickList()[z9]?["qtyPicked"] as? Int == accepted)
 
         // The station drains on its own: nothing goes dead, and the server counts what was accepted.
         let drained = try await eventually {
@@ -45,13 +45,13 @@ import Testing
         #expect(drained)
         #expect(try await page.get("/api/status").json["dead"] as? Int == 0)
         #expect(try await fixture.scenario.picked(on: fixture.acme)[z9] == accepted)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func quantitiesOutsideTheBoundsAreRefusedWithoutHarm() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         let huge = try await page.send(
             "POST", "/api/taps", body: Data(#"{"pickTaskId":"\#(a1)","kind":"pick","qty":9223372036854775807}"#.utf8))
@@ -72,7 +72,7 @@ import Testing
         #expect(status.status == 200)
         #expect(status.json["pending"] as? Int == 0)
         #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 1]).status == 200)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite struct KeepsRunningTests {
     @Test func aCameraMissingAtStartIsShownAndTheStationKeepsRunning() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(
+        let station = try await StationProcess(
             config: fixture.config, arguments: ["--device", fixture.folder.file("video-not-plugged-in")])
         let page = APIClient(station.page, token: nil)
         #expect(
@@ -23,12 +23,12 @@ import Testing
         let tap = try await page.post("/api/taps", json: ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick"])
         #expect(tap.status == 200)
         #expect(try await eventually { try await fixture.picked() == [1, 0, 0] })
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func aWedgeInputThatEndsIsShownAndTheStationKeepsRunning() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         station.scan("036000291452")
         station.endInput()
@@ -43,13 +43,13 @@ import Testing
         // The scan before the end counted, and taps still work after it.
         let tap = try await page.post("/api/taps", json: ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick"])
         #expect((tap.json["pickTask"] as? [String: Any])?["qtyPicked"] as? Int == 2)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         #expect(station.standardOutput.contains("stopped: 1 scans accepted"))
     }
 
     @Test func aScanThatCannotBeRecordedIsShownAndTheRunSaysSo() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         // The queue's table becomes unusable under the running station.
         let queue = try ActionQueue(
@@ -72,6 +72,6 @@ import Testing
         let banner = status.json["lastScan"] as? [String: Any]
         #expect((banner?["message"] as? String)?.contains("could not be recorded") == true)
         try queue.database.write { try $0.execute("ALTER TABLE actions_gone RENAME TO actions") }
-        #expect(station.stop() == 1)
+        #expect(await station.stop() == 1)
     }
 }

@@ -10,7 +10,7 @@ import Testing
         let fixture = try await StationFixture(bulkQty: 20)
         let z9 = fixture.scenario.tasks[3]
         try fixture.setAcmeToken("wrong-token")
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         for _ in 0..<20 {
             #expect(try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "pick", "qty": 1]).status == 200)
@@ -23,19 +23,19 @@ import Testing
         #expect(status["pending"] as? Int == 20)
 
         // `scanpick status` from a shell shows it too, with the server it probes.
-        let json = try fixture.scanpick(["status", "--json"])
+        let json = try await fixture.scanpick(["status", "--json"])
         let shown = try #require(
             try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(shown["server"] as? String == fixture.server.baseURL.absoluteString)
         let attention = try #require((shown["attention"] as? [[String: Any]])?.first)
         #expect(attention["code"] as? String == "unauthorized")
         #expect((attention["message"] as? String)?.contains("token for acme (401)") == true)
-        let human = try fixture.scanpick(["status"]).standardOutput
+        let human = try await fixture.scanpick(["status"]).standardOutput
         #expect(human.contains("server \(fixture.server.baseURL.absoluteString)"))
         #expect(human.contains("needs attention: "))
 
         // A person draining by hand gets the same pause, not dead letters.
-        let drained = try fixture.scanpick(["drain"])
+        let drained = try await fixture.scanpick(["drain"])
         #expect(drained.status == 3)
         #expect(drained.standardOutput.contains("paused, needs attention"))
         #expect(try await page.get("/api/status").json["dead"] as? Int == 0)
@@ -54,7 +54,7 @@ import Testing
             $0.contains(#""path":"/api/picking/pick""#) && $0.contains(#""status":200"#) && !$0.contains("replayed")
         }
         #expect(firstTimes.count == 20)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func sighupRereadsTheConfig() async throws {
@@ -67,7 +67,7 @@ import Testing
         try fixture.rewriteConfig { settings in
             settings["organisations"] = ["acme": ["tokenFile": tokenFile, "scanning": ["enabled": true]]]
         }
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 1]).status == 200)
         #expect(try await eventually { try await Self.attentionCodes(page).contains("unauthorized") })
@@ -84,12 +84,12 @@ import Testing
         #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 0 })
         #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
         #expect(try await fixture.picked() == [1, 0, 0])
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func aConfigThatNoLongerLoadsIsShownAndThePreviousOneKept() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         try fixture.rewriteConfig { settings in settings["queue"] = ["backoffCapSeconds": "soon"] }
         #expect(try await eventually { try await Self.attentionCodes(page).contains("config_invalid") })
@@ -99,13 +99,13 @@ import Testing
         #expect(tap.status == 200)
         try fixture.rewriteConfig { _ in }
         #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func aStationWhoseConfigOthersCanReadRefusesToStart() async throws {
         let fixture = try await StationFixture()
         chmod(fixture.config, 0o644)
-        let refused = try fixture.scanpick(["station", "--wedge"])
+        let refused = try await fixture.scanpick(["station", "--wedge"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("readable by other users; run `chmod 600 "))
     }

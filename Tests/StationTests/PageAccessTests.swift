@@ -8,7 +8,7 @@ import Testing
 @Suite struct PageAccessTests {
     @Test func aRebindingPageIsTurnedAwayEvenWithItsOwnOriginMatchingItsHost() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let port = try #require(station.page.port)
         let tap = #"{"pickTaskId":"\#(fixture.scenario.tasks[0])","kind":"pick","qty":1}"#
 
@@ -32,7 +32,7 @@ import Testing
         #expect(own.status == 200)
         let queued = try await APIClient(station.page, token: nil).get("/api/queue")
         #expect((try JSONSerialization.jsonObject(with: queued.body) as? [Any])?.count == 1)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func hostsTheOperatorListsAreServed() async throws {
@@ -40,7 +40,7 @@ import Testing
         try fixture.rewriteConfig { settings in
             settings["page"] = ["listen": "127.0.0.1:0", "allowedHosts": ["Station-7.example"]]
         }
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let port = try #require(station.page.port)
         #expect(try RawHTTP.send(port: port, "GET", "/api/status", host: "station-7.example:\(port)").status == 200)
         // Behind a proxy on another port: the listed name is enough.
@@ -50,7 +50,7 @@ import Testing
             body: #"{"pickTaskId":"\#(fixture.scenario.tasks[0])","kind":"pick"}"#)
         #expect(proxied.status == 200)
         #expect(try RawHTTP.send(port: port, "GET", "/api/status", host: "station-8.example").status == 421)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func onTheNetworkThePageWantsItsSecret() async throws {
@@ -60,7 +60,7 @@ import Testing
         try fixture.rewriteConfig { settings in
             settings["page"] = ["listen": "127.0.0.1:0", "allowRemote": true, "tokenFile": secretFile]
         }
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let port = try #require(station.page.port)
         let host = "127.0.0.1:\(port)"
         let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
@@ -90,7 +90,7 @@ import Testing
         // SIGHUP prints a fresh link.
         station.send(SIGHUP)
         #expect(try await eventually { links().count == 2 })
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 }
 

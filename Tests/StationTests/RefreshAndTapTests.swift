@@ -9,7 +9,7 @@ import Testing
         let fixture = try await StationFixture(viaProxy: true)
         let proxy = try #require(fixture.proxy)
         let (a1, b3) = (fixture.scenario.tasks[0], fixture.scenario.tasks[1])
-        #expect(try fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
 
         // A drain is mid-flight: the server commits A1's pick, its answer is held back.
         proxy.script([.holdAnswer(seconds: 4)])
@@ -25,11 +25,11 @@ import Testing
         _ = try await fixture.acme.post(
             "/api/picking/pick",
             json: ["pickTaskId": a1, "qty": 1, "idempotencyKey": "other-station", "workerId": "w2", "at": "t"])
-        #expect(try fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
+        #expect(try await fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
 
         // The server's view arrives now: A1 = 2, B3 = 0. Neither row may be overwritten.
-        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
-        var rows = try fixture.pickList()
+        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
+        var rows = try await fixture.pickList()
         #expect(rows[a1]?["qtyPicked"] as? Int == 1)
         #expect(rows[a1]?["pending"] as? Bool == true)
         #expect(rows[b3]?["qtyPicked"] as? Int == 1)
@@ -37,9 +37,9 @@ import Testing
 
         // Once everything is confirmed sent, the next refresh shows the server's truth.
         drain.waitUntilExit()
-        #expect(try fixture.scanpick(["drain"]).status == 0)
-        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
-        rows = try fixture.pickList()
+        #expect(try await fixture.scanpick(["drain"]).status == 0)
+        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
+        rows = try await fixture.pickList()
         #expect(rows[a1]?["qtyPicked"] as? Int == 2)
         #expect(rows[a1]?["pending"] as? Bool == false)
         #expect(rows[b3]?["qtyPicked"] as? Int == 1)
@@ -50,26 +50,28 @@ import Testing
     @Test func unitsInABoxAreLockedOnTheStationUntilTheLabelIsVoided() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
-        #expect(try fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "3"]).status == 0)
-        #expect(try fixture.scanpick(["drain"]).status == 0)
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "3"]).status == 0)
+        #expect(try await fixture.scanpick(["drain"]).status == 0)
         let shipment = try await fixture.acme.post(
             "/api/shipments",
             json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 2]], "idempotencyKey": "box-1"])
         let shipmentId = try #require(shipment.json["id"] as? String)
-        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
-        #expect(try fixture.pickList()[a1]?["qtyLocked"] as? Int == 2)
+        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
+        #expect(try await fixture.pickList()[a1]?["qtyLocked"] as? Int == 2)
 
-        let refused = try fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"])
+        let refused = try await fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("2 units of A1 are already in a box"))
         #expect(
-            try fixture.scanpick(["queue", "--json"]).standardOutput.components(separatedBy: "\"kind\"").count - 1 == 1)
+            await try fixture.scanpick(["queue", "--json"]).standardOutput.components(separatedBy: "\"kind\"").count - 1
+                == 1)
 
         _ = try await fixture.acme.post("/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "void-1"])
-        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
-        #expect(try fixture.pickList()[a1]?["qtyLocked"] as? Int == 0)
-        #expect(try fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"]).status == 0)
-        #expect(try fixture.pickList()[a1]?["qtyPicked"] as? Int == 1)
+        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
+        #expect(try await fixture.pickList()[a1]?["qtyLocked"] as? Int == 0)
+        #expect(
+            try await fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"]).status == 0)
+        #expect(try await fixture.pickList()[a1]?["qtyPicked"] as? Int == 1)
     }
 
     @Test func batchCreateResolvesFiltersOnTheServerAndOpensTheBatch() async throws {
@@ -86,45 +88,45 @@ import Testing
                     ]
                 ]
             ])
-        let unknown = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "colour=red"])
+        let unknown = try await fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "colour=red"])
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("unknown filter 'colour'"))
 
-        let created = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
+        let created = try await fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
         #expect(created.status == 0)
         #expect(created.standardOutput.contains("created and opened batch"))
         #expect(created.standardOutput.contains("active: D4  SKU-D4  4006381333931  0/4"))
-        let rows = try fixture.pickList()
+        let rows = try await fixture.pickList()
         #expect(rows.count == 1)
         #expect(rows.values.first?["location"] as? String == "D4")
 
         // Every UPS line is now in an open batch: the server's refusal is shown as it gave it.
-        let again = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
+        let again = try await fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
         #expect(again.status == 1)
         #expect(again.standardError.contains("422"))
 
-        try fixture.server.stop()
-        let offline = try fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "zone=B"])
+        try await fixture.server.stop()
+        let offline = try await fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "zone=B"])
         #expect(offline.status == 1)
         #expect(offline.standardError.contains("Creating a batch needs the server"))
-        #expect(try fixture.pickList().count == 1)  // the open batch is untouched
+        #expect(try await fixture.pickList().count == 1)  // the open batch is untouched
     }
 
     @Test func anOfflineTapFlipsItsRowAtOnce() async throws {
         let fixture = try await StationFixture()
         let b3 = fixture.scenario.tasks[1]
-        try fixture.server.stop()
-        let tap = try fixture.scanpick(["tap", "pick", b3, "--org", "acme"])
+        try await fixture.server.stop()
+        let tap = try await fixture.scanpick(["tap", "pick", b3, "--org", "acme"])
         #expect(tap.status == 0)
         #expect(tap.standardOutput.contains("pick B3 · ×1"))
-        let row = try #require(try fixture.pickList()[b3])
+        let row = try await #require(try fixture.pickList()[b3])
         #expect(row["qtyPicked"] as? Int == 1)
         #expect(row["pending"] as? Bool == true)
-        let over = try fixture.scanpick(["tap", "pick", b3, "--org", "acme", "--qty", "5"])
+        let over = try await fixture.scanpick(["tap", "pick", b3, "--org", "acme", "--qty", "5"])
         #expect(over.status == 1)
         #expect(over.standardError.contains("over the 2 required"))
-        #expect(try fixture.scanpick(["batch", "refresh"]).status == 1)  // offline: says so, changes nothing
-        #expect(try fixture.pickList()[b3]?["qtyPicked"] as? Int == 1)
+        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 1)  // offline: says so, changes nothing
+        #expect(try await fixture.pickList()[b3]?["qtyPicked"] as? Int == 1)
     }
 
     @Test func aRowWithARefusedActionStaysMarkedUntilSupportActs() async throws {
@@ -143,25 +145,25 @@ import Testing
                     ]
                 ]
             ])
-        #expect(try fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "2"]).status == 0)
-        #expect(try fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter, nothing pending
-        var row = try #require(try fixture.pickList()[a1])
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "2"]).status == 0)
+        #expect(try await fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter, nothing pending
+        var row = try await #require(try fixture.pickList()[a1])
         #expect(row["refused"] as? Bool == true)
         #expect(row["pending"] as? Bool == false)
-        let table = try fixture.scanpick(["pick-list"]).standardOutput
+        let table = try await fixture.scanpick(["pick-list"]).standardOutput
         #expect(table.split(separator: "\n").contains { $0.hasPrefix("▶ !") && $0.contains("A1") }, "\(table)")
 
         // The next refresh shows the server's count, and the row stays marked.
-        #expect(try fixture.scanpick(["batch", "refresh"]).status == 0)
-        row = try #require(try fixture.pickList()[a1])
+        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
+        row = try await #require(try fixture.pickList()[a1])
         #expect(row["qtyPicked"] as? Int == 0)
         #expect(row["refused"] as? Bool == true)
 
         // Support clears the dead letter: the mark goes.
-        let queue = try fixture.scanpick(["queue", "--json"]).standardOutput
+        let queue = try await fixture.scanpick(["queue", "--json"]).standardOutput
         let dead = try #require((try JSONSerialization.jsonObject(with: Data(queue.utf8)) as? [[String: Any]])?.first)
         let id = try #require(dead["id"] as? Int)
-        #expect(try fixture.scanpick(["queue", "clear", "\(id)", "--by", "support-jo"]).status == 0)
-        #expect(try fixture.pickList()[a1]?["refused"] as? Bool == false)
+        #expect(try await fixture.scanpick(["queue", "clear", "\(id)", "--by", "support-jo"]).status == 0)
+        #expect(try await fixture.pickList()[a1]?["refused"] as? Bool == false)
     }
 }

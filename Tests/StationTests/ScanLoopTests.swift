@@ -10,19 +10,19 @@ import Testing
     @Test func anItemHeldInViewIsOneScanAndThreeDeliberateScansAreThree() async throws {
         let fixture = try await StationFixture()
         let held = try fixture.frames("held", [(code, 90)])
-        let once = try fixture.scanpick(["station", "--frames", held])
+        let once = try await fixture.scanpick(["station", "--frames", held])
         #expect(once.status == 0, "\(once.standardError)")
         #expect(StationFixture.scanLines(once).count == 1)
         #expect(once.standardOutput.contains("✓ A1: SKU-A1 1/3"))
 
         let deliberate = try fixture.frames("three", [(code, 10), (blank, 60), (code, 10), (blank, 60), (code, 10)])
-        let three = try fixture.scanpick(["station", "--frames", deliberate])
+        let three = try await fixture.scanpick(["station", "--frames", deliberate])
         let accepted = StationFixture.scanLines(three).filter { $0["accepted"] as? Bool == true }
         // A1 needs 3: one from the first run, two more; the third is for a complete task.
         #expect(accepted.count == 2)
         #expect(three.standardOutput.contains("✓ A1: SKU-A1 3/3"))
         #expect(three.standardOutput.contains("✗ wrong item: saw 036000291452, B3"))
-        _ = try fixture.scanpick(["drain"])
+        _ = try await fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [3, 0, 0])
     }
 
@@ -30,17 +30,17 @@ import Testing
         let fixture = try await StationFixture()
         let flicker = try fixture.frames("flicker", [(code, 10), (blank, 2), (code, 10), (blank, 1), (code, 10)])
         // The same frames at 5 fps: the gaps last 0.4 s and 0.2 s, still under the 1.5 s hold-off.
-        let slow = try fixture.scanpick(["station", "--frames", flicker, "--fps", "5"])
+        let slow = try await fixture.scanpick(["station", "--frames", flicker, "--fps", "5"])
         #expect(StationFixture.scanLines(slow).count == 1)
         // At 1 fps even a one-frame gap puts 2 s between sightings: past the hold-off, three presences.
-        let slower = try fixture.scanpick(["station", "--frames", flicker, "--fps", "1"])
+        let slower = try await fixture.scanpick(["station", "--frames", flicker, "--fps", "1"])
         #expect(StationFixture.scanLines(slower).count == 3)
     }
 
     @Test func twoCodesInOneFrameAreCheckedEach() async throws {
         let fixture = try await StationFixture()
         let both = try fixture.frames("both", [("multi/tote-two-codes.jpg", 5)])
-        let result = try fixture.scanpick(["station", "--frames", both])
+        let result = try await fixture.scanpick(["station", "--frames", both])
         let lines = StationFixture.scanLines(result)
         #expect(lines.count == 2)
         #expect(lines.contains { $0["code"] as? String == "036000291452" && $0["accepted"] as? Bool == true })
@@ -55,28 +55,29 @@ import Testing
         let fixture = try await StationFixture()
         // B3 is not the active task (A1 is): the EAN-13 is refused, and nothing reaches the queue.
         let wrong = try fixture.frames("wrong", [("clean/ean13.png", 5)])
-        let refused = try fixture.scanpick(["station", "--frames", wrong])
+        let refused = try await fixture.scanpick(["station", "--frames", wrong])
         #expect(refused.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
-        let queue = try fixture.scanpick(["queue", "--json"])
+        let queue = try await fixture.scanpick(["queue", "--json"])
         #expect(queue.standardOutput == "[]\n")
 
         // A wedge scanner that sends the UPC-A as its EAN-13 form: the same item.
         let wedge = try await fixture.wedge(["0036000291452", "", "nonsense"], expecting: 2)
         #expect(wedge.status == 0)
         #expect(wedge.scans.map { $0["accepted"] as? Bool } == [true, false])
-        _ = try fixture.scanpick(["drain"])
+        _ = try await fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [1, 0, 0])
     }
 
     @Test func selectingATaskChangesWhatScansAreCheckedAgainst() async throws {
         let fixture = try await StationFixture()
-        #expect(try fixture.scanpick(["select", fixture.scenario.tasks[1]]).standardOutput.hasPrefix("active: B3"))
-        try fixture.server.stop()  // in the dead spot: the scans stay queued, the rows marked pending
+        #expect(
+            try await fixture.scanpick(["select", fixture.scenario.tasks[1]]).standardOutput.hasPrefix("active: B3"))
+        try await fixture.server.stop()  // in the dead spot: the scans stay queued, the rows marked pending
         let wedge = try await fixture.wedge(["5901234123457", "5901234123457", "5901234123457"], expecting: 3)
         #expect(wedge.scans.map { $0["accepted"] as? Bool } == [true, true, false])
         // With B3 complete, the active task falls back to the first incomplete: A1.
         #expect(wedge.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
-        let list = try fixture.scanpick(["pick-list", "--json"])
+        let list = try await fixture.scanpick(["pick-list", "--json"])
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])
         #expect(object["activeTaskId"] as? String == fixture.scenario.tasks[0])
@@ -84,7 +85,7 @@ import Testing
         #expect(tasks[1]["qtyPicked"] as? Int == 2)
         #expect(tasks[1]["pending"] as? Bool == true)
         #expect(tasks[0]["pending"] as? Bool == false)
-        #expect(try fixture.scanpick(["select", "task-nope"]).status == 1)
+        #expect(try await fixture.scanpick(["select", "task-nope"]).status == 1)
     }
 
     @Test func scansWithNoOpenBatchAreTurnedAway() async throws {
@@ -97,27 +98,27 @@ import Testing
     @Test func scanningOffNeverOpensAFrameSource() async throws {
         let fixture = try await StationFixture(scanning: false)
         // A folder that does not exist: opening it would fail; with scanning off nothing is opened.
-        let result = try fixture.scanpick(["station", "--frames", fixture.folder.file("no-such-folder")])
+        let result = try await fixture.scanpick(["station", "--frames", fixture.folder.file("no-such-folder")])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("scanning is off for organisation acme"))
         #expect(StationFixture.scanLines(result).isEmpty)
         // A wedge scanner is not read: the page says scanning is off, and taps still work.
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         station.scan("036000291452")
         let page = APIClient(station.page, token: nil)
         #expect(try await page.get("/api/status").json["scanner"] as? String == "scanning off")
-        #expect(try fixture.scanpick(["tap", "pick", fixture.scenario.tasks[0], "--org", "acme"]).status == 0)
-        #expect(station.stop() == 0)
+        #expect(try await fixture.scanpick(["tap", "pick", fixture.scenario.tasks[0], "--org", "acme"]).status == 0)
+        #expect(await station.stop() == 0)
         #expect(station.logLines.filter { $0["event"] as? String == "scan" }.isEmpty)
     }
 
     @Test func openingABatchTheFirstTimeNeedsTheServerButReopeningDoesNot() async throws {
         let fixture = try await StationFixture()
-        try fixture.server.stop()
-        let reopen = try fixture.scanpick(["batch", "open", fixture.scenario.batchId, "--org", "acme"])
+        try await fixture.server.stop()
+        let reopen = try await fixture.scanpick(["batch", "open", fixture.scenario.batchId, "--org", "acme"])
         #expect(reopen.status == 0)
         #expect(reopen.standardOutput.contains("reopened batch \(fixture.scenario.batchId) from the station's cache"))
-        let never = try fixture.scanpick(["batch", "open", "batch-never-seen", "--org", "acme"])
+        let never = try await fixture.scanpick(["batch", "open", "batch-never-seen", "--org", "acme"])
         #expect(never.status == 1)
         #expect(never.standardError.contains("opening it the first time needs the server"))
     }
@@ -127,7 +128,7 @@ import Testing
         let fixture = try await StationFixture(globexScanning: false)
         let globex = APIClient(fixture.server.baseURL, token: ServerProcess.tokens["globex"])
         let scenario = try await PickingScenario.create(on: globex)
-        #expect(try fixture.scanpick(["batch", "open", scenario.batchId, "--org", "globex"]).status == 0)
+        #expect(try await fixture.scanpick(["batch", "open", scenario.batchId, "--org", "globex"]).status == 0)
 
         let run = try await fixture.wedge(["036000291452"], expecting: 1, arguments: ["--org", "acme"])
         #expect(run.status == 0)
@@ -135,8 +136,8 @@ import Testing
         #expect(line["accepted"] as? Bool == false)
         #expect(line["reason"] as? String == "scanning_off")
         #expect(run.standardOutput.contains("scanning is off for globex"))
-        #expect(try fixture.scanpick(["queue", "--json"]).standardOutput == "[]\n")
-        _ = try fixture.scanpick(["drain"])
+        #expect(try await fixture.scanpick(["queue", "--json"]).standardOutput == "[]\n")
+        _ = try await fixture.scanpick(["drain"])
         #expect(try await scenario.picked(on: globex).values.allSatisfy { $0 == 0 })
     }
 }

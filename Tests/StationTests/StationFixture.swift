@@ -19,7 +19,7 @@ struct StationFixture {
         scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil,
         globexScanning: Bool? = nil
     ) async throws {
-        server = try ServerProcess()
+        server = try await ServerProcess()
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
         folder = try TemporaryDirectory("scanpick-station")
@@ -42,7 +42,7 @@ struct StationFixture {
         config = try folder.writePrivate(
             "station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
         if openBatch {
-            let opened = try scanpick(["batch", "open", scenario.batchId, "--org", "acme"])
+            let opened = try await scanpick(["batch", "open", scenario.batchId, "--org", "acme"])
             guard opened.status == 0 else { throw ServerProcessError(message: opened.standardError) }
         }
     }
@@ -67,8 +67,8 @@ struct StationFixture {
     }
 
     /// Runs `scanpick` with this station's config.
-    func scanpick(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(
+    func scanpick(_ arguments: [String], input: String? = nil) async throws -> ProcessResult {
+        try await ProcessRunner.run(
             ProcessRunner.scanpick, arguments + ["--config", config], in: Repository.root,
             input: input.map { Array($0.utf8) })
     }
@@ -79,12 +79,12 @@ struct StationFixture {
     func wedge(_ codes: [String], expecting count: Int, arguments: [String] = []) async throws -> (
         status: Int32, standardOutput: String, scans: [[String: Any]]
     ) {
-        let station = try StationProcess(config: config, arguments: ["--wedge"] + arguments)
+        let station = try await StationProcess(config: config, arguments: ["--wedge"] + arguments)
         for code in codes { station.scan(code) }
         station.endInput()
         let scans = { station.logLines.filter { $0["event"] as? String == "scan" } }
         let seen = try await eventually { scans().count >= count }
-        let status = station.stop()
+        let status = await station.stop()
         guard seen else { throw ServerProcessError(message: "saw \(scans().count) scans, not \(count)") }
         return (status, station.standardOutput, scans())
     }
@@ -109,8 +109,8 @@ struct StationFixture {
     }
 
     /// The station's pick list (`scanpick pick-list --json`) rows by task id.
-    func pickList() throws -> [String: [String: Any]] {
-        let listed = try scanpick(["pick-list", "--json"])
+    func pickList() async throws -> [String: [String: Any]] {
+        let listed = try await scanpick(["pick-list", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
         var rows: [String: [String: Any]] = [:]
         for task in object?["tasks"] as? [[String: Any]] ?? [] {

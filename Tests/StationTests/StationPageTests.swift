@@ -8,7 +8,7 @@ import Testing
 @Suite struct StationPageTests {
     @Test func servesThePageAndTheJSONShapesOfTheCommandLine() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         let html = try await page.get("/")
         #expect(html.status == 200)
@@ -19,13 +19,13 @@ import Testing
         #expect((list.json["tasks"] as? [[String: Any]])?.count == 3)
         let status = try await page.get("/api/status")
         #expect(Set(status.json.keys).isSuperset(of: ["online", "pending", "inFlight", "dead", "lastSyncAt"]))
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func aTapAnswersOnceDurableAndTheRowFlips() async throws {
         let fixture = try await StationFixture()
-        try fixture.server.stop()  // the dead spot: the tap must not wait for the server
-        let station = try StationProcess(config: fixture.config)
+        try await fixture.server.stop()  // the dead spot: the tap must not wait for the server
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         let a1 = fixture.scenario.tasks[0]
         let tap = try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 2])
@@ -40,12 +40,12 @@ import Testing
         #expect((over.json["message"] as? String)?.contains("over the 3 required") == true)
         let status = try await page.get("/api/status")
         #expect(status.json["pending"] as? Int == 1)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func otherSitesCannotTapForThePicker() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         let body: [String: Any] = ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick", "qty": 1]
         let fromElsewhere = try await page.post("/api/taps", json: body, headers: ["Origin": "http://evil.example"])
@@ -57,15 +57,15 @@ import Testing
         #expect(form.status == 415)
         let queue = try await page.get("/api/queue")
         #expect(queue.text == "[]")
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 
     @Test func supportRetriesAndClearsDeadLettersFromThePage() async throws {
         let fixture = try await StationFixture()
         // A tap for a task the server does not know: refused (404), so it goes dead.
-        #expect(try fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
-        _ = try fixture.scanpick(["drain"])
-        let station = try StationProcess(config: fixture.config)
+        #expect(try await fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
+        _ = try await fixture.scanpick(["drain"])
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         let queue = try await page.get("/api/queue")
         let dead = try #require((try JSONSerialization.jsonObject(with: queue.body) as? [[String: Any]])?.first)
@@ -76,12 +76,12 @@ import Testing
         #expect(anonymous.status == 400)
         #expect(anonymous.errorCode == "name_required")
         #expect(try await page.post("/api/queue/\(id)/retry", json: ["by": "support-al"]).status == 200)
-        _ = try fixture.scanpick(["drain"])
+        _ = try await fixture.scanpick(["drain"])
         let cleared = try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"])
         #expect(cleared.status == 200)
         #expect(try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"]).status == 404)
         #expect(try await page.get("/api/queue").text == "[]")
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
         let stationQueue = try ActionQueue(
             path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
         #expect(try stationQueue.log().map(\.actor) == ["support-jo", "support-al"])
@@ -89,7 +89,7 @@ import Testing
 
     @Test func theLastScanIsShownOnThePage() async throws {
         let fixture = try await StationFixture()
-        let station = try StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
         station.scan("5901234123457")  // B3's code while A1 is active: refused
         var last: [String: Any]?
@@ -100,6 +100,6 @@ import Testing
         }
         #expect(last?["accepted"] as? Bool == false)
         #expect((last?["message"] as? String)?.contains("wrong item") == true)
-        #expect(station.stop() == 0)
+        #expect(await station.stop() == 0)
     }
 }

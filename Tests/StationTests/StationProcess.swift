@@ -11,7 +11,8 @@ final class StationProcess: Sendable {
     private let errors = LogBuffer()
     let page: URL
 
-    init(config: String, arguments: [String] = ["--wedge"]) throws {
+    /// Starts the station and waits (on a thread of its own, not the task pool) for its page.
+    init(config: String, arguments: [String] = ["--wedge"]) async throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
         process.arguments = ["station"] + arguments + ["--config", config]
@@ -30,14 +31,15 @@ final class StationProcess: Sendable {
             try process.run()
             return input
         }
-        let deadline = Date().addingTimeInterval(20)
-        var found: URL?
-        while found == nil && Date() < deadline && process.isRunning {
-            let text = output.text
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("page: ") }) {
-                found = URL(string: String(line.dropFirst("page: ".count)))
+        let found: URL? = try await onOwnThread {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline && process.isRunning {
+                if let line = output.text.split(separator: "\n").first(where: { $0.hasPrefix("page: ") }) {
+                    return URL(string: String(line.dropFirst("page: ".count)))
+                }
+                Thread.sleep(forTimeInterval: 0.02)
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            return nil
         }
         guard let found else {
             if process.isRunning { process.terminate() }
@@ -71,12 +73,16 @@ final class StationProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    /// Stops the station as an operator does (SIGTERM) and waits for it to exit.
-    func stop() -> Int32 {
+    /// Stops the station as an operator does (SIGTERM) and waits (off the task pool) for it to exit.
+    func stop() async -> Int32 {
         endInput()
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        let process = self.process
+        return
+            (try? await onOwnThread {
+                process.waitUntilExit()
+                return process.terminationStatus
+            }) ?? -1
     }
 
     deinit {

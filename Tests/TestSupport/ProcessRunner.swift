@@ -30,13 +30,23 @@ public enum ProcessRunner {
     }
 
     /// Runs `scanpick` with `arguments` in `directory` (default: the repository root).
-    public static func scanpick(_ arguments: [String], in directory: String? = nil) throws -> ProcessResult {
-        try run(scanpick, arguments, in: directory ?? Repository.root)
+    public static func scanpick(_ arguments: [String], in directory: String? = nil) async throws -> ProcessResult {
+        try await run(scanpick, arguments, in: directory ?? Repository.root)
     }
 
+    /// Runs `executable` to its end. The wait happens on a thread of its own, never on Swift's task
+    /// pool: a full parallel run has two pool threads, and tests waiting on child processes there
+    /// starved every other test's tasks (network monitors, URLSession completions) for seconds.
     public static func run(_ executable: String, _ arguments: [String], in directory: String, input: [UInt8]? = nil)
-        throws -> ProcessResult
+        async throws -> ProcessResult
     {
+        try await onOwnThread { try runBlocking(executable, arguments, in: directory, input: input) }
+    }
+
+    /// ``run(_:_:in:input:)`` on the calling thread (for code already on a thread of its own).
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], in directory: String, input: [UInt8]? = nil
+    ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -29,7 +29,9 @@ public final class ServerProcess: Sendable {
     /// Starts a server; `extraConfig` is merged into the config's top level (e.g. retention).
     /// `database` shares an existing database (e.g. two servers on one PostgreSQL database); by
     /// default each server gets a fresh one.
-    public init(store: ServerStoreKind = .sqlite, database: String? = nil, extraConfig: [String: Any] = [:]) throws {
+    public init(store: ServerStoreKind = .sqlite, database: String? = nil, extraConfig: [String: Any] = [:])
+        async throws
+    {
         folder = try TemporaryDirectory("scanpick-server")
         self.store = store
         switch store {
@@ -43,7 +45,7 @@ public final class ServerProcess: Sendable {
         ]
         config.merge(extraConfig) { _, new in new }
         configPath = try folder.write("server.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
-        try start()
+        try await start()
     }
 
     /// The server's current address (it changes on restart).
@@ -70,7 +72,11 @@ public final class ServerProcess: Sendable {
 
     /// Starts the process (again, on the same database and, after the first time, the same port, so
     /// stations configured for it find it again) and waits until it listens.
-    public func start() throws {
+    public func start() async throws {
+        try await onOwnThread { try self.startBlocking() }
+    }
+
+    private func startBlocking() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
         let port = state.withLock { $0.baseURL.port }
@@ -108,22 +114,26 @@ public final class ServerProcess: Sendable {
 
     /// Sends SIGTERM and waits for the exit status.
     @discardableResult
-    public func stop() throws -> Int32 { try end(signal: SIGTERM) }
+    public func stop() async throws -> Int32 { try await end(signal: SIGTERM) }
 
-    /// Sends `signal` (e.g. SIGKILL for a crash) and waits for the process to end.
+    /// Sends `signal` (e.g. SIGKILL for a crash) and waits for the process to end (on a thread of
+    /// its own, not the task pool).
     @discardableResult
-    public func end(signal: Int32) throws -> Int32 {
+    public func end(signal: Int32) async throws -> Int32 {
         guard let process = state.withLock({ $0.process }) else { return 0 }
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        let status = try await onOwnThread {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
         state.withLock { $0.process = nil }
-        return process.terminationStatus
+        return status
     }
 
     /// Stops and starts again on the same database.
-    public func restart() throws {
-        try stop()
-        try start()
+    public func restart() async throws {
+        try await stop()
+        try await start()
     }
 
     deinit {

@@ -12,7 +12,7 @@ public struct TestCertificates: Sendable {
     public let serverCertificate: String
     public let serverKey: String
 
-    public init() throws {
+    public init() async throws {
         folder = try TemporaryDirectory("scanpick-tls")
         authority = folder.file("ca.pem")
         serverCertificate = folder.file("server.pem")
@@ -34,7 +34,7 @@ public struct TestCertificates: Sendable {
             ],
         ]
         for step in steps {
-            let run = try ProcessRunner.run("/usr/bin/openssl", step, in: folder.path)
+            let run = try await ProcessRunner.run("/usr/bin/openssl", step, in: folder.path)
             guard run.status == 0 else { throw ServerProcessError(message: "openssl \(step[0]): \(run.standardError)") }
         }
     }

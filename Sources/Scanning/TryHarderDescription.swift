@@ -1,0 +1,32 @@
+extension BarcodeReader {
+    /// What ``ReaderOptions/tryHarder`` does, in words generated from the passes themselves
+    /// (``RetryPass/standard``, each pass's ``RetryPass/summary`` and conditions, and the size
+    /// limits), so `scanpick decode --help` and the README (checked by a test) cannot drift from it.
+    public static var tryHarderDescription: String {
+        tryHarderDescription(passes: RetryPass.standard)
+    }
+
+    static func tryHarderDescription(passes: [RetryPass]) -> String {
+        let side = Int(Double(RetryPass.smallPictureLimit).squareRoot())
+        let small = passes.filter(\.smallPicturesOnly).map(\.name)
+        let halved = passes.filter(\.triedOnHalvedPictures).map(\.name)
+        let megapixels = Double(fullSizeRetryLimit) / 1_000_000
+        var text =
+            "An image where the first look finds nothing is looked at again: first by our own GS1 DataBar "
+            + "Expanded decoder, then by ZBar through each retry pass in turn, stopping at the first that finds "
+            + "a code: \(sentence(passes.map(\.summary)))."
+        if !small.isEmpty {
+            text += " The \(sentence(small)) looks are tried on pictures up to \(side) × \(side) only."
+        }
+        text +=
+            " A picture over \(megapixels) megapixels is halved first"
+            + (halved.isEmpty ? " and gets no further look." : " and gets only the \(sentence(halved)) looks.")
+        return text
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func sentence(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+    }
+}

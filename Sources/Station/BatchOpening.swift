@@ -1,0 +1,62 @@
+import Foundation
+import Queue
+import Wire
+
+/// How a batch came to be open on the station.
+public enum BatchOpening: Sendable {
+    /// Fetched from the server into the pick-list cache.
+    case fetched(Batch)
+    /// The server could not be reached: reopened from the station's cache, as last fetched.
+    case reopenedFromCache
+}
+
+extension PickStation {
+    /// Opens batch `id` of `org` on the station: fetched from the server into the pick-list cache
+    /// (rows with unsent actions keep their local counts), or, when the server cannot be reached,
+    /// reopened from the cache if the station has opened it before.
+    ///
+    ///     if case .fetched(let batch) = try await station.openBatch("batch-7", org: "acme") { … }
+    public func openBatch(_ id: String, org: String) async throws -> BatchOpening {
+        _ = try configuration.organisation(org)
+        do {
+            return .fetched(try await fetchIntoCache(id, org: org))
+        } catch let error as FetchError {
+            guard case .unreachable = error else { throw error }
+            guard try cache.reopen(id, org: org) else { throw BatchOpeningError.neverOpened(id, error) }
+            return .reopenedFromCache
+        }
+    }
+
+    /// Creates a batch of `org` on the server from `filters` (the server alone can resolve them
+    /// against its orders) and opens it here.
+    public func createBatch(_ filters: BatchFilters, org: String) async throws -> Batch {
+        _ = try configuration.organisation(org)
+        let asked = Date()
+        let batch: Batch
+        do {
+            batch = try await transport.createBatch(filters, org: org)
+        } catch {
+            guard case .unreachable = error else { throw error }
+            throw BatchOpeningError.creatingNeedsServer(error)
+        }
+        try cache.store(batch, org: org, fetchedAt: asked)
+        return batch
+    }
+}
+
+/// Why a batch could not be opened without the server.
+public enum BatchOpeningError: Error, Sendable, CustomStringConvertible {
+    /// The server is unreachable and the station never opened this batch (the cache has to be filled once).
+    case neverOpened(String, FetchError)
+    /// The server is unreachable, and only it can create a batch.
+    case creatingNeedsServer(FetchError)
+
+    public var description: String {
+        switch self {
+        case .neverOpened(let id, let error):
+            "\(error). Batch \(id) was never opened on this station, and opening it the first time needs the server."
+        case .creatingNeedsServer(let error):
+            "\(error). Creating a batch needs the server: it resolves the filters against the orders table."
+        }
+    }
+}

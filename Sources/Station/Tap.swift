@@ -1,0 +1,55 @@
+import Queue
+
+/// A picker's tap as a person or a script asks for it: pick some more units, or set the count.
+public enum Tap: Sendable, Equatable {
+    /// Pick `qty` more units (``StationTaps/pickQuantities``).
+    case pick(qty: Int)
+    /// Set the picked count from `from` (what the picker saw) to `to` (``StationTaps/setQuantities``).
+    case setQty(from: Int, to: Int)
+
+    /// Throws ``TapRefusal/invalidQuantity(_:)`` for a quantity outside what a tap may carry.
+    func check() throws(TapRefusal) {
+        switch self {
+        case .pick(let qty):
+            guard StationTaps.pickQuantities.contains(qty) else {
+                let range = StationTaps.pickQuantities
+                throw .invalidQuantity("a pick tap adds \(range.lowerBound) to \(range.upperBound) units, not \(qty)")
+            }
+        case .setQty(let from, let to):
+            let range = StationTaps.setQuantities
+            for (name, value) in [("from", from), ("to", to)] where !range.contains(value) {
+                throw .invalidQuantity("\(name) must be \(range.lowerBound) to \(range.upperBound), not \(value)")
+            }
+        }
+    }
+}
+
+extension StationTaps {
+    /// Queues `tap` on task `taskId` of `org` and returns the action's id, durable when this returns.
+    /// A task of the open batch goes through the pick list: its row changes with the action, and the
+    /// station refuses at once what the server would (units already in a box, over-picks). Any other
+    /// task is queued as it is, for the server to judge.
+    ///
+    ///     let id = try station.taps.record(.pick(qty: 2), task: "task-7", org: "acme")
+    public func record(_ tap: Tap, task taskId: String, org: String) throws -> Int {
+        try tap.check()
+        _ = try station.configuration.organisation(org)
+        if let open = try station.cache.openBatch(), open.org == org,
+            try station.cache.tasks().contains(where: { $0.id == taskId })
+        {
+            switch tap {
+            case .pick(let qty): return try pick(taskId, qty: qty).actionId
+            case .setQty(let from, let to): return try setQty(taskId, from: from, to: to).actionId
+            }
+        }
+        let worker = station.configuration.worker
+        switch tap {
+        case .pick(let qty):
+            return try station.queue.enqueue(
+                .pick(org: org, pickTaskId: taskId, location: nil, qty: qty, worker: worker))
+        case .setQty(let from, let to):
+            return try station.queue.enqueue(
+                .setQty(org: org, pickTaskId: taskId, location: nil, from: from, to: to, worker: worker))
+        }
+    }
+}

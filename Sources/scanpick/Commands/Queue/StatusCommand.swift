@@ -1,0 +1,56 @@
+import ArgumentParsing
+import Foundation
+import Queue
+import Station
+import Wire
+
+/// `scanpick status`: the pill — online or offline, pending, in flight, dead, last sync — the server it
+/// probes, and anything that needs a person.
+enum StatusCommand: Command {
+    struct Arguments: CommandArguments {
+        var station = StationFile()
+        var json = Flag("json", help: "Print the status as JSON.")
+    }
+
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "status",
+            abstract: "Show the station's status pill: online/offline, pending, in flight, dead, last sync, attention.",
+            discussion: """
+                Online means something answered GET /health at the configured server just now (a short
+                probe); the second line names that server. "needs attention" lines say what a person must
+                fix: a queue paused because the server refused the station itself (a wrong token, a wrong
+                base URL, TLS), with what to change.
+
+                --json prints {"online", "serverReady", "server", "pending", "inFlight", "dead", "lastSyncAt",
+                "attention": [{"code", "message"}]}; serverReady is false when the server answers but its
+                database does not (it cannot take work now), null when it did not say.
+                """)
+    }
+
+    static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
+        let station = try StationFile.open(arguments[\.station.config])
+        let probe = await station.probe()
+        let online = probe.reachable
+        let counts = try station.queue.counts()
+        let attention = StationJSON.attention(station)
+        let server = station.transport.server
+        if arguments[\.json] {
+            StandardStream.output.write(
+                StationJSON.status(
+                    online: online, serverReady: probe.databaseReady, server: server, counts: counts,
+                    attention: attention) + "\n")
+        } else {
+            let pill = [
+                online ? "online" : "offline", "\(counts.pending) pending", "\(counts.inFlight) in flight",
+                "\(counts.dead) dead", "last sync \(counts.lastSyncAt ?? "never")",
+            ]
+            let readiness =
+                probe.databaseReady == false ? " (answers, but its database does not: it cannot take work now)" : ""
+            var lines = [pill.joined(separator: " · "), "server \(server.absoluteString)\(readiness)"]
+            lines += attention.map { "needs attention: \($0.message)" }
+            StandardStream.output.write(lines.joined(separator: "\n") + "\n")
+        }
+        return 0
+    }
+}

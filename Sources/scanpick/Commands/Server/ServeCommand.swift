@@ -1,0 +1,102 @@
+import ArgumentParsing
+import ConfigFile
+import Dispatch
+import Foundation
+import HTTPServing
+import LineLog
+import Server
+import ServiceManager
+import Wire
+
+/// `scanpick serve`: the reference ScanPick API over HTTP, until SIGINT or SIGTERM.
+enum ServeCommand: Command {
+    struct Arguments: CommandArguments {
+        var server = ServerFile()
+        var listen = Option<ListenAddress?>(
+            "listen", valueName: "HOST:PORT",
+            help: "Address to listen on, overriding the file (port 0: any free port).",
+            parse: { text throws(UsageError) in
+                do {
+                    return try ListenAddress(parsing: text)
+                } catch {
+                    throw UsageError(": \(error)")
+                }
+            })
+    }
+
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "serve",
+            abstract: "Run the ScanPick API server (HTTP/1.1; SQLite or PostgreSQL).",
+            discussion: """
+                Reads the server configuration (see config/server.json and the README), opens the database
+                and applies its pending migrations (SQLite: WAL, synchronous=FULL; PostgreSQL: a pool of
+                connections, several servers may share one database; either way a 2xx for a change means it
+                is committed), and serves until SIGINT or
+                SIGTERM, then finishes the requests in flight and exits 0. Logs one JSON line per request to
+                standard error (method, path, status, ms, organisation; never a token); the first line says
+                where it listens: {"event":"listening","address":"127.0.0.1:8080","scheme":"http",…}.
+                """)
+    }
+
+    static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
+        var configuration = try ServerFile.load(arguments[\.server.config], database: arguments[\.server.database])
+        if let listen = arguments[\.listen] { configuration.listen = listen }
+
+        if let refusal = configuration.plainHTTPRefusal { throw ServeFailure(description: refusal) }
+        let tls = try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
+        let lines = LineLog()
+        defer { lines.flush() }
+        let log: @Sendable (String) -> Void = { lines.write($0) }
+        let api = try ScanPickAPI(configuration: configuration, log: log)
+        try api.pruneIdempotencyKeys()
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                listen: configuration.listen, limits: configuration.http, tls: tls,
+                log: { log(Self.event("http", ["message": $0])) },
+                checkHead: { api.checkHead($0) }, router: { api.route($0) })
+        } catch {
+            throw ServeFailure(description: "\(error) (the address is the config's \"listen\" or --listen)")
+        }
+        log(
+            event(
+                "listening",
+                [
+                    "address": server.address.description, "database": configuration.database.description,
+                    "scheme": server.servesTLS ? "https" : "http",
+                ]))
+
+        let pruning = DispatchSource.makeTimerSource(queue: .global())
+        pruning.schedule(deadline: .now() + 3600, repeating: 3600)
+        pruning.setEventHandler {
+            do {
+                try api.pruneIdempotencyKeys()
+            } catch {
+                log(event("prune_failed", ["error": String(describing: error)]))
+            }
+        }
+        pruning.resume()
+
+        ServiceManager.ready(status: "serving on \(server.address)")
+        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        ServiceManager.stopping()
+        pruning.cancel()
+        log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
+        server.stop()
+        log(event("stopped", [:]))
+        return 0
+    }
+
+    private static func event(_ name: String, _ fields: [String: String]) -> String {
+        var line = JSONObjectWriter()
+        line.add("event", string: name)
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
+        return line.finished()
+    }
+}
+
+/// Why the server could not start, in the operator's words.
+private struct ServeFailure: Error, CustomStringConvertible {
+    let description: String
+}

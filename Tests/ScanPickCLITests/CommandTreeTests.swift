@@ -1,0 +1,70 @@
+import TestSupport
+import Testing
+
+@testable import scanpick
+
+/// The `scanpick` command tree as declared, and its generated help and usage errors as a user meets
+/// them (the built binary).
+@Suite struct CommandTreeTests {
+    @Test func everyCommandIsSoundlyDeclared() {
+        #expect(ScanPick.tool.declarationProblems == [])
+        let paths = Set(ScanPick.tool.commandPaths)
+        for path in [
+            ["batch", "open"], ["batch", "refresh"], ["batch", "create"], ["queue", "show"], ["queue", "retry"],
+            ["queue", "clear"], ["queue", "salvage"], ["queue", "import"], ["token", "new"], ["tap", "pick"],
+            ["tap", "qty"], ["decode"], ["station"], ["select"], ["pick-list"],
+        ] {
+            #expect(paths.contains(path), "\(path)")
+        }
+    }
+
+    @Test func helpIsGeneratedAtEveryLevel() async throws {
+        let tool = ScanPick.tool
+        for path in [[]] + tool.commandPaths {
+            let help = try await ProcessRunner.scanpick(path + ["--help"])
+            #expect(help.status == 0, "\(path)")
+            #expect(help.standardOutput == (tool.helpText(for: path) ?? "-") + "\n", "\(path)")
+            #expect(help.standardOutput.contains("Usage: \((["scanpick"] + path).joined(separator: " ")) "), "\(path)")
+        }
+        let retry = try await ProcessRunner.scanpick(["queue", "retry", "--help"])
+        for text in ["Usage: scanpick queue retry [options] ID", "--by NAME", "--as-new", "-c, --config FILE"] {
+            #expect(retry.standardOutput.contains(text), "\(text)")
+        }
+        let viaHelp = try await ProcessRunner.scanpick(["help", "queue", "retry"])
+        #expect(viaHelp.standardOutput == retry.standardOutput)
+    }
+
+    @Test func misspeltCommandsAndOptionsAreUsageErrorsNamingTheValidOnes() async throws {
+        let cases: [([String], [String])] = [
+            (
+                ["queue", "retr", "5"],
+                [
+                    "scanpick queue: unknown command 'retr' (did you mean 'retry'?)",
+                    "show, retry, clear, salvage and import", "Run 'scanpick queue --help' for usage.",
+                ]
+            ),
+            (["batch", "shut"], ["unknown command 'shut'; the commands are open, refresh and create"]),
+            (
+                ["tap", "pick", "t1", "--org", "a", "--qyt", "2"],
+                ["scanpick tap pick: unknown option '--qyt' (did you mean '--qty'?)"]
+            ),
+            (
+                ["token", "new", "--org", "a", "--colour", "red"],
+                ["unknown option '--colour' (this command takes --org, --json and --help)"]
+            ),
+            (["tap", "pick", "t1", "--org", "a", "--from", "1"], ["unknown option '--from'"]),
+            (["queue", "retry"], ["scanpick queue retry: missing ID"]),
+            (["queue", "retry", "x1"], ["ID wants a whole number"]),
+            (["token"], ["scanpick token: missing COMMAND: one of new"]),
+            (["frobnicate"], ["scanpick: unknown command 'frobnicate'"]),
+        ]
+        for (arguments, messages) in cases {
+            let result = try await ProcessRunner.scanpick(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.standardOutput.isEmpty, "\(arguments)")
+            for message in messages {
+                #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+            }
+        }
+    }
+}
