@@ -11,7 +11,7 @@ import Testing
     typealias Pass = BarcodeReader.RetryPass
 
     static func readme() throws -> String {
-        let text = try String(contentsOfFile: Repository.root + "/README.md", encoding: .utf8)
+        let text = try String(contentsOfFile: Repository.root + "/docs/decode.md", encoding: .utf8)
         return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
