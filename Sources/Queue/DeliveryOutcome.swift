@@ -22,7 +22,10 @@ public enum DeliveryOutcome: Sendable, Equatable {
         }
     }
 
-    /// Sorts an HTTP answer by the brief's rules; `org` and `server` make a pause's message concrete.
+    /// Sorts an HTTP answer: delivered (2xx), transient (a transport failure, 5xx, 408, 425, 429, a 409
+    /// for a key still in flight: retried for ever), paused (a refusal of the station itself: 401,
+    /// 403, a 404 for a route that does not exist), or refused (any other 4xx: this action's fault,
+    /// parked as a dead letter). `org` and `server` make a pause's message concrete.
     public static func classify(
         status: Int, body: Data, retryAfterHeader: String?, org: String = "this organisation",
         server: URL? = nil, now: Date = Date()

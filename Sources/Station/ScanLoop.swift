@@ -11,7 +11,7 @@ import Wire
 /// so is every scan while the open batch's organisation has scanning off, whatever organisation the
 /// loop was started for. Every accepted or rejected scan is one JSON log line.
 ///
-///     let loop = ScanLoop(station: station, options: options) { line in log(line) }
+///     let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options()) { log($0) }
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
 public final class ScanLoop {
     private let station: PickStation

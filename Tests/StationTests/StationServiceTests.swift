@@ -1,0 +1,33 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Station
+
+/// The station run in-process through its composition root, as `scanpick station` runs it: the
+/// scan loop on recorded frames, the sync loop draining to a real server, the page, then a stop.
+@Suite struct StationServiceTests {
+    @Test func recordedFramesAreScannedQueuedAndDrainedInProcess() async throws {
+        let fixture = try await StationFixture()
+        let code = "clean/upca.png"  // task A1's item (UPC-A 036000291452), three units wanted
+        let blank = "none/noise.png"
+        let frames = try fixture.frames("shift", [(code, 10), (blank, 60), (code, 10), (blank, 60)])
+        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let printed = Mutex<[String]>([])
+        let service = StationService(
+            configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
+            log: { _ in })
+
+        // Recorded frames without --loop end the run by themselves once replayed.
+        let summary = try await service.run(source: .frames(folder: frames, fps: 30, loop: false), org: nil)
+        #expect(summary.accepted == 2)
+        #expect(summary.rejected == 0)
+        #expect(summary.frames == 140)
+        #expect(printed.withLock { $0 }.contains { $0.hasPrefix("page: http://127.0.0.1:") })
+        // Both scans reached the server exactly once (the drainer of the run, or the next pass).
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [2, 0, 0])
+        #expect(try station.queue.counts().pending == 0)
+    }
+}
