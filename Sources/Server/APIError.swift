@@ -2,26 +2,17 @@ import Foundation
 import HTTPServing
 import Wire
 
-/// A refusal the API answers with: HTTP status, a stable code and a sentence for people. Thrown by
-/// handlers; a 4xx rolls back whatever the request had started.
-struct APIError: Error, Equatable {
-    var status: Int
-    var code: String
-    var message: String
-    /// For a 405: the methods the path accepts (sent as `Allow`).
-    var allowedMethods: [String] = []
+/// A refusal the API answers with: HTTP status, a stable code and a sentence for people (the HTTP
+/// layer's one error type). Thrown by handlers; a 4xx rolls back whatever the request had started.
+typealias APIError = HTTPError
 
+extension HTTPError {
     static func badRequest(_ message: String) -> APIError {
         APIError(status: 400, code: "bad_request", message: message)
     }
     static let unauthorized = APIError(
         status: 401, code: "unauthorized",
         message: "send 'Authorization: Bearer TOKEN' with a token of your organisation")
-    static func methodNotAllowed(_ allowed: [String]) -> APIError {
-        APIError(
-            status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or ")) here",
-            allowedMethods: allowed)
-    }
     static let inProgress = APIError(PickingError.keyInUse)
     static func unprocessable(_ code: String, _ message: String) -> APIError {
         APIError(status: 422, code: code, message: message)
@@ -45,11 +36,6 @@ struct APIError: Error, Equatable {
     static let databaseUnavailable = APIError(
         status: 503, code: "database_unavailable",
         message: "the database is unavailable for the moment; nothing was changed and it is safe to retry")
-
-    var response: HTTPResponse {
-        let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
-        return .json(status, JSONCoding.encode(APIErrorBody(error: code, message: message)), headers: allow)
-    }
 }
 
 extension APIError {

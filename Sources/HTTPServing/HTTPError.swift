@@ -1,0 +1,65 @@
+/// A refusal or failure to answer a request with: an HTTP status, a stable machine code and a
+/// sentence for people, sent as `{"error": code, "message": sentence}`. Handlers of both servers
+/// throw it; each server's domain errors map to one in a single table.
+///
+///     throw HTTPError(status: 404, code: "not_found", message: "batch b7 does not exist")
+public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+    /// For a 405: the methods the path accepts (sent as `Allow`).
+    public var allowedMethods: [String]
+
+    public init(status: Int, code: String, message: String, allowedMethods: [String] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.allowedMethods = allowedMethods
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    /// The error as a JSON response (with `Allow` for a 405).
+    public var response: HTTPResponse {
+        var body = "{\"error\":"
+        Self.appendQuoted(code, to: &body)
+        body += ",\"message\":"
+        Self.appendQuoted(message, to: &body)
+        body += "}"
+        let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
+        return .json(status, Array(body.utf8), headers: allow)
+    }
+
+    /// 405 for a path that exists with other methods.
+    public static func methodNotAllowed(_ allowed: [String]) -> HTTPError {
+        HTTPError(
+            status: 405, code: "method_not_allowed", message: "use \(allowed.joined(separator: " or ")) here",
+            allowedMethods: allowed)
+    }
+
+    /// 404 for a path no route has: its own code, so a client can tell a wrong base URL from a
+    /// resource that does not exist.
+    public static func noSuchRoute(_ path: String) -> HTTPError {
+        HTTPError(status: 404, code: "no_such_route", message: "there is no route \(path)")
+    }
+
+    /// `text` as a JSON string (quotes, backslashes and control characters escaped, as JSONEncoder
+    /// escapes them).
+    static func appendQuoted(_ text: String, to json: inout String) {
+        json += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\""
+    }
+}

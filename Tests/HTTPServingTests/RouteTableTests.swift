@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import HTTPServing
+
+/// How a path and method find their route, and what a miss answers.
+@Suite struct RouteTableTests {
+    enum Route: Equatable, Sendable {
+        case list
+        case create
+        case show(String)
+        case void(String)
+    }
+
+    let table = RouteTable<Route>([
+        ("GET", "/things", { _ in .list }),
+        ("POST", "/things", { _ in .create }),
+        ("GET", "/things/{}", { .show($0[0]) }),
+        ("POST", "/things/{}/void", { .void($0[0]) }),
+    ])
+
+    @Test func methodAndPathPickTheRouteAndCaptureSegments() throws {
+        #expect(try table.match(method: "GET", path: "/things") == .list)
+        #expect(try table.match(method: "POST", path: "/things") == .create)
+        #expect(try table.match(method: "GET", path: "/things/t%2F1") == .show("t%2F1"))
+        #expect(try table.match(method: "POST", path: "/things/t7/void") == .void("t7"))
+    }
+
+    @Test func aKnownPathWithAnotherMethodIs405NamingTheAllowedOnes() {
+        #expect(throws: HTTPError.methodNotAllowed(["GET", "POST"])) {
+            try table.match(method: "DELETE", path: "/things")
+        }
+        let refusal = HTTPError.methodNotAllowed(["GET", "POST"]).response
+        #expect(refusal.status == 405)
+        #expect(refusal.headers.contains { $0.0 == "Allow" && $0.1 == "GET, POST" })
+    }
+
+    @Test func anUnknownPathIs404NoSuchRoute() {
+        for path in ["/", "/thing", "/things/t7/void/again", "/things/t7/cancel"] {
+            #expect(throws: HTTPError.noSuchRoute(path)) { try table.match(method: "GET", path: path) }
+        }
+    }
+
+    @Test func theErrorBodyIsJSONWithEveryCharacterOfTheMessageIntact() throws {
+        let message = "quote \" backslash \\ newline \n bell \u{7} tab \t é 📦"
+        let response = HTTPError(status: 422, code: "odd", message: message).response
+        let body = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: String])
+        #expect(body == ["error": "odd", "message": message])
+        #expect(response.headers.allSatisfy { $0.0 != "Allow" })
+    }
+}
