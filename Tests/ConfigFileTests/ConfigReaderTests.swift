@@ -53,7 +53,8 @@ import Testing
         _ = try optional.string("listen")
         _ = try optional.string("server")
         #expect(
-            throws: ConfigError(file: "c.json", key: "Listen", problem: #"is not a known setting; did you mean "listen"?"#)
+            throws: ConfigError(
+                file: "c.json", key: "Listen", problem: #"is not a known setting; did you mean "listen"?"#)
         ) { try optional.finish() }
         #expect(ConfigReader.isNear("sevrer", "server"))
         #expect(ConfigReader.isNear("databse", "database"))

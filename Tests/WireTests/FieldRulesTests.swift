@@ -23,7 +23,8 @@ import Testing
         for refused in ["01\u{1D}\n", "a\u{0}b", "\u{1E}", "\u{202E}1"] {
             #expect(
                 throws: FieldError(
-                    field: "barcode", problem: "must not contain control characters (other than the GS1 group separator)")
+                    field: "barcode",
+                    problem: "must not contain control characters (other than the GS1 group separator)")
             ) { try FieldRules.barcode(refused, field: "barcode") }
         }
         try FieldRules.barcode(String(repeating: "9", count: FieldRules.maxBarcodeLength), field: "barcode")
