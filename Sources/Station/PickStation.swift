@@ -50,6 +50,7 @@ public struct PickStation: Sendable {
         keep("page", \.page)
         keep("camera", \.camera)
         keep("debounce", \.debounce)
+        keep("scanners", \.scanners)
         live.replace(merged)
         transport.update(server: merged.server, tokens: merged.tokens)
         return restart

@@ -1,3 +1,4 @@
+import Capture
 import ConfigFile
 import Foundation
 import HTTPServing
@@ -30,6 +31,8 @@ public struct StationConfiguration: Sendable, Equatable {
     public var camera: CameraSettings
     /// The station's local page and API: where it listens and who may use it (`page`).
     public var page: PageSettings
+    /// Handheld scanners (`scanners`), read alongside the camera.
+    public var scanners: [ScannerSettings] = []
     /// The files the configuration was read from (the config and any `tokenFile`), so a running
     /// station can notice a change.
     public var sourceFiles: [String] = []
@@ -45,11 +48,28 @@ public struct StationConfiguration: Sendable, Equatable {
 
     /// What the station asks of its camera.
     public struct CameraSettings: Sendable, Equatable {
+        /// `camera.enabled`: false for a station with only handheld scanners (no camera is looked for).
+        public var enabled = true
         public var device: String = "/dev/video0"
         public var width: Int = 1280
         public var height: Int = 720
         public var fps: Int = 30
     }
+
+    /// A USB handheld scanner (a keyboard to Linux) read through evdev: `{"device": PATH}` with
+    /// optional `terminator` (`"enter"` or `"tab"`), `maxKeyGapMilliseconds` and `groupSeparator`
+    /// (the text the scanner types for GS in GS1 codes, e.g. `"~"`).
+    public struct ScannerSettings: Sendable, Equatable {
+        /// The input device: `/dev/input/by-id/…-event-kbd`, `/dev/scanpick/scanner-…` or `/dev/input/eventN`.
+        public var device: String
+        /// How its key events become codes.
+        public var decoding = KeyCodeDecoder.Options()
+
+        public init(device: String) { self.device = device }
+    }
+
+    /// The most scanners one station reads (each has its own thread).
+    public static let maxScanners = 8
 
     /// Where the page listens and who may use it.
     public struct PageSettings: Sendable, Equatable {
@@ -179,11 +199,41 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         var camera = CameraSettings()
         if var options = try reader.object("camera") {
+            camera.enabled = try options.bool("enabled", default: camera.enabled)
             camera.device = try options.string("device", default: camera.device)
             camera.width = try options.integer("width", default: camera.width, in: 16...8192)
             camera.height = try options.integer("height", default: camera.height, in: 16...8192)
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
             try options.finish()
+        }
+        var scanners: [ScannerSettings] = []
+        for var options in try reader.objects("scanners") ?? [] {
+            guard scanners.count < Self.maxScanners else {
+                throw reader.error("scanners", "may list at most \(Self.maxScanners) scanners")
+            }
+            var scanner = ScannerSettings(device: try options.requiredString("device"))
+            guard scanner.device.hasPrefix("/dev/"), scanner.device.utf8.count <= 4096,
+                !scanner.device.utf8.contains(0)
+            else {
+                throw options.error("device", "must be a device path under /dev/ (e.g. /dev/input/by-id/…-event-kbd)")
+            }
+            switch try options.string("terminator", default: "enter") {
+            case "enter": scanner.decoding.terminator = KeyCode.enter
+            case "tab": scanner.decoding.terminator = KeyCode.tab
+            case let other: throw options.error("terminator", "must be \"enter\" or \"tab\", not '\(other.prefix(20))'")
+            }
+            scanner.decoding.maxGap =
+                Double(
+                    try options.integer(
+                        "maxKeyGapMilliseconds", default: Int(scanner.decoding.maxGap * 1000), in: 5...1000)) / 1000
+            if let separator = try options.string("groupSeparator") {
+                guard (1...4).contains(separator.count),
+                    separator.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
+                else { throw options.error("groupSeparator", "must be 1 to 4 visible ASCII characters (e.g. \"~\")") }
+                scanner.decoding.groupSeparator = separator
+            }
+            try options.finish()
+            scanners.append(scanner)
         }
         var page = PageSettings()
         if var options = try reader.object("page") {
@@ -228,7 +278,7 @@ public struct StationConfiguration: Sendable, Equatable {
         try reader.finish()
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations, debounce: debounce, camera: camera, page: page,
+            organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
             sourceFiles: [path] + tokenFiles)
     }
 

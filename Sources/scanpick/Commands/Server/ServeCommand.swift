@@ -78,15 +78,24 @@ enum ServeCommand: Command {
         }
         pruning.resume()
 
+        // systemd's watchdog (WatchdogSec=): pinged while no request handler and no commit has been
+        // stuck for two minutes (an order feed takes seconds; a commit, milliseconds).
+        let watchdog = ServiceManager.Watchdog(log: log)
+        watchdog.watch("http-handlers", allowance: Self.stuckAfter) { Int64(clamping: server.longestRunningHandler) }
+        watchdog.watch("database-commit", allowance: Self.stuckAfter) { Int64(clamping: api.commitRunningFor) }
         ServiceManager.ready(status: "serving on \(server.address)")
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         ServiceManager.stopping()
+        watchdog.stop()
         pruning.cancel()
         log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
         server.stop()
         log(event("stopped", [:]))
         return 0
     }
+
+    /// How long a request handler or a commit may run before the server counts as wedged.
+    static let stuckAfter = Duration.seconds(120)
 
     private static func event(_ name: String, _ fields: [String: String]) -> String {
         var line = JSONObjectWriter()
