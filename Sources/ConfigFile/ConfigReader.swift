@@ -176,14 +176,15 @@ public struct ConfigReader {
 
     /// What is wrong with JSON that does not parse, with the line and column it went wrong at.
     static func syntaxProblem(_ error: any Error, in data: Data) -> String {
-        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
-        // Foundation says "Invalid value around character 20." (a byte offset) or that the file ended.
-        let offset =
-            detail.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
-            ?? data.count
+        let bytes = [UInt8](data)
+        // Foundation's own message says little and points roughly; find the first bad byte ourselves.
+        guard let offset = JSONSyntax.firstError(in: bytes) else {
+            return
+                "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
+        }
         var line = 1
         var column = 1
-        for byte in data.prefix(max(0, offset)) {
+        for byte in bytes.prefix(offset) {
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 column = 1
@@ -191,8 +192,8 @@ public struct ConfigReader {
                 column += 1
             }
         }
-        let what = detail.contains("end of file") ? "the JSON ends early" : "this is not valid JSON"
-        return "\(what) near line \(line), column \(column)"
+        let what = offset == bytes.count ? "the JSON ends early" : "this is not valid JSON"
+        return "\(what) at line \(line), column \(column)"
     }
 
     /// JSON `true`/`false` arrive as NSNumbers whose type is `char`; integers never do.

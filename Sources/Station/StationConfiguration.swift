@@ -142,15 +142,10 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         for name in organisationsReader.keys {
             guard var organisation = try organisationsReader.object(name) else { continue }
-            let sources = [
-                try organisation.string("token"),
-                try organisation.string("tokenFile").map { file -> String? in
-                    tokenFiles.append(resolve(file))
-                    return (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
-                        in: .whitespacesAndNewlines)
-                } ?? nil,
-                try organisation.string("tokenEnv").map { environment[$0] } ?? nil,
-            ]
+            let given = (
+                token: try organisation.string("token"), file: try organisation.string("tokenFile"),
+                variable: try organisation.string("tokenEnv")
+            )
             let named = ["token", "tokenFile", "tokenEnv"].filter(organisation.contains)
             guard named.count == 1 else {
                 throw organisation.error(
@@ -158,8 +153,22 @@ public struct StationConfiguration: Sendable, Equatable {
                     named.isEmpty
                         ? "is required (or tokenFile, or tokenEnv)" : "give only one of token, tokenFile, tokenEnv")
             }
-            guard let token = sources.compactMap({ $0 }).first, !token.isEmpty else {
-                throw organisation.error(named[0], "does not give a token (missing file or unset variable?)")
+            let token: String
+            if let file = given.file {
+                tokenFiles.append(resolve(file))
+                do {
+                    token = try NamedFile.readText(resolve(file))
+                } catch {
+                    throw organisation.error("tokenFile", "cannot be read: \(error)")
+                }
+            } else if let variable = given.variable {
+                guard let value = environment[variable], !value.isEmpty else {
+                    throw organisation.error("tokenEnv", "names the environment variable \(variable), which is not set")
+                }
+                token = value
+            } else {
+                guard let value = given.token, !value.isEmpty else { throw organisation.error("token", "is empty") }
+                token = value
             }
             if !Self.demoTokens.contains(token) {
                 switch named[0] {
@@ -258,10 +267,12 @@ public struct StationConfiguration: Sendable, Equatable {
                 page.allowedHosts.append(host.lowercased())
             }
             if let file = try options.string("tokenFile").map(resolve) {
-                guard
-                    let secret = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(
-                        in: .whitespacesAndNewlines)
-                else { throw options.error("tokenFile", "cannot be read: \(file)") }
+                let secret: String
+                do {
+                    secret = try NamedFile.readText(file)
+                } catch {
+                    throw options.error("tokenFile", "cannot be read: \(error)")
+                }
                 guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                     throw options.error("tokenFile", "must hold a secret of at least 16 visible ASCII characters")
                 }

@@ -64,9 +64,15 @@ import Testing
 
     @Test func invalidJSONSaysWhereWithLineAndColumn() {
         let cases = [
-            ("{\n  \"station\": \"s1\",\n  \"worker\": tru\n}", "this is not valid JSON near line 3, column 16"),
-            ("{\"a\" 1}", "this is not valid JSON near line 1, column 6"),
-            ("{\n \"é\": \"x", "the JSON ends early near line 2, column 9"),
+            ("{\n  \"station\": \"s1\",\n  \"worker\": tru\n}", "this is not valid JSON at line 3, column 13"),
+            ("{\n  \"station\": \"s1\",\n  \"worker\": tru}", "this is not valid JSON at line 3, column 13"),
+            ("{\"a\" 1}", "this is not valid JSON at line 1, column 6"),
+            ("{\n \"é\": \"x", "the JSON ends early at line 2, column 9"),
+            ("{\"a\": [1, 2}", "this is not valid JSON at line 1, column 12"),
+            ("{\"a\": 01}", "this is not valid JSON at line 1, column 8"),
+            ("{\"a\": \"line\nbreak\"}", "this is not valid JSON at line 1, column 12"),
+            ("{} {}", "this is not valid JSON at line 1, column 4"),
+            ("", "the JSON ends early at line 1, column 1"),
         ]
         for (json, problem) in cases {
             #expect(throws: ConfigError(file: "c.json", key: nil, problem: problem)) {

@@ -43,11 +43,11 @@ enum ServeCommand: Command {
         var configuration = try ServerFile.load(arguments[\.server.config], database: arguments[\.server.database])
         if let listen = arguments[\.listen] { configuration.listen = listen }
 
-        if let refusal = configuration.plainHTTPRefusal { throw ServeFailure(description: refusal) }
-        let tls = try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
+        let tls = try ServerFile.startupCheck(configuration)
         let lines = LineLog()
         defer { lines.flush() }
         let log: @Sendable (String) -> Void = { lines.write($0) }
+        for warning in ServerFile.warnings(configuration) { log(event("warning", ["message": warning])) }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
         let server: HTTPServer
@@ -103,9 +103,4 @@ enum ServeCommand: Command {
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
         return line.finished()
     }
-}
-
-/// Why the server could not start, in the operator's words.
-private struct ServeFailure: Error, CustomStringConvertible {
-    let description: String
 }
