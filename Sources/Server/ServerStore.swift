@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import PostgresStorage
 import SQLiteStorage
@@ -34,6 +35,12 @@ protocol ServerStore: Sendable {
     static func domainError(_ error: any Error) -> any Error
 }
 
+/// A database that cannot be opened as configured, in the operator's words.
+struct StoreOpenError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// How a write is scheduled among the others waiting for the same commit (SQLite's group commit;
 /// PostgreSQL runs transactions side by side and ignores it).
 typealias WritePriority = DatabaseQueue.WritePriority
@@ -44,6 +51,7 @@ extension ServerDatabase {
         switch self {
         case .sqlite(let path):
             try Self.createFolder(of: path)
+            if let problem = DatabaseFolder.accessProblem(forDatabase: path) { throw StoreOpenError(problem) }
             return try SQLiteServerStore(path: path)
         case .postgres(let connectionString):
             let pool = try PostgresPool(connectionString, size: poolSize)
@@ -58,6 +66,7 @@ extension ServerDatabase {
         switch self {
         case .sqlite(let path):
             try Self.createFolder(of: path)
+            if let problem = DatabaseFolder.accessProblem(forDatabase: path) { throw StoreOpenError(problem) }
             return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
         case .postgres(let connectionString):
             return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))

@@ -111,6 +111,9 @@ public struct StationConfiguration: Sendable, Equatable {
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
         let database = resolve(try reader.string("database", default: Self.defaultDatabasePath))
+        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path) {
+            throw reader.error("database", problem)
+        }
 
         // Each default is QueueOptions' own (as for debounce and camera below): written once.
         var queue = QueueOptions()

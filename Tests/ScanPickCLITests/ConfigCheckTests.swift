@@ -46,6 +46,11 @@ import Testing
                 "missing.pem", []
             ),
             (#"{"listen": "127.0.0.1:8080", "organisations": {}}"#, "\"station\" is required", ["--kind", "station"]),
+            (
+                #"{"listen": "127.0.0.1:8080", "database": "/nonexistent-scanpick/s.sqlite", "organisations": {}}"#,
+                "\"database\" is in /nonexistent-scanpick, which does not exist: create it (mkdir -p /nonexistent-scanpick)",
+                []
+            ),
         ]
         for (index, (json, message, options)) in cases.enumerated() {
             let file = try folder.write("c\(index).json", text: json)

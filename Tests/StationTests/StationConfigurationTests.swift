@@ -143,6 +143,10 @@ import Testing
             #"{"station": "s", "worker": "w", "server": "http://x", "scanners": {"device": "/dev/x"}, "organisations": {"a": {"token": "t"}}}"#,
             "scanners"
         ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "database": "/nonexistent-scanpick/q.sqlite", "organisations": {"a": {"token": "t"}}}"#,
+            "database"
+        ),
     ])
     func badConfigurationNamesTheKey(json: String, key: String) throws {
         do {

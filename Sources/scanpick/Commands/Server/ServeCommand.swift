@@ -48,6 +48,14 @@ enum ServeCommand: Command {
         defer { lines.flush() }
         let log: @Sendable (String) -> Void = { lines.write($0) }
         for warning in ServerFile.warnings(configuration) { log(event("warning", ["message": warning])) }
+        var lock: ServeLock?
+        if case .sqlite(let path) = configuration.database {
+            if let problem = DatabaseFolder.accessProblem(forDatabase: path) {
+                throw ServeFailure(description: problem)
+            }
+            lock = try ServeLock(database: path)
+        }
+        defer { withExtendedLifetime(lock) {} }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
         let server: HTTPServer
