@@ -33,6 +33,9 @@ public struct StationConfiguration: Sendable, Equatable {
     public var page: PageSettings
     /// Handheld scanners (`scanners`), read alongside the camera.
     public var scanners: [ScannerSettings] = []
+    /// `tls.caFile`: the private CA that signed the server's certificate (PEM), which must be in
+    /// the machine's trust store (``SystemTrust``).
+    public var certificateAuthorityFile: String?
     /// The files the configuration was read from (the config and any `tokenFile`), so a running
     /// station can notice a change.
     public var sourceFiles: [String] = []
@@ -247,6 +250,22 @@ public struct StationConfiguration: Sendable, Equatable {
             try options.finish()
             scanners.append(scanner)
         }
+        var certificateAuthorityFile: String?
+        if var options = try reader.object("tls") {
+            if let file = try options.string("caFile").map(resolve) {
+                let text: String
+                do {
+                    text = try NamedFile.readText(file)
+                } catch {
+                    throw options.error("caFile", "cannot be read: \(error)")
+                }
+                guard !SystemTrust.certificates(inPEM: text).isEmpty else {
+                    throw options.error("caFile", "holds no PEM certificate (-----BEGIN CERTIFICATE-----): \(file)")
+                }
+                certificateAuthorityFile = file
+            }
+            try options.finish()
+        }
         var page = PageSettings()
         if var options = try reader.object("page") {
             let text = try options.string("listen", default: page.listen.description)
@@ -293,7 +312,7 @@ public struct StationConfiguration: Sendable, Equatable {
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
             organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
-            sourceFiles: [path] + tokenFiles)
+            certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
     }
 
     /// A file's permission bits, or nil when it cannot be looked at.

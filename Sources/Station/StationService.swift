@@ -109,6 +109,7 @@ public final class StationService: Sendable {
             "sync", allowance: .seconds(2 * configuration.queue.requestTimeout + 30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
         let sync = station.syncService(attention: attention, log: log, heartbeat: syncLoop.beat)
+        checkTrust(configuration)
         sync.start()
         let page: StationPage
         do {
@@ -211,6 +212,7 @@ public final class StationService: Sendable {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
             let restart = station.apply(configuration)
+            checkTrust(configuration)
             watcher?.watch(configuration.sourceFiles)
             try station.queue.resume()
             sync?.poke()
@@ -231,6 +233,17 @@ public final class StationService: Sendable {
             line.add("error", string: String(describing: error))
         }
         log(line.finished())
+    }
+
+    /// Shows a `tls.caFile` that the machine does not trust yet (its HTTPS would fail on it).
+    private func checkTrust(_ configuration: StationConfiguration) {
+        guard let file = configuration.certificateAuthorityFile, !SystemTrust.trusts(certificatesIn: file) else {
+            attention.set("tls-ca", nil)
+            return
+        }
+        let message = SystemTrust.notInstalled(file, config: configPath)
+        output(message)
+        attention.set("tls-ca", Attention(code: "tls_ca_not_installed", message: message))
     }
 
     // MARK: The scan thread

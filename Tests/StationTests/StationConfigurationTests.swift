@@ -147,6 +147,14 @@ import Testing
             #"{"station": "s", "worker": "w", "server": "http://x", "database": "/nonexistent-scanpick/q.sqlite", "organisations": {"a": {"token": "t"}}}"#,
             "database"
         ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "tls": {"caFile": "/etc/hostname"}, "organisations": {"a": {"token": "t"}}}"#,
+            "tls.caFile"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "tls": {"cafile": "x.pem"}, "organisations": {"a": {"token": "t"}}}"#,
+            "tls.cafile"
+        ),
     ])
     func badConfigurationNamesTheKey(json: String, key: String) throws {
         do {
