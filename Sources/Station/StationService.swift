@@ -79,10 +79,12 @@ public final class StationService: Sendable {
         let configuration = station.configuration
         let open = try station.cache.openBatch()
         // What can refuse the run is checked before anything is printed or started.
-        let org =
-            requested ?? open?.org
-            ?? (configuration.organisations.count == 1 ? configuration.organisations.keys.first : nil)
-        guard let org else { throw StationServiceError.whichOrganisation }
+        let org: String
+        do {
+            org = try station.organisation(requested: requested, preferOpenBatch: true)
+        } catch is OrganisationError {
+            throw StationServiceError.whichOrganisation
+        }
         let organisation = try configuration.organisation(org)
         // Frames from a folder that is not there fail now, clearly (when scanning is on: with it
         // off, no frame source is ever opened).
@@ -116,7 +118,7 @@ public final class StationService: Sendable {
             page = try StationPage(station: station, sync: sync, attention: attention, settings: configuration.page)
         } catch {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
-            throw error
+            throw StationServiceError.pageCannotListen("\(error)")
         }
         output("page: http://\(page.address)/")
         if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
@@ -439,11 +441,14 @@ public final class StationService: Sendable {
 /// Why the station cannot start.
 public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     case whichOrganisation
+    /// The page cannot listen where the config says (the address in use, not an address here).
+    case pageCannotListen(String)
 
     public var description: String {
         switch self {
         case .whichOrganisation:
             "no organisation to scan for: no batch is open and the config has several organisations; open a batch or name one"
+        case .pageCannotListen(let reason): "\(reason) (the address is the config's \"page.listen\")"
         }
     }
 }

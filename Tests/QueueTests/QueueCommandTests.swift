@@ -142,4 +142,39 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("cannot read the file"))
     }
+
+    /// `--org` may be left out where only one answer makes sense: the only configured organisation,
+    /// or for a tap, the open batch's.
+    @Test func theOrganisationDefaultsToTheOnlyOneOrTheOpenBatchs() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let task = fixture.scenario.tasks[0]
+        let tap = try await ProcessRunner.scanpick(["tap", "pick", task, "--json", "--config", config])
+        #expect(tap.status == 0, "\(tap.standardError)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(tap.standardOutput.utf8)) as? [String: Any])?["id"] as? Int)
+        #expect(try fixture.queue.action(id)?.org == "acme")
+
+        // With two organisations and no open batch, the station asks which one.
+        var settings = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
+        var organisations = try #require(settings["organisations"] as? [String: Any])
+        organisations["globex"] = ["token": ServerProcess.tokens["globex"] ?? ""]
+        settings["organisations"] = organisations
+        let two = try fixture.folder.writePrivate(
+            "two.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
+        let which = try await ProcessRunner.scanpick(["tap", "pick", task, "--config", two])
+        #expect(which.status == 1)
+        #expect(
+            which.standardError.contains(
+                "no batch is open and this station has 2 organisations (acme, globex): name one with --org ORG"))
+        // Once a batch is open, a tap is for its organisation.
+        #expect(try await ProcessRunner.scanpick(["batch", "open", fixture.scenario.batchId, "--config", two]).status == 1)
+        let opened = try await ProcessRunner.scanpick([
+            "batch", "open", fixture.scenario.batchId, "--org", "acme", "--config", two,
+        ])
+        #expect(opened.status == 0, "\(opened.standardError)")
+        let afterOpen = try await ProcessRunner.scanpick(["tap", "pick", task, "--json", "--config", two])
+        #expect(afterOpen.status == 0, "\(afterOpen.standardError)")
+    }
 }
