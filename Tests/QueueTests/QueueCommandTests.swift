@@ -169,7 +169,8 @@ import Testing
             which.standardError.contains(
                 "no batch is open and this station has 2 organisations (acme, globex): name one with --org ORG"))
         // Once a batch is open, a tap is for its organisation.
-        #expect(try await ProcessRunner.scanpick(["batch", "open", fixture.scenario.batchId, "--config", two]).status == 1)
+        #expect(
+            try await ProcessRunner.scanpick(["batch", "open", fixture.scenario.batchId, "--config", two]).status == 1)
         let opened = try await ProcessRunner.scanpick([
             "batch", "open", fixture.scenario.batchId, "--org", "acme", "--config", two,
         ])
