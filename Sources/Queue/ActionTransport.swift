@@ -39,11 +39,23 @@ public final class HTTPActionTransport: ActionTransport {
         settings.withLock { $0 = (server, tokens) }
     }
 
+    /// A session that never follows a redirect: URLSession would turn the POST into a GET to
+    /// wherever it points (a 405 there, or a page that is not the API). The 3xx itself comes back
+    /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
     private static func makeSession(timeout: TimeInterval) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpMaximumConnectionsPerHost = 4
-        return URLSession(configuration: configuration)
+        return URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+    }
+
+    /// An answer's header fields with their names in lower case.
+    static func headerFields(_ response: HTTPURLResponse) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            fields[String(describing: name).lowercased()] = String(describing: value)
+        }
+        return fields
     }
 
     public func deliver(_ action: QueuedAction) async -> DeliveryOutcome {
@@ -69,7 +81,7 @@ public final class HTTPActionTransport: ActionTransport {
                 return .transient(status: nil, reason: "not an HTTP response", retryAfter: nil)
             }
             return DeliveryOutcome.classify(
-                status: http.statusCode, body: body, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"),
+                status: http.statusCode, headers: Self.headerFields(http), body: body, sentKey: action.idempotencyKey,
                 org: action.org, server: server)
         } catch {
             if Self.isTLSFailure(error) {
@@ -185,6 +197,16 @@ public final class HTTPActionTransport: ActionTransport {
         case NSURLErrorNotConnectedToInternet: return "no network"
         default: return nsError.localizedDescription
         }
+    }
+}
+
+/// Refuses every redirect, so the 3xx itself is the answer (see ``HTTPActionTransport``).
+private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

@@ -228,7 +228,8 @@ private final class LoadTransport: ActionTransport {
             counters.withLock { $0.duplicates += 1 }
             let homeSent = home.send(action)
             let duplicateSent = other.send(action)
-            outcome = homeSent ? home.answer() : .transient(status: nil, reason: "cannot connect", retryAfter: nil)
+            outcome =
+                homeSent ? home.answer(action) : .transient(status: nil, reason: "cannot connect", retryAfter: nil)
             if duplicateSent { _ = other.receive() }
         } else {
             outcome = home.deliver(action)
@@ -259,16 +260,17 @@ private final class SocketTransport: @unchecked Sendable {
     /// Sends `action` and classifies the answer like the product's transport does.
     func deliver(_ action: QueuedAction) -> DeliveryOutcome {
         guard send(action) else { return .transient(status: nil, reason: "cannot connect", retryAfter: nil) }
-        return answer()
+        return answer(action)
     }
 
-    /// Reads and classifies the answer to the request ``send(_:)`` wrote.
-    func answer() -> DeliveryOutcome {
+    /// Reads and classifies the answer to the request ``send(_:)`` wrote for `action`.
+    func answer(_ action: QueuedAction) -> DeliveryOutcome {
         guard let response = receive() else {
             return .transient(status: nil, reason: "the connection was lost", retryAfter: nil)
         }
         return DeliveryOutcome.classify(
-            status: response.status, body: Data(response.body), retryAfterHeader: response.retryAfter)
+            status: response.status, headers: response.headers, body: Data(response.body),
+            sentKey: action.idempotencyKey)
     }
 
     /// Writes the request (connecting first if needed); false if the server cannot be reached.

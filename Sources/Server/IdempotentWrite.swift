@@ -47,7 +47,9 @@ struct IdempotentWrite: Sendable {
 
     /// The idempotency protocol inside one transaction: claim the key across processes
     /// (PostgreSQL), replay a stored answer for the same request or refuse one for a different
-    /// request, or run the change and store its answer with it. A refusal (a ``PickingError``) is
+    /// request, or run the change and store its answer with it. Both answers echo the key in an
+    /// `Idempotency-Key` header: a station counts an action as delivered only on an answer that
+    /// carries its key, which nothing but this API gives (a captive portal's `200 <html>` does not). A refusal (a ``PickingError``) is
     /// thrown, so it changes nothing and is not stored.
     func runOnce(_ db: any SQLConnection, _ dialect: SQLDialect) throws -> HTTPResponse {
         let records = IdempotencyRecords(db: db, dialect: dialect, org: org)
@@ -56,12 +58,12 @@ struct IdempotentWrite: Sendable {
             throw PickingError.keyInUse
         case .stored(let hash, let status, let body):
             guard hash == fingerprint else { throw PickingError.keyReused }
-            return .json(status, body, headers: [("Idempotent-Replayed", "true")])
+            return .json(status, body, headers: [("Idempotency-Key", key), ("Idempotent-Replayed", "true")])
         case .unknown:
             let now = Date()
             let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: now))
             try records.store(key, requestHash: fingerprint, status: status, body: answer, at: now)
-            return .json(status, answer)
+            return .json(status, answer, headers: [("Idempotency-Key", key)])
         }
     }
 }

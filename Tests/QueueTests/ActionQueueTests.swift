@@ -100,10 +100,15 @@ import Testing
     }
 
     @Test func outcomesFollowTheBrief() {
-        func classify(_ status: Int, _ body: String = "{}", retryAfter: String? = nil) -> DeliveryOutcome {
-            DeliveryOutcome.classify(
-                status: status, body: Data(body.utf8), retryAfterHeader: retryAfter, now: Date(timeIntervalSince1970: 0)
-            )
+        func classify(
+            _ status: Int, _ body: String = "{}", retryAfter: String? = nil,
+            headers: [String: String] = ["content-type": "application/json", "idempotency-key": "k"]
+        ) -> DeliveryOutcome {
+            var fields = headers
+            fields["retry-after"] = retryAfter
+            return DeliveryOutcome.classify(
+                status: status, headers: fields, body: Data(body.utf8), sentKey: "k",
+                now: Date(timeIntervalSince1970: 0))
         }
         #expect(classify(200) == .delivered(status: 200))
         #expect(classify(201) == .delivered(status: 201))
@@ -119,7 +124,7 @@ import Testing
         }
         #expect(wait == nil)
         for refused in [400, 410, 422] {
-            guard case .refused = classify(refused) else {
+            guard case .refused = classify(refused, #"{"error":"invalid_field","message":"m"}"#) else {
                 Issue.record("\(refused) must be refused")
                 continue
             }
@@ -141,6 +146,39 @@ import Testing
             #expect(attention.code == code)
         }
         #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
+        // Only the API's own answers count: a 2xx that is not JSON or does not echo the action's key
+        // (a captive portal, another web application), a redirect, a 405, or a 4xx outside the API's
+        // error shape pause the queue; nothing goes sent or dead for them.
+        let html = ["content-type": "text/html"]
+        for (status, body, headers, code) in [
+            (200, "<html>Welcome to the guest Wi-Fi</html>", html, "not_the_api"),
+            (200, "{}", ["content-type": "application/json"], "not_the_api"),
+            (200, "{}", ["content-type": "application/json", "idempotency-key": "other"], "not_the_api"),
+            (201, "{}", ["idempotency-key": "k"], "not_the_api"),
+            (301, "", ["location": "https://example.test/api/picking/pick"], "redirected"),
+            (308, "", [:], "redirected"),
+            (
+                405, #"{"error":"method_not_allowed","message":"use GET here"}"#, ["content-type": "application/json"],
+                "method_not_allowed"
+            ),
+            (405, "<html>405 Not Allowed</html>", html, "method_not_allowed"),
+            (400, "<html>Bad Request</html>", html, "not_the_api"),
+            (422, "{}", ["content-type": "application/json"], "not_the_api"),
+        ] {
+            guard case .paused(let attention, status) = classify(status, body, headers: headers) else {
+                Issue.record("\(status) \(body) \(headers) must pause the queue")
+                continue
+            }
+            #expect(attention.code == code, "\(status) \(body)")
+        }
+        #expect(
+            classify(200, "[]", headers: ["content-type": "application/json; charset=utf-8", "idempotency-key": "k"])
+                == .delivered(status: 200))
+        // A proxy's 502 page is still the network's trouble: transient, whatever its body.
+        guard case .transient = classify(502, "<html>Bad Gateway</html>", headers: html) else {
+            Issue.record("a 502 page must be transient")
+            return
+        }
         #expect(
             classify(422, #"{"error":"over_pick","message":"too many"}"#)
                 == .refused(status: 422, reason: "over_pick: too many"))

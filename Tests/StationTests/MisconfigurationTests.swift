@@ -57,6 +57,47 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// Something that is not the API at the station's address — a captive portal's `200 <html>`,
+    /// an http→https redirect, a web server's 405 page — never makes an action sent or dead: the
+    /// queue pauses, says why, and sends the action once when the API answers again.
+    @Test func anAnswerThatIsNotTheAPIsPausesAndNeverCountsAsSent() async throws {
+        let fixture = try await StationFixture(viaProxy: true)
+        let proxy = try #require(fixture.proxy)
+        let a1 = fixture.scenario.tasks[0]
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
+        let html = ["Content-Type": "text/html"]
+        let foreign: [(FaultProxy.Fault, String)] = [
+            (.answer(200, headers: html, body: "<html>Welcome to the guest Wi-Fi</html>"), "not_the_api"),
+            (
+                .answer(
+                    301, headers: ["Location": fixture.server.baseURL.absoluteString + "/api/picking/pick"], body: ""),
+                "redirected"
+            ),
+            (.answer(405, headers: html, body: "<html><center>nginx</center></html>"), "method_not_allowed"),
+            (.answer(400, headers: html, body: "<html>400 Bad Request</html>"), "not_the_api"),
+        ]
+        for (answer, code) in foreign {
+            proxy.answerEverything(with: answer)
+            let drained = try await fixture.scanpick(["drain"])
+            #expect(drained.status == 3, "\(code): \(drained.standardOutput)")
+            #expect(drained.standardOutput.contains("queue: 1 pending, 0 dead"), "\(code): \(drained.standardOutput)")
+            #expect(drained.standardOutput.contains("paused, needs attention: "), "\(code)")
+            let status = try await fixture.scanpick(["status", "--json"])
+            let shown = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any]
+            let codes = (shown?["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(codes.contains(code), "\(status.standardOutput)")
+            #expect(try await fixture.picked() == [0, 0, 0], "\(code)")
+        }
+        // The redirect was not followed: the server never saw the POST turned into a GET.
+        #expect(!fixture.server.log.contains(#""path":"/api/picking/pick""#))
+
+        proxy.answerEverything(with: nil)
+        let drained = try await fixture.scanpick(["drain"])
+        #expect(drained.status == 0, "\(drained.standardOutput)")
+        #expect(drained.standardOutput.contains("drained: 1 sent, 0 dead"))
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
+
     @Test func sighupRereadsTheConfig() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
