@@ -48,6 +48,23 @@ public final class FaultProxy: Sendable {
     /// Drops the faults not yet used.
     public func clearScript() { core.state.withLock { $0.script.removeAll() } }
 
+    /// Forwards requests for exactly `path` (the server answers them) but holds their answers back
+    /// until ``releaseHeldAnswers()``: a request caught on its way back, for as long as a test needs.
+    public func holdAnswers(to path: String) { core.state.withLock { $0.heldPath = path } }
+
+    /// How many answers are being held back now.
+    public var heldAnswers: Int { core.state.withLock { $0.held.count } }
+
+    /// Returns the held answers and stops holding.
+    public func releaseHeldAnswers() {
+        let held = core.state.withLock { state in
+            state.heldPath = nil
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for gate in held { gate.signal() }
+    }
+
     /// Answers every request with `fault` (before the script), until called again with nil: the
     /// station's address reaches something else for a while (a captive portal, a misconfigured
     /// front server), health checks included.
@@ -70,6 +87,8 @@ private final class ProxyCore: Sendable {
     struct State {
         var script: [FaultProxy.Fault] = []
         var standing: FaultProxy.Fault?
+        var heldPath: String?
+        var held: [DispatchSemaphore] = []
         var log: [String] = []
         var inFlightKeys: [String: Int] = [:]
         var overlaps = 0
@@ -90,6 +109,16 @@ private final class ProxyCore: Sendable {
         }
         defer { if !key.isEmpty { state.withLock { $0.inFlightKeys[key, default: 1] -= 1 } } }
         switch fault {
+        case .pass where state.withLock({ $0.heldPath == request.path }):
+            let answer = forward(request)
+            let gate = DispatchSemaphore(value: 0)
+            let holding = state.withLock { state in
+                guard state.heldPath == request.path else { return false }
+                state.held.append(gate)
+                return true
+            }
+            if holding { gate.wait() }
+            return answer
         case .pass:
             return forward(request)
         case .status(let status, let retryAfter):
