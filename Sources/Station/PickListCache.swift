@@ -175,14 +175,16 @@ public final class PickListCache: Sendable {
             """, [delta, org, task]) == 1
     }
 
-    /// Sets a cached task's picked count inside the caller's transaction, only while it stays
-    /// within the units already in a box and what the task requires; returns whether the row changed.
-    static func setPicked(_ count: Int, task: String, org: String, in db: Database) throws -> Bool {
+    /// Sets a cached task's picked count from `from` to `count` inside the caller's transaction, only
+    /// while the row still holds `from` (the count the picker saw: a stale page must not wipe the
+    /// picks made since) and `count` stays within the units already in a box and what the task
+    /// requires; returns whether the row changed.
+    static func setPicked(from: Int, to count: Int, task: String, org: String, in db: Database) throws -> Bool {
         try db.run(
             """
             UPDATE pick_list_tasks SET qty_picked = ?1
-            WHERE org = ?2 AND id = ?3 AND ?1 >= qty_locked AND ?1 <= qty_required
-            """, [count, org, task]) == 1
+            WHERE org = ?2 AND id = ?3 AND qty_picked = ?4 AND ?1 >= qty_locked AND ?1 <= qty_required
+            """, [count, org, task, from]) == 1
     }
 
     /// One task of the open batch read on `db`, or nil when it is not in it.

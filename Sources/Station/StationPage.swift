@@ -126,7 +126,7 @@ public final class StationPage: Sendable {
                 return errorResponse(404, "not_found", "no route \(request.method) \(request.path)")
             }
         } catch let refusal as TapRefusal {
-            return errorResponse(422, refusal.code, refusal.description)
+            return errorResponse(refusal.status, refusal.code, refusal.description)
         } catch let failure as PageFailure {
             return errorResponse(failure.status, failure.code, failure.message)
         } catch let error where error is SQLiteError || error is StorageError {

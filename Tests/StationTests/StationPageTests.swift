@@ -43,6 +43,44 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// A set-quantity tap from a page (or a shell) that shows an old count is refused with the
+    /// current one: it never wipes the picks made since, on the station or the server.
+    @Test func aSetQtyFromAStaleCountIsRefusedAndLosesNoPicks() async throws {
+        let fixture = try await StationFixture(bulkQty: 60)
+        let z9 = fixture.scenario.tasks[3]
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "pick", "qty": 7]).status == 200)
+        // Another tap (here from a shell) takes Z9 on to 50 while a page still shows 7.
+        #expect(try await fixture.scanpick(["tap", "pick", z9, "--org", "acme", "--qty", "43"]).status == 0)
+
+        let stale = try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "setQty", "from": 7, "to": 8])
+        #expect(stale.status == 409)
+        #expect(stale.errorCode == "stale_count")
+        #expect((stale.json["message"] as? String)?.contains("is at 50 now, not 7") == true, "\(stale.text)")
+        let shell = try await fixture.scanpick(["tap", "qty", z9, "--org", "acme", "--from", "7", "--to", "8"])
+        #expect(shell.status != 0)
+        #expect(shell.standardError.contains("is at 50 now, not 7"), "\(shell.standardError)")
+
+        // The count seen now is accepted.
+        let fresh = try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "setQty", "from": 50, "to": 49])
+        #expect(fresh.status == 200, "\(fresh.text)")
+        #expect(
+            try await eventually {
+                let status = try await page.get("/api/status").json
+                return status["pending"] as? Int == 0 && status["inFlight"] as? Int == 0
+            })
+        #expect(try await fixture.pickList()[z9]?["qtyPicked"] as? Int == 49)
+        #expect(try await fixture.scenario.picked(on: fixture.acme)[z9] == 49)
+        // Nothing of the refused taps was queued.
+        let queued = try await page.get("/api/queue")
+        let kinds = (try JSONSerialization.jsonObject(with: queued.body) as? [[String: Any]] ?? []).map {
+            $0["kind"] as? String ?? ""
+        }
+        #expect(kinds == ["pick", "pick", "setQty"], "\(queued.text)")
+        #expect(await station.stop() == 0)
+    }
+
     @Test func otherSitesCannotTapForThePicker() async throws {
         let fixture = try await StationFixture()
         let station = try await StationProcess(config: fixture.config)
