@@ -39,9 +39,10 @@ public enum DeliveryOutcome: Sendable, Equatable {
         let isJSON = headers["content-type"].map(isJSONMediaType) ?? false
         let object = isJSON ? (try? JSONSerialization.jsonObject(with: body)) : nil
         let code = (object as? [String: Any])?["error"] as? String
+        let message = (object as? [String: Any])?["message"] as? String
         // The API's error shape reads better as "over_pick: picking 5 more …"; anything else as sent.
         let text =
-            code.map { "\($0): \((object as? [String: Any])?["message"] as? String ?? "")" }
+            code.map { "\($0): \(message ?? "")" }
             ?? String(decoding: body.prefix(2000), as: UTF8.self)
         let at = server.map { "the server at \($0)" } ?? "the server"
         let waits = "the queue waits, nothing is lost, and it resumes when the config is fixed"
@@ -104,6 +105,14 @@ public enum DeliveryOutcome: Sendable, Equatable {
             return .transient(status: status, reason: text, retryAfter: retryAfter)
         case 409 where code == "request_in_progress":
             return .transient(status: status, reason: text, retryAfter: retryAfter)
+        case 400 where code == "invalid_field" && message?.hasPrefix("workerId ") == true:
+            // The worker id comes from the station's config, not from the action.
+            return .paused(
+                Attention(
+                    code: "invalid_worker",
+                    message:
+                        "\(at) refused this station's worker id (\(message ?? "")): fix `worker` in the station config; \(waits)"
+                ), status: status)
         case 400..<500 where code != nil:
             return .refused(status: status, reason: text)
         case 400..<500:

@@ -146,6 +146,19 @@ import Testing
             #expect(attention.code == code)
         }
         #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
+        // A worker id the server refuses is the station's config, not the action's: a pause.
+        guard
+            case .paused(let worker, 400) = classify(
+                400, #"{"error":"invalid_field","message":"workerId must not be empty"}"#)
+        else {
+            Issue.record("a refused workerId must pause the queue")
+            return
+        }
+        #expect(worker.code == "invalid_worker")
+        #expect(worker.message.contains("fix `worker` in the station config"))
+        #expect(
+            classify(400, #"{"error":"invalid_field","message":"pickTaskId must not be empty"}"#)
+                == .refused(status: 400, reason: "invalid_field: pickTaskId must not be empty"))
         // Only the API's own answers count: a 2xx that is not JSON or does not echo the action's key
         // (a captive portal, another web application), a redirect, a 405, or a 4xx outside the API's
         // error shape pause the queue; nothing goes sent or dead for them.

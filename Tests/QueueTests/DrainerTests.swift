@@ -243,6 +243,35 @@ import Testing
         #expect(try fixture.queue.pause() == nil)
     }
 
+    /// An action queued with a worker id the server refuses (by a station whose config was never
+    /// checked for it) pauses the queue instead of going dead; a station's config is now checked.
+    @Test(arguments: ServerStoreKind.allCases)
+    func aWorkerIdTheServerRefusesPausesInsteadOfDeadLettering(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store)
+        let id = try fixture.queue.enqueue(
+            .pick(org: "acme", pickTaskId: fixture.scenario.tasks[0], location: "A1", qty: 1, worker: "w\u{202E}3"))
+        let pass = try await fixture.drainer().drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "invalid_worker")
+        #expect(attention.message.contains("workerId must not contain control characters"))
+        #expect(try fixture.queue.action(id)?.state == .pending)
+        #expect(try fixture.queue.counts().dead == 0)
+
+        // A station with such a worker in its config does not start, nor queue a tap.
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        try text.replacingOccurrences(of: #""worker-test""#, with: #""""#).write(
+            toFile: config, atomically: false, encoding: .utf8)
+        let tap = try await ProcessRunner.scanpick([
+            "tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config,
+        ])
+        #expect(tap.status != 0)
+        #expect(tap.standardError.contains(#""worker" must not be empty"#), "\(tap.standardError)")
+        #expect(try fixture.queue.counts().pending == 1)
+    }
+
     @Test func aTLSFailurePausesTheQueue() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
