@@ -11,6 +11,10 @@ public struct Attention: Sendable, Equatable, Codable {
     /// A sentence for a person: what happened and what to do.
     public var message: String
 
+    /// The codes of a refusal of one organisation's setup (its token), which pause only that
+    /// organisation's actions; every other pause holds the whole queue.
+    public static let organisationCodes: Set<String> = ["unauthorized", "forbidden", "no_token"]
+
     public init(code: String, message: String) {
         self.code = code
         self.message = message

@@ -16,6 +16,13 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// is told what to fix.
     case paused(Attention, status: Int?)
 
+    /// Whether a pause concerns only the action's organisation (its token was refused, or it has
+    /// none configured), not the whole station.
+    var concernsOneOrganisation: Bool {
+        guard case .paused(let attention, _) = self else { return false }
+        return Attention.organisationCodes.contains(attention.code)
+    }
+
     /// Whether the server took or judged the action itself (so it accepts the station again).
     var reachedTheServer: Bool {
         switch self {

@@ -96,13 +96,20 @@ extension ActionQueue {
 
     /// Puts salvaged actions into this queue with their own keys, in one transaction: in-flight ones
     /// as pending, dead ones still dead. One whose key is already here is left alone, so importing
-    /// twice queues nothing twice. Each action is checked first (`QueueError.badImport` names the
-    /// first bad one and nothing is imported). Recorded in the station log.
-    public func importActions(_ actions: [SalvagedAction], from source: String, by actor: String)
-        throws(QueueError) -> QueueImport
-    {
+    /// twice queues nothing twice. Each action is checked first, and its organisation must be one of
+    /// `organisations` (the station's: an action for another could never be sent): `QueueError.badImport`
+    /// names the first bad one and nothing is imported. Recorded in the station log.
+    public func importActions(
+        _ actions: [SalvagedAction], from source: String, by actor: String, organisations: Set<String>
+    ) throws(QueueError) -> QueueImport {
         for (index, action) in actions.enumerated() {
             if let problem = Self.problem(with: action) { throw .badImport(line: index + 1, problem) }
+            guard organisations.contains(action.org) else {
+                throw .badImport(
+                    line: index + 1,
+                    "organisation '\(action.org)' is not configured on this station (it has \(organisations.sorted().joined(separator: ", "))): add it to the config first"
+                )
+            }
         }
         do {
             return try transaction { db in

@@ -227,6 +227,45 @@ import Testing
         #expect(try await fixture.picked() == [1, 1, 0])
     }
 
+    @Test func aPausedOrganisationHoldsBackOnlyItsOwnActions() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer()  // a token for acme only
+        let first = try fixture.pick(0)
+        let globex = try fixture.queue.enqueue(
+            .pick(org: "globex", pickTaskId: "g1", location: nil, qty: 1, worker: "w"))
+        let second = try fixture.pick(1)
+        #expect(throws: QueueError.notHeld(first, .pending)) { try fixture.queue.park(first, by: "support-jo") }
+
+        var sent: [Int] = []
+        let pass = try await drainer.drainPass { if case .sent(let action, _) = $0 { sent.append(action.id) } }
+        #expect(sent == [first, second])
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "no_token")
+        #expect(try fixture.queue.pauses().map(\.org) == ["globex"])
+        #expect(try fixture.queue.action(globex)?.state == .pending)
+        #expect(try fixture.queue.action(globex)?.tries == 0)
+
+        // Later work of acme goes on while globex's waits for its pause to end.
+        let third = try fixture.pick(2)
+        fixture.clock.advance(1)
+        let next = try await drainer.drainPass()
+        #expect(next.sent == 1)
+        #expect(try fixture.queue.action(third)?.state == .sent)
+        #expect(try fixture.queue.pauses().map(\.org) == ["globex"])
+
+        // Support parks the stranded action: it is a dead letter to retry or clear, and the pause ends.
+        #expect(throws: QueueError.notDead(globex, .pending)) { try fixture.queue.clear(globex, by: "support-jo") }
+        try fixture.queue.park(globex, by: "support-jo")
+        let parked = try #require(try fixture.queue.action(globex))
+        #expect(parked.state == .dead)
+        #expect(parked.lastError?.contains("parked by support-jo") == true)
+        #expect(try fixture.queue.pauses().isEmpty)
+        #expect(try fixture.queue.log().first?.event == "park")
+        #expect(try await fixture.picked() == [1, 1, 1])
+    }
+
     @Test func aWrongTokenPausesAndTheNextAnswerLiftsThePause() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)

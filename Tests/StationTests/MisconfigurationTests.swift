@@ -98,6 +98,40 @@ import Testing
         #expect(try await fixture.picked() == [1, 0, 0])
     }
 
+    /// An organisation removed from the config while its actions are queued pauses only its own
+    /// actions: the others go on in order, and support can park the stranded ones and clear them.
+    @Test func oneOrganisationsPauseNeverHoldsBackAnother() async throws {
+        let fixture = try await StationFixture(globexScanning: false)
+        let (a1, b3) = (fixture.scenario.tasks[0], fixture.scenario.tasks[1])
+        let globex = try await fixture.scanpick(["tap", "pick", "globex-task", "--org", "globex", "--json"])
+        let stranded = try #require(
+            (try JSONSerialization.jsonObject(with: Data(globex.standardOutput.utf8)) as? [String: Any])?["id"] as? Int)
+        try fixture.rewriteConfig { settings in
+            settings["organisations"] = (settings["organisations"] as? [String: Any])?.filter { $0.key == "acme" }
+        }
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
+        #expect(try await fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
+
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 1 })
+        #expect(try await fixture.picked() == [1, 1, 0])
+        #expect(try await eventually { try await Self.attentionCodes(page) == ["no_token"] })
+
+        // Support parks the stranded action (clearing a pending one is refused, and says how), then clears it.
+        let clear = try await fixture.scanpick(["queue", "clear", "\(stranded)", "--by", "support-jo"])
+        #expect(clear.status != 0)
+        #expect(clear.standardError.contains("scanpick queue park \(stranded)"), "\(clear.standardError)")
+        let park = try await fixture.scanpick(["queue", "park", "\(stranded)", "--by", "support-jo"])
+        #expect(park.status == 0, "\(park.standardError)")
+        #expect(try await fixture.scanpick(["queue", "clear", "\(stranded)", "--by", "support-jo"]).status == 0)
+        let status = try await page.get("/api/status").json
+        #expect(status["pending"] as? Int == 0)
+        #expect(status["dead"] as? Int == 0)
+        #expect(try await Self.attentionCodes(page).isEmpty)
+        #expect(await station.stop() == 0)
+    }
+
     @Test func sighupRereadsTheConfig() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
