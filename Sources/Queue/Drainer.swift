@@ -46,7 +46,7 @@ public final class Drainer: Sendable {
     public func drainPass(honouringBackoff: Bool = true, onEvent: (DrainEvent) -> Void = { _ in }) async throws
         -> DrainPass
     {
-        guard let lock = DrainLock(path: lockPath) else { return DrainPass(stop: .anotherDrainer) }
+        guard let lock = try DrainLock(path: lockPath) else { return DrainPass(stop: .anotherDrainer) }
         defer { withExtendedLifetime(lock) {} }
         try queue.recoverInFlight()
         var pass = DrainPass(stop: .empty)

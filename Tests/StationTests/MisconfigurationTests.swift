@@ -132,6 +132,36 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// A drain lock the station cannot take (another user's file, or here a folder in its place) is
+    /// shown as needing attention with what to do, not taken for another drainer forever.
+    @Test func aDrainLockThatCannotBeTakenIsShownNotMistakenForAnotherDrainer() async throws {
+        let fixture = try await StationFixture()
+        let lock = fixture.folder.file("station.sqlite.drain-lock")
+        try FileManager.default.createDirectory(atPath: lock, withIntermediateDirectories: false)
+        let drained = try await fixture.scanpick(["drain"])
+        #expect(drained.status == 1)
+        #expect(drained.standardError.contains("drain lock \(lock) cannot be taken"), "\(drained.standardError)")
+        #expect(!drained.standardOutput.contains("another process is draining"))
+
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let a1 = fixture.scenario.tasks[0]
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick"]).status == 200)
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("drain_lock") })
+        let status = try await page.get("/api/status").json
+        let shown = (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(shown.contains { $0.contains("chown USER \(lock)") }, "\(shown)")
+        #expect(status["pending"] as? Int == 1)
+
+        // Mended: the next pass (a tap asks for one) sends both taps and the attention goes.
+        try FileManager.default.removeItem(atPath: lock)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick"]).status == 200)
+        #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 0 })
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(try await fixture.picked() == [2, 0, 0])
+        #expect(await station.stop() == 0)
+    }
+
     @Test func sighupRereadsTheConfig() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
