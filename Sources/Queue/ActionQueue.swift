@@ -42,12 +42,14 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    /// `PRAGMA quick_check` on its own connection, before anything writes to the file.
+    /// `PRAGMA quick_check` on its own read-only connection, before anything writes to the file: a
+    /// damaged queue (and its -wal, which may hold the last actions) is left exactly as it was found,
+    /// for salvage.
     private static func checkIntegrity(_ path: String) throws(QueueError) {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let findings: [String]
         do {
-            let db = try Database(path: path)
+            let db = try Database(readingOnly: path)
             findings = try db.rows("PRAGMA quick_check(5)").compactMap { try $0.optionalString("quick_check") }
         } catch {
             guard let error = error as? SQLiteError, error.isDamage, case .sqlite(_, let message, _) = error else {

@@ -64,7 +64,7 @@ extension ActionQueue {
         }
         let db: Database
         do {
-            db = try Database(path: path)
+            db = try Database(readingOnly: path)
         } catch {
             throw .damaged(path, "it cannot be opened at all: \(error)")
         }

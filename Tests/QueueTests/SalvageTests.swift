@@ -76,6 +76,56 @@ import Testing
         #expect(Set(rows.compactMap { $0["idempotencyKey"] as? String }) == Set(saved.map(\.idempotencyKey)))
     }
 
+    /// Looking at a damaged queue (any command's integrity check) and salvaging it read it only: the
+    /// main file and the -wal left by a crash, which may hold the last actions, stay as they were.
+    @Test func theIntegrityCheckAndSalvageNeverWriteToADamagedQueue() async throws {
+        let fixture = try await QueueFixture(bulkQty: 1000)
+        for _ in 0..<300 { _ = try fixture.pick(3) }
+        try fixture.queue.database.write { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        let victim = try #require(try fixture.queue.action(150)?.idempotencyKey)
+        // Ten more actions live only in the -wal when the station dies (copied while it is open).
+        for _ in 0..<10 { _ = try fixture.pick(3) }
+        let lastKey = try #require(try fixture.queue.action(310)?.idempotencyKey)
+        let crashed = fixture.folder.file("crashed/station.sqlite")
+        try FileManager.default.createDirectory(
+            atPath: fixture.folder.file("crashed"), withIntermediateDirectories: false)
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: fixture.queue.database.path + suffix, toPath: crashed + suffix)
+        }
+        let file = try #require(FileHandle(forUpdatingAtPath: crashed))
+        let contents = try file.readToEnd() ?? Data()
+        let offset = try #require(contents.range(of: Data(#""idempotencyKey":"\#(victim)""#.utf8))?.lowerBound)
+        try file.seek(toOffset: UInt64(offset / 4096 * 4096))
+        try file.write(contentsOf: Data(count: 4096))
+        try file.close()
+        let config = try fixture.folder.writePrivate(
+            "crashed.json",
+            bytes: [UInt8](
+                try JSONSerialization.data(withJSONObject: [
+                    "station": "test-1", "worker": "worker-test", "server": fixture.server.baseURL.absoluteString,
+                    "database": crashed, "organisations": ["acme": ["token": QueueFixture.token]],
+                ])))
+        func evidence() throws -> [Data] {
+            try ["", "-wal"].map { suffix in try Data(contentsOf: URL(fileURLWithPath: crashed + suffix)) }
+        }
+        let before = try evidence()
+
+        let status = try await ProcessRunner.scanpick(["status", "--config", config])
+        #expect(status.status == 1)
+        #expect(status.standardError.contains("is damaged"), "\(status.standardError)")
+        #expect(try evidence() == before)
+
+        let salvaged = fixture.folder.file("salvage.jsonl")
+        let salvage = try await ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config])
+        #expect(salvage.status == 0, "\(salvage.standardError)")
+        #expect(try evidence() == before)
+        let keys = try String(contentsOfFile: salvaged, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(SalvagedAction.self, from: Data($0.utf8)).idempotencyKey
+        }
+        #expect(keys.contains(lastKey))  // read from the -wal, which is still there
+        #expect(!keys.contains(victim))
+    }
+
     @Test func anImportFileIsCheckedBeforeAnythingIsQueued() async throws {
         let folder = try TemporaryDirectory("scanpick-salvage")
         let queue = try ActionQueue(path: folder.file("station.sqlite"))
