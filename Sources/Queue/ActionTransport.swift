@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Timestamps
 import Wire
 
 #if canImport(FoundationNetworking)
@@ -12,7 +13,8 @@ public protocol ActionTransport: Sendable {
 }
 
 /// The ScanPick API over HTTP with Foundation's URLSession: POSTs the action's stored body to its
-/// route with the organisation's bearer token and the `Idempotency-Key` header. The server and the
+/// route with the organisation's bearer token, the `Idempotency-Key` header and the station's clock
+/// (``clockHeader``). The server and the
 /// tokens can be replaced while it runs (a corrected config, re-read without a restart).
 ///
 ///     let transport = HTTPActionTransport(server: url, tokens: ["acme": token], timeout: 10)
@@ -20,14 +22,24 @@ public final class HTTPActionTransport: ActionTransport {
     private let settings: Mutex<(server: URL, tokens: [String: String])>
     private let timeout: TimeInterval
     private let session: URLSession
+    private let now: @Sendable () -> Date
 
     /// `timeout` is whole seconds, at least 1: URLSession on Linux truncates it (measured: 0.5 s
-    /// fails every request that is not answered at once, 1.5 s waits 1 s).
-    public init(server: URL, tokens: [String: String], timeout: TimeInterval) {
+    /// fails every request that is not answered at once, 1.5 s waits 1 s). `now` is the station's
+    /// clock, sent with every action (tests set a wrong one).
+    public init(
+        server: URL, tokens: [String: String], timeout: TimeInterval, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         settings = Mutex((server, tokens))
         self.timeout = timeout
+        self.now = now
         session = Self.makeSession(timeout: timeout)
     }
+
+    /// The request header that tells the server the station's clock when it sends: the server judges
+    /// the idempotency horizon on the station's action times, so it refuses them (422 `clock_skew`)
+    /// when that clock is too far from its own.
+    public static let clockHeader = "X-ScanPick-Clock"
 
     /// The server requests go to.
     public var server: URL { settings.withLock { $0.server } }
@@ -75,6 +87,7 @@ public final class HTTPActionTransport: ActionTransport {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue(action.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+        request.setValue(Timestamp.iso8601(now()), forHTTPHeaderField: Self.clockHeader)
         do {
             let (body, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {

@@ -120,6 +120,14 @@ public enum DeliveryOutcome: Sendable, Equatable {
                     message:
                         "\(at) refused this station's worker id (\(message ?? "")): fix `worker` in the station config; \(waits)"
                 ), status: status)
+        case 422 where code == "clock_skew":
+            // The station's clock, not the action: every action would be judged on it.
+            return .paused(
+                Attention(
+                    code: "clock_skew",
+                    message:
+                        "\(at) says this station's clock is wrong (\(message ?? "")): set this station's clock (NTP: `timedatectl set-ntp true`); the queue waits, nothing is lost, and it looks again every backoff cap"
+                ), status: status)
         case 400..<500 where code != nil:
             return .refused(status: status, reason: text)
         case 400..<500:

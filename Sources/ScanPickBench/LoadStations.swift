@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Queue
 import Synchronization
+import Timestamps
 import Wire
 
 #if canImport(FoundationNetworking)
@@ -284,6 +285,7 @@ private final class SocketTransport: @unchecked Sendable {
                     headers: [
                         "Authorization": "Bearer \(token)", "Content-Type": "application/json",
                         "Idempotency-Key": action.idempotencyKey,
+                        HTTPActionTransport.clockHeader: Timestamp.iso8601(),
                     ], body: action.payload)
                 return true
             } catch {

@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import HTTPServing
 import Storage
+import Timestamps
 import Wire
 
 /// A request body that carries its idempotency key (it may also come as a header).
@@ -33,6 +34,12 @@ struct IdempotentWrite: Sendable {
     ) throws(APIError) {
         let body = try JSONCoding.decodeValid(type, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
         let key = try IdempotencyKey.resolve(body: body.idempotencyKey, header: request.header("idempotency-key"))
+        let clock = request.header(IdempotencyHorizon.clockHeader)
+        let stationClock = clock.flatMap(Timestamp.date)
+        if clock != nil, stationClock == nil {
+            throw APIError.badRequest(
+                "the X-ScanPick-Clock header must be an ISO 8601 time, like 2026-11-30T10:00:00.000Z")
+        }
         var unkeyed = body
         unkeyed.idempotencyKey = nil
         self.org = org
@@ -40,7 +47,8 @@ struct IdempotentWrite: Sendable {
         self.status = status
         fingerprint = SHA256.hex(of: Array((route + "\n").utf8) + JSONCoding.encode(unkeyed))
         operation = { store in
-            try horizon.admit(body)  // the key is not known here: is the action too old to tell?
+            // The key is not known here: is the station's clock right, and the action too old to tell?
+            try horizon.admit(body, stationClock: stationClock)
             return JSONCoding.encode(try change(store, body, key))
         }
     }

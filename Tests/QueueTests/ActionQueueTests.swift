@@ -155,6 +155,15 @@ import Testing
             return
         }
         #expect(worker.code == "invalid_worker")
+        guard
+            case .paused(let clock, 422) = classify(
+                422,
+                #"{"error":"clock_skew","message":"the station's time 2000-01-01T00:00:00.000Z is more than 24 h …"}"#)
+        else {
+            Issue.record("clock_skew must pause the queue")
+            return
+        }
+        #expect(clock.code == "clock_skew")
         #expect(worker.message.contains("fix `worker` in the station config"))
         #expect(
             classify(400, #"{"error":"invalid_field","message":"pickTaskId must not be empty"}"#)

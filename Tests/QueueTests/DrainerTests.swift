@@ -311,6 +311,36 @@ import Testing
         #expect(try fixture.queue.counts().pending == 1)
     }
 
+    /// A station whose clock is far off (a dead RTC battery at boot) is told so by the server: the
+    /// whole queue pauses with what to do, nothing goes dead or counts, and once the clock is set
+    /// the actions go.
+    @Test(arguments: ServerStoreKind.allCases)
+    func aWrongStationClockPausesTheQueueUntilItIsSet(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store)
+        let ids = [try fixture.pick(0), try fixture.pick(1)]
+        let booted = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01
+        let transport = HTTPActionTransport(
+            server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5, now: { booted })
+        let wrong = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
+        let pass = try await wrong.drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "clock_skew")
+        #expect(attention.message.contains("set this station's clock (NTP"))
+        #expect(try fixture.queue.pauses().map(\.org) == [nil])
+        for id in ids { #expect(try fixture.queue.action(id)?.tries == 0) }
+        #expect(try fixture.queue.counts().dead == 0)
+        #expect(try await fixture.picked() == [0, 0, 0])
+        #expect(fixture.proxy.log.filter { $0.hasPrefix("POST ") }.count == 1)  // the pause held the second back
+
+        // NTP sets the clock: the next look sends both, once.
+        let sent = try await fixture.drainer().drainPass(honouringBackoff: false).sent
+        #expect(sent == 2)
+        #expect(try fixture.queue.pauses().isEmpty)
+        #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
     @Test func aTLSFailurePausesTheQueue() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
