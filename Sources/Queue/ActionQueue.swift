@@ -532,6 +532,8 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
     case damaged(String, String)
     /// Line N of an import file is not an action this queue can take.
     case badImport(line: Int, String)
+    /// Importing now would send old work after new (what, and what to do first).
+    case importOutOfOrder(String)
     /// The drain lock file at this path cannot be opened or locked, for this reason (not because
     /// another drainer holds it).
     case drainLock(String, String)
@@ -545,6 +547,7 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
             (and its -wal and -shm files) aside, then `scanpick queue import FILE` into a fresh queue
             """
         case .badImport(let line, let problem): "line \(line) of the import file: \(problem); nothing was imported"
+        case .importOutOfOrder(let problem): "\(problem); nothing was imported"
         case .drainLock(let path, let reason):
             "the queue's drain lock \(path) cannot be taken (\(reason)), so nothing is sent: make it a file this station's user can write (`chown USER \(path)` and `chmod 600 \(path)`, or remove it if it is not a file); the queue is kept"
         case .noSuchAction(let id): "there is no action #\(id) in the queue (see `scanpick queue`)"

@@ -99,6 +99,11 @@ extension ActionQueue {
     /// twice queues nothing twice. Each action is checked first, and its organisation must be one of
     /// `organisations` (the station's: an action for another could never be sent): `QueueError.badImport`
     /// names the first bad one and nothing is imported. Recorded in the station log.
+    ///
+    /// The queue drains by id, so imported actions go after what it already holds. That must not send
+    /// old work after new: the import is refused (``QueueError/importOutOfOrder(_:)``) while the queue
+    /// holds unsent actions of its own (let them go first), and for a set-quantity whose task has a
+    /// newer action here (sending it now would undo that one).
     public func importActions(
         _ actions: [SalvagedAction], from source: String, by actor: String, organisations: Set<String>
     ) throws(QueueError) -> QueueImport {
@@ -113,6 +118,7 @@ extension ActionQueue {
         }
         do {
             return try transaction { db in
+                try Self.checkOrder(of: actions, in: db)
                 var result = QueueImport()
                 for action in actions {
                     let changed = try db.run(
@@ -144,8 +150,37 @@ extension ActionQueue {
         }
     }
 
+    /// Refuses an import that would send old work after new (see ``importActions(_:from:by:organisations:)``).
+    private static func checkOrder(of actions: [SalvagedAction], in db: Database) throws {
+        let importing = Set(actions.map(\.idempotencyKey))
+        let own = try db.rows(
+            "SELECT id, idempotency_key, created_at FROM actions WHERE state IN ('pending', 'inFlight') ORDER BY id"
+        ).filter { try !importing.contains($0.string("idempotency_key")) }
+        if let oldest = own.first {
+            throw QueueError.importOutOfOrder(
+                "this queue has \(own.count) unsent actions of its own (the oldest #\(try oldest.int("id")), made \(try oldest.string("created_at"))): imported now, the older salvaged actions would be sent after them. Let the station send them first (scanpick drain), then import again"
+            )
+        }
+        for (index, action) in actions.enumerated() where action.kind == ActionKind.setQty.rawValue {
+            guard let made = Timestamp.date(action.createdAt) else { continue }  // checked before
+            let newer = try db.rows(
+                "SELECT id, idempotency_key, created_at FROM actions WHERE org = ? AND pick_task_id = ? ORDER BY id",
+                [action.org, action.pickTaskId]
+            ).first { row in
+                try !importing.contains(row.string("idempotency_key"))
+                    && (Timestamp.date(try row.string("created_at")).map { $0 > made } ?? true)
+            }
+            if let newer {
+                throw QueueError.badImport(
+                    line: index + 1,
+                    "\(action.label) (made \(action.createdAt)) is older than action #\(try newer.int("id")) on the same task already in this queue: sent now it would undo that one. Compare with the server's count, then set it by hand or remove this line"
+                )
+            }
+        }
+    }
+
     /// What is wrong with a salvaged action, or nil: every field is bounded and checked before SQL
-    /// sees it, and the body must carry the action's own key and task.
+    /// sees it, and the body must carry the action's own key and task, and its action time.
     static func problem(with action: SalvagedAction) -> String? {
         func text(_ value: String, _ name: String, _ range: ClosedRange<Int>) -> String? {
             guard range.contains(value.utf8.count) else { return "\(name) must be \(range) bytes long" }
@@ -176,6 +211,14 @@ extension ActionQueue {
         guard body["idempotencyKey"] as? String == action.idempotencyKey,
             body["pickTaskId"] as? String == action.pickTaskId
         else { return "payload does not carry the action's idempotencyKey and pickTaskId" }
+        guard Timestamp.date(action.createdAt) != nil else {
+            return "createdAt '\(action.createdAt.prefix(40))' is not an ISO 8601 time"
+        }
+        // The server judges its idempotency horizon on the action time: one without it is not judged.
+        let timeField = action.kind == ActionKind.scan.rawValue ? "scannedAt" : "at"
+        guard let time = body[timeField] as? String, Timestamp.date(time) != nil else {
+            return "payload has no \(timeField) (the action's time, ISO 8601)"
+        }
         return nil
     }
 }

@@ -126,6 +126,47 @@ import Testing
         #expect(!keys.contains(victim))
     }
 
+    /// The queue drains by id, so an import goes after what the queue holds: it is refused while the
+    /// queue has unsent work of its own, and for a set-quantity older than an action on its task
+    /// already here (sent after it, the old count would undo the newer picks).
+    @Test func anImportNeverSendsOldWorkAfterNew() async throws {
+        let fixture = try await QueueFixture()
+        let a1 = fixture.scenario.tasks[0]
+        // The damaged queue's unsent work: a pick of B3, then a set-qty of A1 from 0 to 2.
+        let old = try ActionQueue(path: fixture.folder.file("old/station.sqlite"))
+        try old.enqueue(.pick(org: "acme", pickTaskId: fixture.scenario.tasks[1], location: "B3", qty: 1, worker: "w"))
+        try old.enqueue(.setQty(org: "acme", pickTaskId: a1, location: "A1", from: 0, to: 2, worker: "w"))
+        let salvaged = try ActionQueue.salvage(path: old.database.path).actions
+        let everything = fixture.folder.file("all.jsonl")
+        try SalvageFile.write(salvaged, to: everything)
+        let picksOnly = fixture.folder.file("picks.jsonl")
+        try SalvageFile.write(salvaged.filter { $0.kind == "pick" }, to: picksOnly)
+
+        // The fresh queue took a tap of A1 since the restart.
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        #expect(try await ProcessRunner.scanpick(["tap", "pick", a1, "--org", "acme", "--config", config]).status == 0)
+        func importing(_ file: String) async throws -> ProcessResult {
+            try await ProcessRunner.scanpick(["queue", "import", file, "--by", "support-jo", "--config", config])
+        }
+        let early = try await importing(everything)
+        #expect(early.status != 0)
+        #expect(early.standardError.contains("has 1 unsent actions of its own"), "\(early.standardError)")
+        #expect(early.standardError.contains("nothing was imported"))
+
+        // Sent first: the picks may follow, the older set-qty of A1 may not.
+        #expect(try await ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
+        let stale = try await importing(everything)
+        #expect(stale.status != 0)
+        #expect(
+            stale.standardError.contains("line 2 of the import file: qty A1 · 0→2"), "\(stale.standardError)")
+        #expect(stale.standardError.contains("would undo that one"))
+        #expect(try fixture.queue.counts().pending == 0)
+        let picks = try await importing(picksOnly)
+        #expect(picks.status == 0, "\(picks.standardError)")
+        #expect(try await ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
+        #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
     @Test func anImportFileIsCheckedBeforeAnythingIsQueued() async throws {
         let folder = try TemporaryDirectory("scanpick-salvage")
         let queue = try ActionQueue(path: folder.file("station.sqlite"))
@@ -140,10 +181,18 @@ import Testing
         sent.state = "sent"
         var stranger = try SalvagedActionSample.make(key: "k-6")
         stranger.org = "initech"
+        var undated = try SalvagedActionSample.make(key: "k-7")
+        undated.createdAt = "x"
+        var timeless = try SalvagedActionSample.make(key: "k-8")
+        timeless.payload = #"{"idempotencyKey":"k-8","pickTaskId":"t1","qty":1}"#
+        var badTime = try SalvagedActionSample.make(key: "k-9")
+        badTime.payload = #"{"at":"soon","idempotencyKey":"k-9","pickTaskId":"t1","qty":1}"#
         let organisations: Set<String> = ["acme"]
         for (bad, words) in [
             (badKey, "idempotencyKey"), (wrongBody, "payload does not carry"), (control, "control characters"),
             (sent, "state must be"), (stranger, "organisation 'initech' is not configured on this station"),
+            (undated, "createdAt 'x' is not an ISO 8601 time"), (timeless, "payload has no at"),
+            (badTime, "payload has no at"),
         ] {
             do {
                 _ = try queue.importActions([good, bad], from: "f", by: "x", organisations: organisations)
@@ -163,7 +212,7 @@ enum SalvagedActionSample {
         let json = """
             {"id":1,"org":"acme","kind":"pick","pickTaskId":"t1","label":"pick t1 · ×1","idempotencyKey":"\(key)",
              "state":"pending","tries":0,"createdAt":"2026-11-30T10:00:00.000Z",
-             "payload":"{\\"idempotencyKey\\":\\"\(key)\\",\\"pickTaskId\\":\\"t1\\",\\"qty\\":1}"}
+             "payload":"{\\"at\\":\\"2026-11-30T10:00:00.000Z\\",\\"idempotencyKey\\":\\"\(key)\\",\\"pickTaskId\\":\\"t1\\",\\"qty\\":1}"}
             """
         return try JSONDecoder().decode(SalvagedAction.self, from: Data(json.utf8))
     }
