@@ -22,7 +22,8 @@ public final class StationPage: Sendable {
     private let lastScan = Mutex<String?>(nil)
     private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
-    private let access: PageAccess
+    /// Who may use the page; replaced whole when the config's page settings change.
+    private let access: Mutex<PageAccess>
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
@@ -50,7 +51,7 @@ public final class StationPage: Sendable {
             box.page?.handle($0) ?? .json(503, [])
         }
         address = server.address
-        access = PageAccess(settings: settings, port: server.address.port)
+        access = Mutex(PageAccess(settings: settings, port: server.address.port))
         self.server.withLock { $0 = server }
         box.set(self)
     }
@@ -69,7 +70,15 @@ public final class StationPage: Sendable {
 
     /// A fresh one-time login link's path and query (`/login?code=…`) when the page needs its
     /// secret; any earlier unused link stops working.
-    public func newLoginLink() -> String? { access.newLoginPath() }
+    public func newLoginLink() -> String? { access.withLock { $0 }.newLoginPath() }
+
+    /// Applies re-read page settings on the same address: a rotated secret replaces the old one at
+    /// once (its cookie and bearer stop working, unused login links too), and so do the allowed
+    /// hosts.
+    public func apply(_ settings: StationConfiguration.PageSettings) {
+        let port = address.port
+        access.withLock { $0 = PageAccess(settings: settings, port: port) }
+    }
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
@@ -87,6 +96,7 @@ public final class StationPage: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
+            let access = self.access.withLock { $0 }
             try access.check(request)
             if request.method == "POST" { try requireJSON(request) }
             switch (request.method, request.path) {

@@ -169,8 +169,9 @@ public final class StationService: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// Re-reads the config file: the server, tokens, worker and scanning settings apply at once and a
-    /// paused queue looks again; a config that does not load is shown and the previous one kept.
+    /// Re-reads the config file: the server, tokens, worker, scanning settings and the page's access
+    /// (a rotated secret) apply at once and a paused queue looks again; keys that need a restart are
+    /// shown as needing attention; a config that does not load is shown and the previous one kept.
     public func reload() {
         let (sync, watcher, page) = state.withLock { ($0.sync, $0.watcher, $0.page) }
         var line = JSONObjectWriter()
@@ -179,6 +180,16 @@ public final class StationService: Sendable {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
             let restart = station.apply(configuration)
+            page?.apply(station.configuration.page)
+            attention.set(
+                "restart",
+                restart.isEmpty
+                    ? nil
+                    : Attention(
+                        code: "restart_needed",
+                        message:
+                            "the config changed \(restart.joined(separator: ", ")), which apply when the station restarts: restart it (the running station keeps the previous values)"
+                    ))
             watcher?.watch(configuration.sourceFiles)
             try station.queue.resume()
             sync?.poke()
