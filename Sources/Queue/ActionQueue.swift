@@ -104,6 +104,22 @@ public final class ActionQueue: Sendable {
         }
     }
 
+    /// What a screen that polls the queue shows, bounded in SQL whatever the queue holds: the oldest
+    /// `unsentLimit` actions not sent (pending, in flight, dead) and the newest `sentLimit` sent
+    /// ones (sent actions are kept for `sentRetentionHours`, up to a year), oldest first.
+    public func recentActions(unsentLimit: Int, sentLimit: Int) throws -> [QueuedAction] {
+        try database.read { db in
+            try db.rows(
+                """
+                SELECT * FROM (SELECT * FROM actions WHERE state IN ('pending', 'inFlight', 'dead') ORDER BY id LIMIT ?)
+                UNION ALL
+                SELECT * FROM (SELECT * FROM actions WHERE state = 'sent' ORDER BY id DESC LIMIT ?)
+                ORDER BY id
+                """, [unsentLimit, sentLimit]
+            ).map(QueuedAction.init)
+        }
+    }
+
     public func action(_ id: Int) throws -> QueuedAction? {
         try database.read { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
     }

@@ -58,6 +58,11 @@ public final class StationPage: Sendable {
 
     public func stop() { server.withLock { $0?.stop() } }
 
+    /// `GET /api/queue` shows at most this many unsent (pending, in flight, dead) actions, the
+    /// oldest, and this many sent ones, the newest (`scanpick queue` shows them all).
+    static let queueUnsentShown = 1000
+    static let queueSentShown = 50
+
     /// One picker's page: small bodies, a few hundred connections, a few workers (taps are quick).
     static let limits = {
         var limits = HTTPServerLimits()
@@ -127,7 +132,10 @@ public final class StationPage: Sendable {
             case ("GET", "/api/pick-list"):
                 return json(200, try StationJSON.pickList(station))
             case ("GET", "/api/queue"):
-                return json(200, StationJSON.queue(try station.queue.actions()))
+                // Polled every second or so: bounded, whatever the queue and its sent history hold.
+                let actions = try station.queue.recentActions(
+                    unsentLimit: Self.queueUnsentShown, sentLimit: Self.queueSentShown)
+                return json(200, StationJSON.queue(actions))
             case ("POST", "/api/taps"):
                 return try tap(request)
             case ("POST", let path) where path.hasPrefix("/api/queue/"):

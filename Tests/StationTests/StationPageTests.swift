@@ -81,6 +81,45 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// The page polls `/api/queue`: its answer stays small however much sent history the station
+    /// keeps (a year of it, at most), and never leaves out an action still to send or a dead one.
+    @Test func theQueueThePagePollsIsBoundedWhateverTheHistory() async throws {
+        let fixture = try await StationFixture()
+        let a1 = fixture.scenario.tasks[0]
+        #expect(try await fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
+        #expect(try await fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter
+        let queue = try ActionQueue(
+            path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
+        try queue.transaction { db in
+            try db.run(
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+                INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at,
+                    updated_at, sent_at)
+                SELECT 'acme', 'pick', 'old-task', 'pick old · ×1', '{}', 'history-' || i, 'sent',
+                    '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                FROM n
+                """)
+        }
+        try await fixture.server.stop()  // so the next tap stays pending
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick"]).status == 200)
+
+        let shown = try #require(
+            try JSONSerialization.jsonObject(with: try await page.get("/api/queue").body) as? [[String: Any]])
+        let states = shown.compactMap { $0["state"] as? String }
+        #expect(states.filter { $0 == "sent" }.count == 50)
+        #expect(states.filter { $0 == "dead" }.count == 1)
+        #expect(states.filter { $0 == "pending" || $0 == "inFlight" }.count == 1)
+        let ids = shown.compactMap { $0["id"] as? Int }
+        #expect(ids == ids.sorted())
+        #expect(shown.last?["state"] as? String != "sent")  // the newest, the pending tap, is there
+        #expect(shown.contains { $0["idempotencyKey"] as? String == "history-5000" })
+        #expect(!shown.contains { $0["idempotencyKey"] as? String == "history-4950" })
+        #expect(await station.stop() == 0)
+    }
+
     @Test func otherSitesCannotTapForThePicker() async throws {
         let fixture = try await StationFixture()
         let station = try await StationProcess(config: fixture.config)
