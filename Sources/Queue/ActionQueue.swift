@@ -394,6 +394,49 @@ public final class ActionQueue: Sendable {
         case paused(QueuePause)
     }
 
+    // MARK: What the running station noticed, for other processes
+
+    /// Keeps what the running station (process `pid`) noticed — a failed sync pass, a missing camera,
+    /// a config that does not load — where `scanpick status` in another process can show it; an
+    /// empty list removes it.
+    public func recordStationAttention(_ items: [Attention], pid: Int32) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let value = String(decoding: try encoder.encode(StationAttention(pid: pid, items: items)), as: UTF8.self)
+        try database.write { db in
+            if items.isEmpty {
+                _ = try db.run("DELETE FROM queue_state WHERE key = 'stationAttention'")
+            } else {
+                _ = try db.run(
+                    "INSERT INTO queue_state (key, value) VALUES ('stationAttention', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [value])
+            }
+        }
+    }
+
+    /// What the running station last noticed (``recordStationAttention(_:pid:)``), while the
+    /// process that recorded it still runs; empty otherwise.
+    public func stationAttention() throws -> [Attention] {
+        guard
+            let text = try database.read({ db in
+                try db.row("SELECT value FROM queue_state WHERE key = 'stationAttention'")?.string("value")
+            })
+        else { return [] }
+        let stored: StationAttention
+        do {
+            stored = try JSONDecoder().decode(StationAttention.self, from: Data(text.utf8))
+        } catch {
+            throw QueueError.storage("the station's stored attention cannot be read (\(error))")
+        }
+        guard stored.pid > 0, kill(stored.pid, 0) == 0 || errno == EPERM else { return [] }
+        return stored.items
+    }
+
+    private struct StationAttention: Codable {
+        var pid: Int32
+        var items: [Attention]
+    }
+
     // MARK: Pause: the server refused the station itself
 
     /// Why the queue is paused, or nil when it is not: the station-wide pause, else the first
@@ -558,9 +601,10 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .damaged(let path, let findings):
             """
-            the queue database \(path) is damaged (\(findings.prefix(300))). Nothing is lost yet: run \
-            `scanpick queue salvage --to FILE` to save every readable unsent action with its key, move \(path) \
-            (and its -wal and -shm files) aside, then `scanpick queue import FILE` into a fresh queue
+            the queue database \(path) is damaged (\(findings.prefix(300))); it was left as it is. Run \
+            `scanpick queue salvage --to FILE` to save every readable unsent action with its key (it lists any \
+            row it cannot read: compare those with the server), move \(path) (and its -wal and -shm files) \
+            aside, then `scanpick queue import FILE` into a fresh queue
             """
         case .badImport(let line, let problem): "line \(line) of the import file: \(problem); nothing was imported"
         case .importOutOfOrder(let problem): "\(problem); nothing was imported"

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStorage
 import TestSupport
 import Testing
 
@@ -203,6 +204,23 @@ import Testing
             "/api/taps", json: ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick", "qty": 1])
         #expect(tap.status == 200)
         try fixture.rewriteConfig { _ in }
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(await station.stop() == 0)
+    }
+
+    /// A corrected config that loads but whose pause cannot be lifted (the database stays locked
+    /// past its busy timeout) is said as that, not as a config that does not load.
+    @Test func aPauseThatCannotBeLiftedIsNotCalledABadConfig() async throws {
+        let fixture = try await StationFixture()
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let other = try Database(path: fixture.folder.file("station.sqlite"))
+        try other.execute("BEGIN IMMEDIATE")  // another writer holds the database
+        station.send(SIGHUP)
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("resume_failed") })
+        #expect(try await !Self.attentionCodes(page).contains("config_invalid"))
+        try other.execute("COMMIT")
+        station.send(SIGHUP)
         #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
         #expect(await station.stop() == 0)
     }

@@ -64,7 +64,7 @@ enum DrainCommand: Command {
         case .dead(let action, let status, let reason):
             "dead     #\(action.id)  \(action.label)  (\(status): \(reason.prefix(200)))"
         case .paused(let action, let attention):
-            "paused   #\(action.id)  \(action.label)  (\(attention.code): the server refused the station, not the action)"
+            "paused   #\(action.id)  \(action.label)  (\(attention.code): kept; the station's setup needs attention, not the action)"
         case .retryLater(let action, let status, let reason, let retryAt):
             "waiting  #\(action.id)  \(action.label)  (\(status.map { "\($0): " } ?? "")\(reason.prefix(200)); next try after \(Timestamp.iso8601(retryAt)))"
         }
