@@ -82,8 +82,13 @@ public final class ActionQueue: Sendable {
         try database.write { db in try db.transaction { try body(db) } }
     }
 
-    /// Inserts `action` as pending inside the caller's transaction; returns its id.
+    /// Inserts `action` as pending inside the caller's transaction; returns its id. Its payload must
+    /// be a JSON object carrying its own key (``QueueError/badPayload(_:)`` otherwise): a body that
+    /// could never be sent as this action is refused now, not found dead later.
     public static func insert(_ action: NewAction, in db: Database) throws -> Int {
+        guard let body = try? JSONSerialization.jsonObject(with: Data(action.payload)) as? [String: Any],
+            body["idempotencyKey"] as? String == action.idempotencyKey
+        else { throw QueueError.badPayload(action.label) }
         let now = Timestamp.iso8601()
         try db.run(
             """
@@ -180,12 +185,17 @@ public final class ActionQueue: Sendable {
 
     // MARK: Support: retry and clear dead letters
 
-    /// Whether `name` can stand in the station log as who did something: 1–64 characters, none of
-    /// them control characters.
+    /// Whether `name` can stand in the station log as who did something: 1–64 characters, not all
+    /// blank, with none of the characters the API refuses in text (control characters, line
+    /// separators, bidirectional overrides that make a name read as another: ``FieldRules``).
     public static func isSupportName(_ name: String) -> Bool {
-        (1...64).contains(name.count)
-            && !name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-            && !name.trimmingCharacters(in: .whitespaces).isEmpty
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { return false }
+        do {
+            try FieldRules.text(name, field: "by", maxLength: 64)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Puts a dead action back in line (it keeps its place by age and its idempotency key).
@@ -480,8 +490,15 @@ public final class ActionQueue: Sendable {
             return date
         }
         return try db.rows("SELECT key, value FROM queue_state WHERE key = 'pause' OR key LIKE 'pause:%' ORDER BY key")
-            .compactMap { row in
-                try? decoder.decode(QueuePause.self, from: Data(try row.string("value").utf8))
+            .map { row in
+                do {
+                    return try decoder.decode(QueuePause.self, from: Data(try row.string("value").utf8))
+                } catch {
+                    // Never read as "not paused": the queue would send what a pause holds back.
+                    throw QueueError.storage(
+                        "the queue's stored pause \(try row.string("key")) cannot be read (\(error)); a corrected config (or SIGHUP to the station) clears it"
+                    )
+                }
             }
     }
 
@@ -591,6 +608,8 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
     case damaged(String, String)
     /// Line N of an import file is not an action this queue can take.
     case badImport(line: Int, String)
+    /// An action whose payload is not a JSON object carrying its key (its label).
+    case badPayload(String)
     /// Importing now would send old work after new (what, and what to do first).
     case importOutOfOrder(String)
     /// The drain lock file at this path cannot be opened or locked, for this reason (not because
@@ -608,6 +627,8 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
             """
         case .badImport(let line, let problem): "line \(line) of the import file: \(problem); nothing was imported"
         case .importOutOfOrder(let problem): "\(problem); nothing was imported"
+        case .badPayload(let label):
+            "\(label) was not queued: its body is not a JSON object carrying its idempotency key (a bug: please report it)"
         case .drainLock(let path, let reason):
             "the queue's drain lock \(path) cannot be taken (\(reason)), so nothing is sent: make it a file this station's user can write (`chown USER \(path)` and `chmod 600 \(path)`, or remove it if it is not a file); the queue is kept"
         case .noSuchAction(let id): "there is no action #\(id) in the queue (see `scanpick queue`)"

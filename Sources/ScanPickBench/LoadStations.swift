@@ -143,12 +143,12 @@ private func runStation(
         let roll = Int.random(in: 0..<100, using: &generator)
         let action: NewAction
         if number % 50 == 49 {
-            action = .scan(
+            action = try .scan(
                 org: options.org, pickTaskId: task.id, location: task.location, barcode: "96385074", worker: "w",
                 scannedAt: Date())
             outcome.provoked += 1
         } else if roll < 60 {
-            action = .scan(
+            action = try .scan(
                 org: options.org, pickTaskId: task.id, location: task.location, barcode: task.barcode, worker: "w",
                 scannedAt: Date())
             local[task.id, default: 0] += 1
@@ -156,11 +156,11 @@ private func runStation(
             // Qty taps set an absolute count, which would hide an earlier action counted twice; so
             // they go to the last task only, and the others are checked against every unit added.
             let qty = 1 + roll % 2
-            action = .pick(org: options.org, pickTaskId: task.id, location: task.location, qty: qty, worker: "w")
+            action = try .pick(org: options.org, pickTaskId: task.id, location: task.location, qty: qty, worker: "w")
             local[task.id, default: 0] += qty
         } else {
             let from = local[task.id, default: 0]
-            action = .setQty(
+            action = try .setQty(
                 org: options.org, pickTaskId: task.id, location: task.location, from: from, to: from + 1, worker: "w")
             local[task.id] = from + 1
         }

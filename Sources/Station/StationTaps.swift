@@ -36,7 +36,7 @@ public struct StationTaps: Sendable {
                     "picking \(qty) more of \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
                 )
             }
-            return .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
+            return try .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
         }
     }
 
@@ -59,7 +59,7 @@ public struct StationTaps: Sendable {
                 }
                 throw TapRefusal.overPick("\(to) is over the \(task.qtyRequired) required at \(task.location)")
             }
-            return .setQty(
+            return try .setQty(
                 org: org, pickTaskId: task.id, location: task.location, from: from, to: to, worker: worker)
         }
     }

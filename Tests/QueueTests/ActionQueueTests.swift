@@ -14,7 +14,7 @@ import Testing
 
     @Test func enqueueCommitsTheCallersChangeInTheSameTransaction() throws {
         let (queue, folder) = try queue()
-        let action = NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 2, worker: "w")
+        let action = try NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 2, worker: "w")
         try queue.enqueue(action) { db in try db.run("INSERT INTO rows VALUES ('t1', 2)") }
         // Seen from another connection at once: durable when enqueue returns.
         let other = try Database(path: folder.file("q.sqlite"))
@@ -34,7 +34,7 @@ import Testing
 
     @Test func actionsCarryTheirKeyInTheBodyAndAReadableLabel() throws {
         let (queue, _) = try queue()
-        let scan = NewAction.scan(
+        let scan = try NewAction.scan(
             org: "acme", pickTaskId: "t1", location: "A1", barcode: "036000291452", worker: "worker-003",
             scannedAt: Date(timeIntervalSince1970: 0))
         let id = try queue.enqueue(scan)
@@ -46,10 +46,47 @@ import Testing
         #expect(stored.label == "scan A1 · 036000291452")
         #expect(stored.state == .pending)
         #expect(UUID(uuidString: stored.idempotencyKey) != nil)
-        let tap = NewAction.setQty(org: "acme", pickTaskId: "t9", location: "C2", from: 1, to: 3, worker: "w")
+        let tap = try NewAction.setQty(org: "acme", pickTaskId: "t9", location: "C2", from: 1, to: 3, worker: "w")
         #expect(tap.label == "qty C2 · 1→3")
         #expect(tap.idempotencyKey != scan.idempotencyKey)
         #expect(try queue.tasksWithUnsentActions(org: "acme") == ["t1"])
+    }
+
+    /// A body that could never be sent as its action (empty, not JSON, another key) is refused at
+    /// the enqueue, never queued to die later.
+    @Test func anActionWhoseBodyIsNotItsOwnIsNeverQueued() throws {
+        let (queue, _) = try queue()
+        for payload in ["", "not json", #"{"idempotencyKey":"another","pickTaskId":"t1"}"#] {
+            let action = NewAction(
+                org: "acme", kind: .pick, pickTaskId: "t1", payload: Array(payload.utf8), idempotencyKey: "k-1",
+                label: "pick t1 · ×1")
+            #expect(throws: QueueError.badPayload("pick t1 · ×1")) { try queue.enqueue(action) }
+        }
+        #expect(try queue.actions().isEmpty)
+    }
+
+    /// A stored pause that cannot be read is an error to show, never read as "not paused".
+    @Test func anUnreadableStoredPauseIsAnErrorNotAnOpenQueue() throws {
+        let (queue, _) = try queue()
+        try queue.database.write { db in
+            _ = try db.run("INSERT INTO queue_state (key, value) VALUES ('pause', 'not a pause')")
+        }
+        #expect(throws: QueueError.self) { try queue.pauses() }
+        try queue.resume()  // a corrected config clears it
+        #expect(try queue.pauses().isEmpty)
+    }
+
+    /// Who acts is written in the station log as a name a person reads: no control or
+    /// bidirectional characters that make it read as someone else.
+    @Test func supportNamesKeepTheAPIsTextRules() {
+        #expect(ActionQueue.isSupportName("support-jo"))
+        #expect(ActionQueue.isSupportName("Jo Ørsted"))
+        for bad in [
+            "", "   ", "jo\u{202E}oj", "jo\u{2066}", "jo\u{2028}x", "jo\nx", "jo\u{85}",
+            String(repeating: "j", count: 65),
+        ] {
+            #expect(!ActionQueue.isSupportName(bad), "\(bad.debugDescription)")
+        }
     }
 
     @Test func sentActionsArePrunedAfterTheirRetention() throws {
