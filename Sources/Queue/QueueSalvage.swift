@@ -43,6 +43,8 @@ public struct Salvage: Sendable {
     public var actions: [SalvagedAction]
     /// Ids of rows that could not be read.
     public var unreadable: [Int]
+    /// Set when the damage went on so long that the salvage stopped: no row after this id was read.
+    public var stoppedAfter: Int?
 }
 
 /// What an import did.
@@ -56,8 +58,8 @@ public struct QueueImport: Sendable, Equatable {
 extension ActionQueue {
     /// Reads every readable unsent action (pending, in flight, dead) of the queue database at
     /// `path`, without checking or changing it: the way out of a damaged queue. A whole-table read
-    /// is tried first; if a damaged page breaks it, each row is read by id, and the ones that cannot
-    /// be read are listed.
+    /// is tried first; if a damaged page breaks it, the ids are walked in order, stepping over the
+    /// damage one id at a time, and the rows that cannot be read are listed.
     public static func salvage(path: String) throws(QueueError) -> Salvage {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .storage("there is no queue database at \(path) to salvage (see `database` in the station config)")
@@ -75,24 +77,48 @@ extension ActionQueue {
             return Salvage(
                 actions: actions.filter { unsent.contains($0.state) }.map(SalvagedAction.init), unreadable: [])
         }
-        let highest =
-            (try? db.row("SELECT seq FROM sqlite_sequence WHERE name = 'actions'")?.int("seq"))
-            ?? (try? db.row("SELECT MAX(id) AS id FROM actions")?.int("id")) ?? nil
-        guard let highest, highest > 0 else {
-            throw .damaged(path, "not even the number of actions can be read from it")
-        }
+        // Walk the ids in order; where the walk meets a damaged page, step over it id by id (each row
+        // that cannot be read is listed) and walk on. No id is too large to reach.
         var salvage = Salvage(actions: [], unreadable: [])
-        for id in 1...min(highest, 10_000_000) {
+        func readRow(_ id: Int) {
             do {
                 guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
-                else { continue }  // sent and pruned, or cleared
+                else { return }  // sent and pruned, or cleared
                 if unsent.contains(action.state) { salvage.actions.append(SalvagedAction(action)) }
             } catch {
                 salvage.unreadable.append(id)
             }
         }
+        var after = 0
+        var steppedOver = 0
+        while true {
+            let next: Int?
+            do {
+                next = try db.row("SELECT id FROM actions WHERE id > ? ORDER BY id LIMIT 1", [after])?.int("id")
+            } catch {
+                guard after <= Int.max - Self.salvageStep, steppedOver < Self.salvageStepLimit else {
+                    salvage.stoppedAfter = after
+                    break
+                }
+                for id in (after + 1)...(after + Self.salvageStep) { readRow(id) }
+                after += Self.salvageStep
+                steppedOver += Self.salvageStep
+                continue
+            }
+            guard let next, next > after else { break }
+            readRow(next)
+            after = next
+        }
+        guard !salvage.actions.isEmpty || !salvage.unreadable.isEmpty || salvage.stoppedAfter == nil else {
+            throw .damaged(path, "not one of its actions can be read")
+        }
         return salvage
     }
+
+    /// Ids a salvage looks up one by one past a damaged page before it tries to walk on.
+    static let salvageStep = 256
+    /// Ids a salvage looks up one by one in all, at most, before it stops (and says where).
+    static let salvageStepLimit = 10_000_000
 
     /// Puts salvaged actions into this queue with their own keys, in one transaction: in-flight ones
     /// as pending, dead ones still dead. One whose key is already here is left alone, so importing

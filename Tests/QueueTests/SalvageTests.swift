@@ -38,8 +38,7 @@ import Testing
         let salvaged = fixture.folder.file("salvage.jsonl")
         let salvage = try await ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config])
         #expect(salvage.status == 0, "\(salvage.standardError)")
-        let lines = try String(contentsOfFile: salvaged, encoding: .utf8).split(separator: "\n")
-        let saved = try lines.map { try JSONDecoder().decode(SalvagedAction.self, from: Data($0.utf8)) }
+        let saved = try SalvageFile.read(salvaged)
         #expect(saved.count > 200)  // only the rows on the zeroed page are lost
         #expect(saved.count < 300)
         #expect(Set(saved.map(\.idempotencyKey)).isSubset(of: keys))
@@ -122,9 +121,7 @@ import Testing
         let salvage = try await ProcessRunner.scanpick(["queue", "salvage", "--to", salvaged, "--config", config])
         #expect(salvage.status == 0, "\(salvage.standardError)")
         #expect(try evidence() == before)
-        let keys = try String(contentsOfFile: salvaged, encoding: .utf8).split(separator: "\n").map {
-            try JSONDecoder().decode(SalvagedAction.self, from: Data($0.utf8)).idempotencyKey
-        }
+        let keys = try SalvageFile.read(salvaged).map(\.idempotencyKey)
         #expect(keys.contains(lastKey))  // read from the -wal, which is still there
         #expect(!keys.contains(victim))
     }
@@ -168,6 +165,43 @@ import Testing
         #expect(picks.status == 0, "\(picks.standardError)")
         #expect(try await ProcessRunner.scanpick(["drain", "--config", config]).status == 0)
         #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
+    /// The row-by-row salvage reaches every id, however large, and a salvage file cut short is
+    /// refused whole, never half imported.
+    @Test func salvageReachesEveryIdAndAFileCutShortIsRefused() async throws {
+        let fixture = try await QueueFixture(bulkQty: 1000)
+        for _ in 0..<300 { _ = try fixture.pick(3) }
+        // The newest actions have ids past ten million (ids are never reused: a long-lived station).
+        try fixture.queue.database.write { db in
+            _ = try db.run("UPDATE actions SET id = id + 20000000 WHERE id > 250")
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let victim = try #require(try fixture.queue.action(150)?.idempotencyKey)
+        let last = try #require(try fixture.queue.action(20_000_300)?.idempotencyKey)
+        let path = fixture.queue.database.path
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        let contents = try file.readToEnd() ?? Data()
+        let offset = try #require(contents.range(of: Data(#""idempotencyKey":"\#(victim)""#.utf8))?.lowerBound)
+        try file.seek(toOffset: UInt64(offset / 4096 * 4096))
+        try file.write(contentsOf: Data(count: 4096))
+        try file.close()
+
+        let salvage = try ActionQueue.salvage(path: path)
+        #expect(!salvage.unreadable.isEmpty)
+        #expect(salvage.stoppedAfter == nil)
+        #expect(salvage.actions.contains { $0.idempotencyKey == last })
+        #expect(salvage.actions.filter { $0.id > 20_000_000 }.count == 50)
+
+        let written = fixture.folder.file("salvage.jsonl")
+        try SalvageFile.write(salvage.actions, to: written)
+        #expect(try SalvageFile.read(written).count == salvage.actions.count)
+        #expect(throws: SalvageFileError.self) { try SalvageFile.write(salvage.actions, to: written) }
+        // Cut after its first ten lines (the end of a line, as a full disk or a copy would leave it).
+        let lines = try String(contentsOfFile: written, encoding: .utf8).split(separator: "\n")
+        let cut = try fixture.folder.writePrivate(
+            "cut.jsonl", bytes: Array((lines.prefix(10).joined(separator: "\n") + "\n").utf8))
+        #expect(throws: SalvageFileError.incomplete(cut)) { try SalvageFile.read(cut) }
     }
 
     @Test func anImportFileIsCheckedBeforeAnythingIsQueued() async throws {
