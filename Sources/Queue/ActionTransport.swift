@@ -109,16 +109,29 @@ public final class HTTPActionTransport: ActionTransport {
         }
     }
 
-    /// Whether `error` is a failed TLS handshake or certificate check (a fault of the setup, not of
-    /// the network: retrying does not mend it). Foundation on Linux reports most of libcurl's TLS
-    /// failures as code -1 with OpenSSL's words ("SSL routines::wrong version number", "SSL
-    /// certificate problem: …"), so the words count as well as the TLS codes.
+    /// Whether `error` is a TLS failure of the setup — a certificate not trusted or not for this
+    /// host, TLS spoken to something that does not speak it — which retrying does not mend. A
+    /// connection cut or reset during the handshake is the network's and stays transient.
+    /// Foundation on Linux reports libcurl's TLS failures as code -1 (NSURLErrorUnknown) with
+    /// OpenSSL's words and drops libcurl's code, so past the TLS codes it takes only the words of
+    /// those setup failures, never any message that merely mentions "SSL" (a cut handshake reads
+    /// "OpenSSL SSL_connect: SSL_ERROR_SYSCALL").
     static func isTLSFailure(_ error: any Error) -> Bool {
         let nsError = error as NSError
         if (-1206 ... -1200).contains(nsError.code) { return true }  // NSURLErrorSecureConnectionFailed …
+        guard nsError.code == NSURLErrorUnknown else { return false }  // a timeout, a refused or lost connection
         let words = nsError.localizedDescription.lowercased()
-        return ["ssl", "tls", "certificate"].contains { words.contains($0) }
+        return tlsSetupFailures.contains { words.contains($0) }
     }
+
+    /// OpenSSL's and libcurl's words for a TLS failure of the setup (see ``isTLSFailure(_:)``).
+    static let tlsSetupFailures = [
+        "ssl certificate problem", "certificate verify failed", "no alternative certificate subject name",
+        "certificate subject name", "wrong version number", "packet length too long", "unknown protocol",
+        "unsupported protocol", "tlsv1 alert", "sslv3 alert", "alert handshake failure", "no shared cipher",
+        "unable to get local issuer certificate", "self-signed certificate", "self signed certificate",
+        "certificate has expired",
+    ]
 
     /// `GET /api/batches/{id}` for `org`: the server's view of a batch.
     public func fetchBatch(_ id: String, org: String) async throws(FetchError) -> Batch {

@@ -341,6 +341,41 @@ import Testing
         #expect(try await fixture.picked() == [1, 1, 0])
     }
 
+    /// A connection dropped during the TLS handshake is the network's trouble: retried, never a
+    /// pause that waits for a person (only a certificate or protocol failure is the setup's).
+    @Test func aConnectionCutDuringTheTLSHandshakeIsTransientNotAPause() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        let listener = try HandshakeCutter()
+        defer { listener.stop() }
+        let server = try #require(URL(string: "https://127.0.0.1:\(listener.port)"))
+        let pass = try await fixture.drainer(to: server).drainPass()
+        guard case .transient(let reason, _) = pass.stop else {
+            throw TestFailure("expected a transient failure, got \(pass.stop)")
+        }
+        #expect(try fixture.queue.pauses().isEmpty, "\(reason)")
+        #expect(try fixture.queue.action(id)?.state == .pending)
+        #expect(try fixture.queue.action(id)?.tries == 1)
+    }
+
+    /// A server certificate the station does not trust is the setup's fault: the queue pauses.
+    @Test func anUntrustedServerCertificatePausesTheQueue() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        let certificates = try await TestCertificates()
+        let https = try await ServerProcess(extraConfig: [
+            "tls": ["certificate": certificates.serverCertificate, "key": certificates.serverKey]
+        ])
+        #expect(https.baseURL.scheme == "https")
+        let pass = try await fixture.drainer(to: https.baseURL).drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "tls")
+        #expect(attention.message.lowercased().contains("certificate"))
+        #expect(try fixture.queue.action(id)?.tries == 0)
+    }
+
     @Test func aTLSFailurePausesTheQueue() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
@@ -352,6 +387,48 @@ import Testing
         }
         #expect(attention.code == "tls")
         #expect(try fixture.queue.action(id)?.tries == 0)
+    }
+}
+
+/// A TCP listener on loopback that drops every connection once the client has spoken: a TLS
+/// handshake cut by the network (a Wi-Fi roam, a restarting proxy), not refused by a certificate or
+/// a protocol.
+final class HandshakeCutter: Sendable {
+    let port: UInt16
+    private let descriptor: Int32
+
+    init() throws {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listening, pointer, length) == 0 && listen(listening, 16) == 0
+                    && getsockname(listening, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listening)
+            throw TestFailure("cannot listen: \(errno)")
+        }
+        descriptor = listening
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread {
+            while true {
+                let client = accept(listening, nil, nil)
+                guard client >= 0 else { return }  // stopped
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                _ = read(client, &buffer, buffer.count)  // the ClientHello, then the line drops
+                close(client)
+            }
+        }
+    }
+
+    func stop() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        close(descriptor)
     }
 }
 
