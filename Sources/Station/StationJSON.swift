@@ -42,11 +42,12 @@ public enum StationJSON {
         return object.finished()
     }
 
-    /// What needs a person, as the station's own files show it: the queue's pause, if any, then
-    /// `others` (what the running station has noticed), or that the queue database failed.
+    /// What needs a person, as the station's own files show it: the queue's pauses (the whole
+    /// queue's, then each organisation's), then `others` (what the running station has noticed), or
+    /// that the queue database failed.
     public static func attention(_ station: PickStation, others: [Attention] = []) -> [Attention] {
         do {
-            return (try station.queue.pause().map { [$0.attention] } ?? []) + others
+            return try station.queue.pauses().map(\.attention) + others
         } catch {
             return [databaseFailed(error)] + others
         }

@@ -22,7 +22,8 @@ public final class StationPage: Sendable {
     private let lastScan = Mutex<String?>(nil)
     private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
-    private let access: PageAccess
+    /// Who may use the page; replaced whole when the config's page settings change.
+    private let access: Mutex<PageAccess>
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
@@ -50,12 +51,17 @@ public final class StationPage: Sendable {
             box.page?.handle($0) ?? .json(503, [])
         }
         address = server.address
-        access = PageAccess(settings: settings, port: server.address.port)
+        access = Mutex(PageAccess(settings: settings, port: server.address.port))
         self.server.withLock { $0 = server }
         box.set(self)
     }
 
     public func stop() { server.withLock { $0?.stop() } }
+
+    /// `GET /api/queue` shows at most this many unsent (pending, in flight, dead) actions, the
+    /// oldest, and this many sent ones, the newest (`scanpick queue` shows them all).
+    static let queueUnsentShown = 1000
+    static let queueSentShown = 50
 
     /// One picker's page: small bodies, a few hundred connections, a few workers (taps are quick).
     static let limits = {
@@ -69,7 +75,15 @@ public final class StationPage: Sendable {
 
     /// A fresh one-time login link's path and query (`/login?code=…`) when the page needs its
     /// secret; any earlier unused link stops working.
-    public func newLoginLink() -> String? { access.newLoginPath() }
+    public func newLoginLink() -> String? { access.withLock { $0 }.newLoginPath() }
+
+    /// Applies re-read page settings on the same address: a rotated secret replaces the old one at
+    /// once (its cookie and bearer stop working, unused login links too), and so do the allowed
+    /// hosts.
+    public func apply(_ settings: StationConfiguration.PageSettings) {
+        let port = address.port
+        access.withLock { $0 = PageAccess(settings: settings, port: port) }
+    }
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
@@ -87,6 +101,7 @@ public final class StationPage: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
+            let access = self.access.withLock { $0 }
             try access.check(request)
             if request.method == "POST" { try requireJSON(request) }
             switch (request.method, request.path) {
@@ -117,7 +132,10 @@ public final class StationPage: Sendable {
             case ("GET", "/api/pick-list"):
                 return json(200, try StationJSON.pickList(station))
             case ("GET", "/api/queue"):
-                return json(200, StationJSON.queue(try station.queue.actions()))
+                // Polled every second or so: bounded, whatever the queue and its sent history hold.
+                let actions = try station.queue.recentActions(
+                    unsentLimit: Self.queueUnsentShown, sentLimit: Self.queueSentShown)
+                return json(200, StationJSON.queue(actions))
             case ("POST", "/api/taps"):
                 return try tap(request)
             case ("POST", let path) where path.hasPrefix("/api/queue/"):
@@ -126,7 +144,7 @@ public final class StationPage: Sendable {
                 return errorResponse(404, "not_found", "no route \(request.method) \(request.path)")
             }
         } catch let refusal as TapRefusal {
-            return errorResponse(422, refusal.code, refusal.description)
+            return errorResponse(refusal.status, refusal.code, refusal.description)
         } catch let failure as PageFailure {
             return errorResponse(failure.status, failure.code, failure.message)
         } catch let error where error is SQLiteError || error is StorageError {

@@ -5,6 +5,22 @@ import Testing
 
 /// `scanpick tap`, `queue`, `drain` and `status` as support and pickers run them.
 @Suite struct QueueCommandTests {
+    /// An action of an organisation the station has no token for was never sent: `drain` does not
+    /// say the server refused it.
+    @Test func drainSaysAnActionWithoutATokenWasKeptNotRefused() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let id = try fixture.queue.enqueue(.pick(org: "globex", pickTaskId: "g1", location: nil, qty: 1, worker: "w"))
+        let drained = try await ProcessRunner.scanpick(["drain", "--config", config])
+        #expect(drained.status == 3)
+        #expect(
+            drained.standardOutput.contains("paused   #\(id)  pick g1 · ×1  (no_token: kept;"),
+            "\(drained.standardOutput)")
+        #expect(!drained.standardOutput.contains("the server refused"))
+        #expect(drained.standardOutput.contains("no token is configured for organisation globex"))
+        #expect(fixture.proxy.log.isEmpty && !fixture.server.log.contains("/api/picking/pick"))
+    }
+
     @Test func tapsQueueAtOnceOfflineAndDrainWhenTheServerIsBack() async throws {
         let fixture = try await QueueFixture()
         let config = try fixture.stationConfig(server: fixture.server.baseURL, timeout: 2)

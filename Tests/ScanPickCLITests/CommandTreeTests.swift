@@ -40,7 +40,7 @@ import Testing
                 ["queue", "retr", "5"],
                 [
                     "scanpick queue: unknown command 'retr' (did you mean 'retry'?)",
-                    "show, retry, clear, salvage and import", "Run 'scanpick queue --help' for usage.",
+                    "show, retry, clear, park, salvage and import", "Run 'scanpick queue --help' for usage.",
                 ]
             ),
             (["batch", "shut"], ["unknown command 'shut'; the commands are open, refresh and create"]),
