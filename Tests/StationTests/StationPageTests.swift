@@ -1,8 +1,10 @@
 import Foundation
 import Queue
-import Station
+import SQLiteStorage
 import TestSupport
 import Testing
+
+@testable import Station
 
 /// The station's local page and API, served by a real `scanpick station` process.
 @Suite struct StationPageTests {
@@ -19,7 +21,33 @@ import Testing
         #expect((list.json["tasks"] as? [[String: Any]])?.count == 3)
         let status = try await page.get("/api/status")
         #expect(Set(status.json.keys).isSuperset(of: ["online", "pending", "inFlight", "dead", "lastSyncAt"]))
+        // Routes as the API server declares them: 404 for a path with no route, 405 naming the method.
+        let missing = try await page.get("/api/nothing")
+        #expect(missing.status == 404)
+        #expect(missing.json["error"] as? String == "no_such_route")
+        let wrongMethod = try await page.get("/api/taps")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["allow"] == "POST")
+        let noAction = try await page.post("/api/queue/x9/retry", json: ["by": "support-jo"])
+        #expect(noAction.status == 404)
         #expect(await station.stop() == 0)
+    }
+
+    /// The station's own faults are 5xx (the request was fine, nothing was done); the requester's
+    /// are 4xx.
+    @Test func failuresAreAnsweredByWhoseFaultTheyAre() {
+        struct Unforeseen: Error {}
+        let cases: [(any Error, Int, String)] = [
+            (SQLiteError.sqlite(code: 10, message: "disk I/O error", sql: "INSERT"), 503, "storage"),
+            (Unforeseen(), 500, "internal"),
+            (DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "x")), 400, "bad_request"),
+            (TapRefusal.invalidQuantity("1e99 is not a quantity"), 422, "invalid_quantity"),
+        ]
+        for (error, status, code) in cases {
+            let answer = StationPage.httpError(error)
+            #expect(answer.status == status, "\(error)")
+            #expect(answer.code == code, "\(error)")
+        }
     }
 
     @Test func aTapAnswersOnceDurableAndTheRowFlips() async throws {
