@@ -19,7 +19,7 @@ public final class StationPage: Sendable {
     private let sync: SyncService
     private let attention: AttentionBoard
     private let server: Mutex<HTTPServer?> = Mutex(nil)
-    private let lastScan = Mutex<String?>(nil)
+    private let lastScan = Mutex<StationJSON.LastScan?>(nil)
     private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
     /// Who may use the page; replaced whole when the config's page settings change.
@@ -87,11 +87,7 @@ public final class StationPage: Sendable {
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
-        var object = JSONObjectWriter()
-        object.add("accepted", bool: accepted)
-        object.add("message", string: message)
-        object.add("at", string: Timestamp.iso8601())
-        lastScan.withLock { $0 = object.finished() }
+        lastScan.withLock { $0 = StationJSON.LastScan(accepted: accepted, message: message) }
     }
 
     /// Shows what the frame source is doing ("camera: not found", "scanner: input ended"), or nil.
@@ -139,14 +135,14 @@ public final class StationPage: Sendable {
                     status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")], body: file.bytes
                 )
             case .status:
-                return json(200, status())
+                return json(200, try status())
             case .pickList:
                 return json(200, try StationJSON.pickList(station))
             case .queue:
                 // Polled every second or so: bounded, whatever the queue and its sent history hold.
                 let actions = try station.queue.recentActions(
                     unsentLimit: Self.queueUnsentShown, sentLimit: Self.queueSentShown)
-                return json(200, StationJSON.queue(actions))
+                return json(200, try StationJSON.queue(actions))
             case .tap:
                 return try json(200, Self.encode(try tap(request)))
             case .retry(let id):
@@ -181,7 +177,7 @@ public final class StationPage: Sendable {
     }
 
     /// The pill's JSON; it answers even when the queue cannot be read: unknown counts, and why.
-    private func status() -> String {
+    private func status() throws -> String {
         var noticed = attention.current
         let counts: QueueCounts?
         do {
@@ -190,7 +186,7 @@ public final class StationPage: Sendable {
             counts = nil
             noticed.append(StationJSON.databaseFailed(error))
         }
-        return StationJSON.status(
+        return try StationJSON.status(
             online: sync.isOnline, serverReady: sync.isServerReady, server: station.transport.server, counts: counts,
             attention: StationJSON.attention(station, others: noticed), scanner: scanner.withLock { $0 },
             lastScan: lastScan.withLock { $0 })

@@ -115,8 +115,9 @@ import Testing
 
         let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
+        // acme's two go on (pending counts only actions not in flight, so wait for the server's count).
+        #expect(try await eventually { try await fixture.picked() == [1, 1, 0] })
         #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 1 })
-        #expect(try await fixture.picked() == [1, 1, 0])
         #expect(try await eventually { try await Self.attentionCodes(page) == ["no_token"] })
 
         // Support parks the stranded action (clearing a pending one is refused, and says how), then clears it.

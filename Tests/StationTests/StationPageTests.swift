@@ -118,7 +118,7 @@ import Testing
         #expect(try await fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter
         let queue = try ActionQueue(
             path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
-        try queue.transaction { db in
+        _ = try queue.transaction { db in
             try db.run(
                 """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)

@@ -38,7 +38,7 @@ enum StatusCommand: Command {
         let server = station.transport.server
         if arguments[\.json] {
             StandardStream.output.write(
-                StationJSON.status(
+                try StationJSON.status(
                     online: online, serverReady: probe.databaseReady, server: server, counts: counts,
                     attention: attention) + "\n")
         } else {
