@@ -31,7 +31,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
         }
     }
 
-    /// Sorts an HTTP answer by the brief's rules. `headers` are the answer's, names in lower case;
+    /// Sorts an HTTP answer (the rules below and in docs/station.md). `headers` are the answer's, names in lower case;
     /// `sentKey` is the action's idempotency key; `org` and `server` make a pause's message concrete.
     ///
     /// Only the API's own answers count: a 2xx is delivered only when it is JSON and echoes
