@@ -121,8 +121,9 @@ public struct StationConfiguration: Sendable, Equatable {
         let serverText = try reader.requiredString("server")
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
-        let database = resolve(try reader.string("database", default: Self.defaultDatabasePath))
-        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path) {
+        let databaseText = try reader.string("database", default: Self.defaultDatabasePath)
+        let database = resolve(databaseText)
+        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path, written: databaseText) {
             throw reader.error("database", problem)
         }
 
@@ -261,14 +262,10 @@ public struct StationConfiguration: Sendable, Equatable {
         var certificateAuthorityFile: String?
         if var options = try reader.object("tls") {
             if let file = try options.string("caFile").map(resolve) {
-                let text: String
                 do {
-                    text = try NamedFile.readText(file)
+                    _ = try SystemTrust.certificates(inFile: file)
                 } catch {
-                    throw options.error("caFile", "cannot be read: \(error)")
-                }
-                guard !SystemTrust.certificates(inPEM: text).isEmpty else {
-                    throw options.error("caFile", "holds no PEM certificate (-----BEGIN CERTIFICATE-----): \(file)")
+                    throw options.error("caFile", "\(file) \(error)")
                 }
                 certificateAuthorityFile = file
             }

@@ -51,6 +51,10 @@ import Testing
                 "\"database\" is in /nonexistent-scanpick, which does not exist: create it (mkdir -p /nonexistent-scanpick)",
                 []
             ),
+            // Naming the folder instead of the file: an existing folder, or any path ending in '/'.
+            (#"{"listen": "127.0.0.1:8080", "database": ".", "organisations": {}}"#, "not a database file", []),
+            (#"{"listen": "127.0.0.1:8080", "database": "nosuch/", "organisations": {}}"#, "not a database file", []),
+            (#"{"listen": "127.0.0.1:8080", "database": "/dev/null", "organisations": {}}"#, "not a regular file", []),
         ]
         for (index, (json, message, options)) in cases.enumerated() {
             let file = try folder.write("c\(index).json", text: json)
