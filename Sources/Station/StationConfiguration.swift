@@ -235,12 +235,17 @@ public struct StationConfiguration: Sendable, Equatable {
             guard scanners.count < Self.maxScanners else {
                 throw reader.error("scanners", "may list at most \(Self.maxScanners) scanners")
             }
-            var scanner = ScannerSettings(device: try options.requiredString("device"))
-            guard scanner.device.hasPrefix("/dev/"), scanner.device.utf8.count <= 4096,
-                !scanner.device.utf8.contains(0)
-            else {
+            let device = try options.requiredString("device")
+            // Standardized, so "/dev/../etc/x" cannot pass for a device and one scanner cannot be
+            // listed twice under two spellings (the second would only fail its grab).
+            let standardized = URL(fileURLWithPath: device).standardizedFileURL.path
+            guard standardized.hasPrefix("/dev/"), device.utf8.count <= 4096, !device.utf8.contains(0) else {
                 throw options.error("device", "must be a device path under /dev/ (e.g. /dev/input/by-id/…-event-kbd)")
             }
+            guard !scanners.contains(where: { $0.device == standardized }) else {
+                throw options.error("device", "\(standardized) is listed twice: each scanner once")
+            }
+            var scanner = ScannerSettings(device: standardized)
             switch try options.string("terminator", default: "enter") {
             case "enter": scanner.decoding.terminator = KeyCode.enter
             case "tab": scanner.decoding.terminator = KeyCode.tab
@@ -251,9 +256,15 @@ public struct StationConfiguration: Sendable, Equatable {
                     try options.integer(
                         "maxKeyGapMilliseconds", default: Int(scanner.decoding.maxGap * 1000), in: 5...1000)) / 1000
             if let separator = try options.string("groupSeparator") {
+                // Letters and digits are data: "0" as a separator would split every GTIN.
                 guard (1...4).contains(separator.count),
-                    separator.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
-                else { throw options.error("groupSeparator", "must be 1 to 4 visible ASCII characters (e.g. \"~\")") }
+                    separator.unicodeScalars.allSatisfy({
+                        (0x21...0x7E).contains($0.value) && !CharacterSet.alphanumerics.contains($0)
+                    })
+                else {
+                    throw options.error(
+                        "groupSeparator", "must be 1 to 4 visible ASCII symbols, no letters or digits (e.g. \"~\")")
+                }
                 scanner.decoding.groupSeparator = separator
             }
             try options.finish()
