@@ -14,10 +14,16 @@ public struct ConfigReader {
     private let object: [String: Any]
     private var read: Set<String> = []
 
+    /// The most bytes a configuration file may hold.
+    public static let maxFileBytes = 1024 * 1024
+
     /// Parses the JSON object in the file at `file`.
     public init(contentsOf file: String) throws(ConfigError) {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw ConfigError(file: file, key: nil, problem: "cannot read the file (does it exist?)")
+        let data: Data
+        do {
+            data = Data(try NamedFile.readBytes(file, limit: Self.maxFileBytes))
+        } catch {
+            throw ConfigError(file: file, key: nil, problem: "cannot be read: it \(error.problem)")
         }
         try self.init(data: data, file: file)
     }

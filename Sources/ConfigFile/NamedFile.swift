@@ -13,6 +13,14 @@ public enum NamedFile {
     /// The file's text without surrounding white space; throws the reason it cannot be had.
     /// `limit` bounds the bytes read (a CA bundle needs more than a token).
     public static func readText(_ path: String, limit: Int = maxBytes) throws(NamedFileError) -> String {
+        let bytes = try readBytes(path, limit: limit)
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw NamedFileError(path: path, problem: "is empty") }
+        return text
+    }
+
+    /// The file's bytes, at most `limit` of them; throws the reason they cannot be had.
+    public static func readBytes(_ path: String, limit: Int) throws(NamedFileError) -> [UInt8] {
         // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever. It has no
         // effect on reading a regular file, the only kind accepted below.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
@@ -37,9 +45,7 @@ public enum NamedFile {
             count += got
         }
         guard count <= limit else { throw NamedFileError(path: path, problem: tooLarge) }
-        let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw NamedFileError(path: path, problem: "is empty") }
-        return text
+        return Array(bytes[..<count])
     }
 
     private static func problem(_ code: Int32, _ path: String) -> String {
@@ -58,7 +64,8 @@ public enum NamedFile {
             "owned by \(userName(info.st_uid)):\(groupName(info.st_gid)), mode \(String(info.st_mode & 0o7777, radix: 8).leftPadded(to: 4))"
     }
 
-    static func currentUser() -> String { userName(geteuid()) }
+    /// The name of the user this process runs as (effective id).
+    public static func currentUser() -> String { userName(geteuid()) }
 
     static func userName(_ uid: uid_t) -> String {
         guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return String(uid) }
