@@ -111,12 +111,16 @@ import Testing
         let checked = try await ProcessRunner.scanpick(["config", "check", "-c", station, "--as-user", "nobody"])
         #expect(checked.status == 1)
         #expect(checked.standardError.contains("valid for root, but not for nobody, whom the services run as"))
-        #expect(checked.standardError.contains("permission denied: owned by root:root, mode 0600"), "\(checked.standardError)")
+        #expect(
+            checked.standardError.contains("permission denied: owned by root:root, mode 0600"),
+            "\(checked.standardError)")
         // Once that user may read it, both checks pass.
         chown(token, 65534, 65534)
         let fixed = try await ProcessRunner.scanpick(["config", "check", "-c", station, "--as-user", "nobody"])
         #expect(fixed.status == 0, "\(fixed.standardError)")
-        let unknown = try await ProcessRunner.scanpick(["config", "check", "-c", station, "--as-user", "no-such-user-x"])
+        let unknown = try await ProcessRunner.scanpick([
+            "config", "check", "-c", station, "--as-user", "no-such-user-x",
+        ])
         #expect(unknown.standardError.contains("there is no user named no-such-user-x"))
     }
 }

@@ -25,7 +25,8 @@ extension ConfigCommand {
             var asUser = Option<String?>(
                 "as-user", valueName: "USER",
                 help:
-                    "Check again as USER, whom the service runs as (needs root; default as root: \(ServiceUser.name), if that user exists).")
+                    "Check again as USER, whom the service runs as (needs root; default as root: \(ServiceUser.name), if that user exists)."
+            )
         }
 
         static var configuration: CommandConfiguration {
