@@ -146,7 +146,7 @@ import Testing
             in: folder.path)
         #expect(refused.status == 1)
         #expect(
-            refused.standardError.contains("s.sqlite is owned by root:root, mode 0644 and this process runs as nobody"))
+            refused.standardError.contains("s.sqlite is owned by root:root, mode 0600 and this process runs as nobody"))
         #expect(!refused.standardError.contains("readonly database"))
     }
 
