@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Queue
@@ -21,8 +22,8 @@ import Testing
     /// it cut the next sleep short (the loop then passed or probed early).
     @Test func theTimerOfASleepARingEndedNeverEndsTheNextSleep() async throws {
         let alarm = Alarm()
-        let first = Task { await alarm.sleep(for: 0.2) }
-        while !alarm.isSleeping { await Task.yield() }
+        let first = Task { await alarm.sleep(for: 1) }
+        #expect(await eventually(30) { alarm.isSleeping })
         alarm.ring()
         await first.value
         let ended = Atomic<Bool>(false)
@@ -30,8 +31,8 @@ import Testing
             await alarm.sleep(for: 3600)
             ended.store(true, ordering: .relaxed)
         }
-        while !alarm.isSleeping { await Task.yield() }
-        try await Task.sleep(for: .milliseconds(600))  // well past the first sleep's 0.2 s timer
+        #expect(await eventually(30) { alarm.isSleeping })
+        try await Task.sleep(for: .milliseconds(1500))  // well past the first sleep's 1 s timer
         let endedEarly = ended.load(ordering: .relaxed)
         #expect(!endedEarly, "the first sleep's timer ended the second")
         alarm.ring()
