@@ -71,10 +71,10 @@ public final class HandheldScanner: @unchecked Sendable {
             switch status {
             case 0: break
             case 1:
-                // The kernel's buffer overflowed: the code in progress lost keys. libevdev now hands
-                // over the state delta (2), then -EAGAIN, after which its key state is current.
+                // The kernel's buffer overflowed: a code lost keys (the decoder refuses it). libevdev
+                // now hands over the state delta (2), then -EAGAIN, after which its key state is current.
                 syncing = true
-                if let read = decoder.eventsDropped() { return read }
+                decoder.eventsDropped(at: Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000)
                 continue
             case 2: continue
             case -EAGAIN:

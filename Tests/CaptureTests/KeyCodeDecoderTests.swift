@@ -82,23 +82,32 @@ import Testing
             } == true)
     }
 
-    /// Events dropped by the kernel mid-code (a Shift release among them): the partial code is
-    /// refused, and once the held keys are resynchronised the next scan reads plainly.
-    @Test func droppedEventsRefuseThePartialCodeAndResetStuckModifiers() {
+    /// Events dropped by the kernel mid-code (a Shift release among them): what arrives up to the
+    /// next Enter is only a fragment and is refused, and once the held keys are resynchronised the
+    /// next scan reads plainly.
+    @Test func droppedEventsRefuseTheFragmentAndResetStuckModifiers() {
         var decoder = KeyCodeDecoder()
-        // "A" then "B…" with Shift still down when the kernel dropped the rest, its release included.
-        let partial = Self.events("AB").filter { !($0.0 == KeyCode.leftShift && $0.1 == 0) }.dropLast(2)
-        for event in partial.dropLast(2) { #expect(decoder.feed(key: event.0, value: event.1, at: event.2) == nil) }
-        guard case .refused(let typed, let reason)? = decoder.eventsDropped() else {
-            Issue.record("a partial code was not refused")
+        // "A" then Shift down for "B" when the kernel dropped the rest, the Shift release included.
+        let before = Self.events("AB").prefix(5)
+        for event in before { #expect(decoder.feed(key: event.0, value: event.1, at: event.2) == nil) }
+        decoder.eventsDropped(at: 10.005)
+        decoder.resynchronise(shiftHeld: 0, controlHeld: 0)
+        // The tail of the code after the drop, and its Enter: refused, never taken for a code.
+        let tail = Self.events("567", start: 10.02).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+        guard case .refused(let typed, let reason)? = tail.first, tail.count == 1 else {
+            Issue.record("the fragment after a drop was not refused: \(tail)")
             return
         }
-        #expect(typed == "A")
+        #expect(typed == "A567")
         #expect(reason.contains("overflowed"))
-        #expect(decoder.eventsDropped() == nil)  // nothing left to refuse
-        decoder.resynchronise(shiftHeld: 0, controlHeld: 0)
         let next = Self.events("234567", start: 20).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
         #expect(next == [.code("234567")])
+
+        // A drop with nothing typed after it (it swallowed a whole code) is reported once keys rest.
+        decoder.eventsDropped(at: 30)
+        #expect(decoder.idle(at: 30.1) == nil)
+        #expect(decoder.idle(at: 31) == .refused(typed: "", reason: KeyCodeDecoder.overflowReason))
+        #expect(decoder.idle(at: 40) == nil)
     }
 
     /// A scanner that ends codes with Tab (or nothing) while Enter is configured: each code is
