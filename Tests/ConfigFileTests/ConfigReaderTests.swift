@@ -20,7 +20,7 @@ import Testing
 
     @Test func namesUnknownKeysAndBadValues() throws {
         var config = try reader(#"{"queue": {"capp": 1}, "n": 99, "flag": 1, "nested": []}"#)
-        var queue = try #require(try config.object("queue"))
+        let queue = try #require(try config.object("queue"))
         #expect(
             throws: ConfigError(
                 file: "c.json", key: "queue.capp",

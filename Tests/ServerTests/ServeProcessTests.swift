@@ -17,7 +17,7 @@ import Testing
         _ = try await fixture.scan(fixture.tasks[0], "036000291452")
         _ = try await APIClient(fixture.server.baseURL, token: "secret-wrong-token").get("/api/batches/x")
         // The log is written in batches, off the request's path: wait for the second request's line.
-        #expect(try await eventually { fixture.server.log.contains(#""status":401"#) })
+        #expect(await eventually { fixture.server.log.contains(#""status":401"#) })
         let lines = fixture.server.log.split(separator: "\n").map(String.init)
         // The request's line (under load a slow_transaction line may name the route too).
         let scan = try #require(lines.first { $0.contains("/api/picking/submit-scan") && $0.contains(#""method":"#) })
