@@ -64,6 +64,7 @@ import Testing
         let port = try #require(station.page.port)
         let host = "127.0.0.1:\(port)"
         let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
+        #expect(await eventually { !links().isEmpty })  // printed just after the page's address
         let link = try #require(links().first?.split(separator: " ").last.flatMap { URL(string: String($0)) })
 
         let anonymous = try RawHTTP.send(port: port, "GET", "/api/queue", host: host)
