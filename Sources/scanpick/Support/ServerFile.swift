@@ -36,11 +36,17 @@ struct ServerFile: CommandArguments {
 
     /// What is legal but probably not meant: said at start-up and by `config check`.
     static func warnings(_ configuration: ServerConfiguration) -> [String] {
-        configuration.organisations.isEmpty
-            ? [
-                "no organisations are configured: every API request will be refused 401 (add organisations.ORG.tokenSha256)"
-            ]
-            : []
+        var warnings: [String] = []
+        if configuration.organisations.isEmpty {
+            warnings.append(
+                "no organisations are configured: every API request will be refused 401 (add organisations.ORG.tokenSha256)")
+        }
+        if !configuration.metricsOpenWithoutToken, configuration.metrics.tokenSha256.isEmpty {
+            warnings.append(
+                "/metrics listens where other machines reach it and no metrics.tokenSha256 is configured: every scrape will be refused 401 (add a scraper's token hash, or set metrics.allowUnauthenticated)"
+            )
+        }
+        return warnings
     }
 }
 

@@ -58,6 +58,7 @@ enum ServeCommand: Command {
         defer { withExtendedLifetime(lock) {} }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
+        try api.forgetSilentStations()
         let server: HTTPServer
         do {
             server = try HTTPServer(
@@ -74,12 +75,26 @@ enum ServeCommand: Command {
                     "address": server.address.description, "database": configuration.database.description,
                     "scheme": server.servesTLS ? "https" : "http",
                 ]))
+        // `/metrics` on a listener of its own, when the config gives one (same TLS as the API).
+        var metricsServer: HTTPServer?
+        if let listen = configuration.metrics.listen {
+            do {
+                metricsServer = try HTTPServer(
+                    listen: listen, limits: Self.metricsLimits, tls: tls,
+                    log: { log(Self.event("http", ["message": $0])) }, router: { api.routeMetricsListener($0) })
+            } catch {
+                server.stop()
+                throw ServeFailure(description: "\(error) (the address is the config's \"metrics.listen\")")
+            }
+            log(event("metrics_listening", ["address": metricsServer?.address.description ?? ""]))
+        }
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)
         pruning.setEventHandler {
             do {
                 try api.pruneIdempotencyKeys()
+                try api.forgetSilentStations()
             } catch {
                 log(event("prune_failed", ["error": String(describing: error)]))
             }
@@ -97,10 +112,23 @@ enum ServeCommand: Command {
         watchdog.stop()
         pruning.cancel()
         log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
+        metricsServer?.stop()
         server.stop()
         log(event("stopped", [:]))
         return 0
     }
+
+    /// The metrics listener serves a few scrapers: few connections, no bodies.
+    static let metricsLimits = {
+        var limits = HTTPServerLimits()
+        limits.connectionLimit = 64
+        limits.perAddressConnectionLimit = 16
+        limits.maxBodyBytes = 1024
+        limits.workerThreads = 2
+        limits.bulkWorkerThreads = 1
+        limits.pollingThreads = 1
+        return limits
+    }()
 
     /// How long a request handler or a commit may run before the server counts as wedged.
     static let stuckAfter = Duration.seconds(120)
