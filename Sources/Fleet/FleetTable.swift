@@ -42,7 +42,8 @@ public enum FleetTable {
             let note = notes.joined(separator: " · ")
             rows.append([
                 heartbeat.station, station.status,
-                Timestamp.date(station.lastSeenAt).map { age(now.timeIntervalSince($0)) + " ago" } ?? station.lastSeenAt,
+                Timestamp.date(station.lastSeenAt).map { age(now.timeIntervalSince($0)) + " ago" }
+                    ?? station.lastSeenAt,
                 String(heartbeat.pending + heartbeat.inFlight), String(heartbeat.dead), oldest, heartbeat.camera,
                 String(heartbeat.scanners), heartbeat.batchId ?? "", heartbeat.workerId ?? "",
                 note.count > 80 ? String(note.prefix(79)) + "…" : note,

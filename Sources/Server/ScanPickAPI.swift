@@ -41,7 +41,8 @@ public final class ScanPickAPI: Sendable {
         horizon = IdempotencyHorizon(
             retentionDays: configuration.idempotencyRetentionDays, marginHours: configuration.idempotencyMarginHours)
         metricsAccess = MetricsAccess(
-            openWithoutToken: configuration.metricsOpenWithoutToken, tokenHashes: Set(configuration.metrics.tokenSha256))
+            openWithoutToken: configuration.metricsOpenWithoutToken, tokenHashes: Set(configuration.metrics.tokenSha256)
+        )
         metricsOnMainListener = configuration.metrics.listen == nil
         fleetStatus = FleetStatus(backlogAlert: configuration.backlogAlertMinutes * 60)
         maxStationsPerOrganisation = configuration.maxStationsPerOrganisation
@@ -81,7 +82,8 @@ public final class ScanPickAPI: Sendable {
             }
         } catch {
             return .now(
-                finish(request, response(for: error, request), organisation: organisation, route: admitted, since: start))
+                finish(
+                    request, response(for: error, request), organisation: organisation, route: admitted, since: start))
         }
         return .onWorker { self.handle(request) }
     }

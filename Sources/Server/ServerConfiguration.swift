@@ -74,7 +74,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
         idempotencyRetentionDays: Int = 30, idempotencyMarginHours: Int = 24, databasePoolSize: Int = 8,
         http: HTTPServerLimits = HTTPServerLimits(), tls: TLSFiles? = nil, allowPlainHTTP: Bool = false,
-        backlogAlertMinutes: Double = 10, maxStationsPerOrganisation: Int = 500, metrics: MetricsSettings = MetricsSettings()
+        backlogAlertMinutes: Double = 10, maxStationsPerOrganisation: Int = 500,
+        metrics: MetricsSettings = MetricsSettings()
     ) {
         self.listen = listen
         self.backlogAlertMinutes = backlogAlertMinutes

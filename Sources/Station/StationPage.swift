@@ -162,7 +162,8 @@ public final class StationPage: Sendable {
             case .metrics:
                 guard let text = metricsText.withLock({ $0 }) else { throw HTTPError.noSuchRoute(request.path) }
                 return HTTPResponse(
-                    status: 200, headers: [("Content-Type", StationMetrics.contentType), ("Cache-Control", "no-store")],
+                    status: 200,
+                    headers: [("Content-Type", StationMetrics.contentType), ("Cache-Control", "no-store")],
                     body: text())
             }
         } catch {

@@ -59,7 +59,8 @@ extension ScanPickAPI {
             "Stations that have reported heartbeats, by organisation and status (the worst that applies).")
         for org in organisations {
             for status in FleetStation.statuses {
-                text.sample("scanpick_stations", [("org", org), ("status", status)], value: byStatus[org]?[status] ?? 0)
+                text.sample(
+                    "scanpick_stations", [("org", org), ("status", status)], value: byStatus[org]?[status] ?? 0)
             }
         }
         return HTTPResponse(status: 200, headers: [("Content-Type", PrometheusText.contentType)], body: text.bytes)

@@ -113,7 +113,8 @@ final class HeartbeatSender: Sendable {
             station: configuration.station, heartbeatSeconds: configuration.heartbeatSeconds,
             version: ScanPickVersion.current, online: true, pending: counts.pending, inFlight: counts.inFlight,
             dead: counts.dead, oldestPendingAt: counts.oldestUnsentAt, lastSyncAt: counts.lastSyncAt,
-            camera: metrics.camera.rawValue, scanners: min(metrics.scannersReady, StationHeartbeat.scannerRange.upperBound),
+            camera: metrics.camera.rawValue,
+            scanners: min(metrics.scannersReady, StationHeartbeat.scannerRange.upperBound),
             batchId: open?.org == org ? open?.batchId : nil, workerId: configuration.worker, attention: Array(items))
     }
 

@@ -106,7 +106,8 @@ public final class StationMetrics: Sendable {
                 "Age of the oldest action not yet sent (0 when none waits).")
             let oldest = counts.oldestUnsentAt.flatMap(Timestamp.date)
             text.sample(
-                "scanpick_station_oldest_pending_age_seconds", value: oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+                "scanpick_station_oldest_pending_age_seconds",
+                value: oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
         }
         text.family("scanpick_station_sent_total", .counter, "Actions the server confirmed since the station started.")
         text.sample("scanpick_station_sent_total", value: sent.value)
@@ -127,13 +128,17 @@ public final class StationMetrics: Sendable {
         text.sample("scanpick_station_frames_dropped_total", value: devices.droppedFrames?() ?? 0)
         text.family("scanpick_station_decode_duration_seconds", .histogram, "Time ZBar took on one frame.")
         text.histogram("scanpick_station_decode_duration_seconds", [], decodeSeconds.snapshot)
-        text.family("scanpick_station_camera_up", .gauge, "1 when the camera captures, 0 when it is missing (absent when none is in use).")
+        text.family(
+            "scanpick_station_camera_up", .gauge,
+            "1 when the camera captures, 0 when it is missing (absent when none is in use).")
         if devices.camera != .off { text.sample("scanpick_station_camera_up", value: devices.camera == .ok ? 1 : 0) }
-        text.family("scanpick_station_scanner_up", .gauge, "1 when a configured handheld scanner is ready, by its number.")
+        text.family(
+            "scanpick_station_scanner_up", .gauge, "1 when a configured handheld scanner is ready, by its number.")
         for (number, ready) in devices.scanners.sorted(by: { $0.key < $1.key }) {
             text.sample("scanpick_station_scanner_up", [("scanner", String(number))], value: ready ? 1 : 0)
         }
-        text.family("scanpick_station_attention_items", .gauge, "Things that need a person (as scanpick status lists them).")
+        text.family(
+            "scanpick_station_attention_items", .gauge, "Things that need a person (as scanpick status lists them).")
         text.sample("scanpick_station_attention_items", value: attention)
         return text
     }

@@ -58,7 +58,8 @@ enum FleetCommand: Command {
             server = server ?? station.server
         } else {
             throw StationCommandError(
-                "no token for \(org): give --token-file FILE, set SCANPICK_TOKEN, or name a station config with --config")
+                "no token for \(org): give --token-file FILE, set SCANPICK_TOKEN, or name a station config with --config"
+            )
         }
         guard let server else { throw StationCommandError("--server URL is required (or --config with its server)") }
         let fleet = try await FleetClient(server: server, token: token).stations()

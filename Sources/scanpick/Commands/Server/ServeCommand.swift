@@ -57,8 +57,7 @@ enum ServeCommand: Command {
         }
         defer { withExtendedLifetime(lock) {} }
         let api = try ScanPickAPI(configuration: configuration, log: log)
-        try api.pruneIdempotencyKeys()
-        try api.forgetSilentStations()
+        try api.prune()
         let server: HTTPServer
         do {
             server = try HTTPServer(
@@ -76,25 +75,21 @@ enum ServeCommand: Command {
                     "scheme": server.servesTLS ? "https" : "http",
                 ]))
         // `/metrics` on a listener of its own, when the config gives one (same TLS as the API).
-        var metricsServer: HTTPServer?
-        if let listen = configuration.metrics.listen {
+        let metricsServer = try configuration.metrics.listen.map { listen in
             do {
-                metricsServer = try HTTPServer(
-                    listen: listen, limits: Self.metricsLimits, tls: tls,
-                    log: { log(Self.event("http", ["message": $0])) }, router: { api.routeMetricsListener($0) })
+                return try api.startMetricsListener(listen, tls: tls, log: { log(Self.event("http", ["message": $0])) })
             } catch {
                 server.stop()
                 throw ServeFailure(description: "\(error) (the address is the config's \"metrics.listen\")")
             }
-            log(event("metrics_listening", ["address": metricsServer?.address.description ?? ""]))
         }
+        if let metricsServer { log(event("metrics_listening", ["address": metricsServer.address.description])) }
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)
         pruning.setEventHandler {
             do {
-                try api.pruneIdempotencyKeys()
-                try api.forgetSilentStations()
+                try api.prune()
             } catch {
                 log(event("prune_failed", ["error": String(describing: error)]))
             }
@@ -118,25 +113,8 @@ enum ServeCommand: Command {
         return 0
     }
 
-    /// The metrics listener serves a few scrapers: few connections, no bodies.
-    static let metricsLimits = {
-        var limits = HTTPServerLimits()
-        limits.connectionLimit = 64
-        limits.perAddressConnectionLimit = 16
-        limits.maxBodyBytes = 1024
-        limits.workerThreads = 2
-        limits.bulkWorkerThreads = 1
-        limits.pollingThreads = 1
-        return limits
-    }()
-
     /// How long a request handler or a commit may run before the server counts as wedged.
     static let stuckAfter = Duration.seconds(120)
 
-    private static func event(_ name: String, _ fields: [String: String]) -> String {
-        var line = JSONObjectWriter()
-        line.add("event", string: name)
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
-        return line.finished()
-    }
+    private static let event = ServerFile.event
 }
