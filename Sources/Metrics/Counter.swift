@@ -5,7 +5,7 @@ import Synchronization
 ///
 ///     let sent = Counter()
 ///     sent.add()
-///     text.sample("scanpick_station_sent_total", sent.value)
+///     text.sample("scanpick_station_sent_total", value: sent.value)
 public final class Counter: Sendable {
     private let count = Atomic<UInt64>(0)
 
