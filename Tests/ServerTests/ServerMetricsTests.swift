@@ -1,5 +1,7 @@
+import ConfigFile
 import Digest
 import Foundation
+import Server
 import TestSupport
 import Testing
 
@@ -127,5 +129,43 @@ import Testing
         #expect(try await APIClient(metrics, token: "scraper-token").get("/api/stations").status == 404)
         #expect(try await APIClient(server.baseURL, token: nil).get("/metrics").status == 404)
         #expect(try await APIClient(server.baseURL, token: "scraper-token").get("/metrics").status == 404)
+    }
+
+    /// The config's keys for the fleet view and the metrics, with their bounds, and where a
+    /// metrics listener of its own must not send its scrapers' tokens in the clear.
+    @Test func fleetAndMetricsSettingsAreCheckedAtLoad() throws {
+        let folder = try TemporaryDirectory()
+        let hash = SHA256.hex(of: "scraper-token")
+        func load(_ extra: String) throws -> ServerConfiguration {
+            let path = try folder.write(
+                "server.json", text: #"{"organisations": {"acme": {"tokenSha256": ["\#(hash)"]}}\#(extra)}"#)
+            return try ServerConfiguration.load(path: path)
+        }
+        let defaults = try load("")
+        #expect(defaults.backlogAlertMinutes == 10 && defaults.maxStationsPerOrganisation == 500)
+        #expect(defaults.metrics.listen == nil && defaults.metricsOpenWithoutToken)
+        for (extra, key) in [
+            (#", "backlogAlertMinutes": 0"#, "backlogAlertMinutes"),
+            (#", "backlogAlertMinutes": 10081"#, "backlogAlertMinutes"),
+            (#", "maxStationsPerOrganisation": 0"#, "maxStationsPerOrganisation"),
+            (#", "maxStationsPerOrganisation": 10001"#, "maxStationsPerOrganisation"),
+            (#", "metrics": {"listen": "nowhere"}"#, "metrics.listen"),
+            (#", "metrics": {"tokenSha256": ["ABC"]}"#, "metrics.tokenSha256"),
+            (#", "metrics": {"scrapeEverything": true}"#, "metrics.scrapeEverything"),
+        ] {
+            #expect(throws: ConfigError.self, "\(extra)") { try load(extra) }
+            do {
+                _ = try load(extra)
+            } catch let error as ConfigError {
+                #expect(error.key == key, "\(extra): \(error)")
+            }
+        }
+        // Another machine's scraper over plain HTTP would send its token in the clear.
+        let exposed = try load(#", "metrics": {"listen": "0.0.0.0:9464", "tokenSha256": ["\#(hash)"]}"#)
+        #expect(!exposed.metricsOpenWithoutToken)
+        #expect(exposed.plainHTTPRefusal?.contains("metrics.listen") == true)
+        #expect(try load(#", "metrics": {"listen": "127.0.0.1:9464"}"#).metricsOpenWithoutToken)
+        let open = try load(#", "metrics": {"listen": "0.0.0.0:9464", "allowUnauthenticated": true}"#)
+        #expect(open.metricsOpenWithoutToken && open.plainHTTPRefusal == nil)
     }
 }
