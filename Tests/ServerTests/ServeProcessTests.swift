@@ -19,7 +19,8 @@ import Testing
         // The log is written in batches, off the request's path: wait for the second request's line.
         #expect(try await eventually { fixture.server.log.contains(#""status":401"#) })
         let lines = fixture.server.log.split(separator: "\n").map(String.init)
-        let scan = try #require(lines.first { $0.contains("/api/picking/submit-scan") })
+        // The request's own line (under load a slow_transaction line may name the path first).
+        let scan = try #require(lines.first { $0.contains("/api/picking/submit-scan") && $0.contains(#""method""#) })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.utf8)) as? [String: Any])
         #expect(object["method"] as? String == "POST")
         #expect(object["status"] as? Int == 200)

@@ -41,7 +41,7 @@ import Testing
         // Station B: its own database, straight to the server, a camera that is not plugged in.
         var settingsB = fixture.settings
         settingsB["station"] = "st-b"
-        settingsB["heartbeatSeconds"] = 1
+        settingsB["heartbeatSeconds"] = 3  // stale only after 9 s: a loaded machine's slow beat is not one
         settingsB["server"] = fixture.server.baseURL.absoluteString
         settingsB["database"] = fixture.folder.file("station-b.sqlite")
         let configB = try fixture.folder.writePrivate(
@@ -149,10 +149,13 @@ import Testing
         }
 
         // The server's metrics count both stations by status.
-        let server = try await PrometheusScrape.parse(
-            try await APIClient(fixture.server.baseURL, token: nil).get("/metrics").text)
-        #expect(server.value("scanpick_stations", ["org": "acme", "status": "ok"]) == 1)
-        #expect(server.value("scanpick_stations", ["org": "acme", "status": "dead_letters"]) == 1)
+        let serverMetrics = APIClient(fixture.server.baseURL, token: nil)
+        #expect(
+            try await eventually {
+                let scrape = try await PrometheusScrape.parse(try await serverMetrics.get("/metrics").text)
+                return scrape.value("scanpick_stations", ["org": "acme", "status": "ok"]) == 1
+                    && scrape.value("scanpick_stations", ["org": "acme", "status": "dead_letters"]) == 1
+            })
 
         #expect(await stationA.stop() == 0)
         #expect(await stationB.stop() == 0)
