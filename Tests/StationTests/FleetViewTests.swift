@@ -157,6 +157,19 @@ import Testing
                     && scrape.value("scanpick_stations", ["org": "acme", "status": "dead_letters"]) == 1
             })
 
+        // The token (and the server) may come from a station config; a token of another
+        // organisation, or no server, is said plainly, exit 1.
+        let viaConfig = try await ProcessRunner.scanpick(["fleet", "--org", "acme", "--config", configB, "--json"])
+        #expect(viaConfig.status == 0 && viaConfig.standardOutput.contains(#""station":"st-b""#), "\(viaConfig)")
+        let wrongOrg = try await ProcessRunner.scanpick([
+            "fleet", "--server", fixture.server.baseURL.absoluteString, "--org", "globex", "--token-file", tokenFile,
+        ])
+        #expect(wrongOrg.status == 1 && wrongOrg.standardError.contains("acts for organisation acme, not globex"))
+        let nowhere = try await ProcessRunner.scanpick([
+            "fleet", "--server", "http://127.0.0.1:1", "--org", "acme", "--token-file", tokenFile,
+        ])
+        #expect(nowhere.status == 1 && nowhere.standardError.contains("cannot reach the server"), "\(nowhere)")
+
         #expect(await stationA.stop() == 0)
         #expect(await stationB.stop() == 0)
     }
