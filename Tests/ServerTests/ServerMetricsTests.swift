@@ -1,9 +1,10 @@
 import ConfigFile
 import Digest
 import Foundation
-import Server
 import TestSupport
 import Testing
+
+@testable import Server
 
 /// `GET /metrics` of a real `scanpick serve`, read by Prometheus's own parser: its numbers are the
 /// requests the test made and the stations it reported, its label sets stay bounded whatever a
@@ -167,5 +168,21 @@ import Testing
         #expect(try load(#", "metrics": {"listen": "127.0.0.1:9464"}"#).metricsOpenWithoutToken)
         let open = try load(#", "metrics": {"listen": "0.0.0.0:9464", "allowUnauthenticated": true}"#)
         #expect(open.metricsOpenWithoutToken && open.plainHTTPRefusal == nil)
+    }
+
+    /// Every route has a label of its own in the fixed list, and `none` is the last: a route added
+    /// without one cannot share another's series.
+    @Test func everyRouteHasItsOwnMetricName() {
+        let routes: [Route] = [
+            .health, .ready, .upsertOrders, .createBatch, .getBatch(id: "b"), .submitScan, .pick, .setQty,
+            .createShipment, .voidShipment(id: "s"), .heartbeat, .stations, .removeStation(name: "n"), .metrics,
+            .fleetPage(file: "fleet.html"),
+        ]
+        let indexes = routes.map(\.metricIndex)
+        #expect(Set(indexes).count == routes.count)
+        #expect(indexes.allSatisfy { Route.metricNames.indices.contains($0) && $0 != Route.noRouteMetricIndex })
+        #expect(Route.metricNames.count == routes.count + 1)
+        #expect(Route.metricNames[Route.noRouteMetricIndex] == "none")
+        #expect(Set(Route.metricNames).count == Route.metricNames.count)
     }
 }
