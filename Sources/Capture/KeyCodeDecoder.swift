@@ -84,6 +84,41 @@ public struct KeyCodeDecoder: Sendable {
         return nil
     }
 
+    /// The kernel dropped key events (its buffer overflowed while the reader was busy): the code in
+    /// progress lost keys, so it is refused, never guessed. The held modifiers are then
+    /// ``resynchronise(shiftHeld:controlHeld:)``'d from the device's state.
+    public mutating func eventsDropped() -> Read? {
+        defer { reset() }
+        guard !text.isEmpty || unknownKeys > 0 else { return nil }
+        return .refused(typed: text, reason: "the scanner's key events overflowed (some were lost): scan again")
+    }
+
+    /// Sets which modifiers are held, as the device reports after dropped events (their releases
+    /// may have been among the lost: a Shift counted as held forever would shift every later scan).
+    public mutating func resynchronise(shiftHeld: Int, controlHeld: Int) {
+        shift = max(0, shiftHeld)
+        control = max(0, controlHeld)
+    }
+
+    /// How long keys must rest before what they typed without a terminator is given up (longer
+    /// than any pause inside a scan).
+    public var idleLimit: Double { max(0.3, 2 * options.maxGap) }
+
+    /// Called while no key comes (at `time`, on the events' clock): keys typed more than
+    /// ``idleLimit`` ago and never ended by the terminator are refused now, not when the next scan
+    /// starts (a scanner whose suffix is Tab or nothing would otherwise be refused one scan late,
+    /// as if a person had typed it, and its last scan never reported).
+    public mutating func idle(at time: Double) -> Read? {
+        guard let last = lastKeyAt, time - last > idleLimit, !text.isEmpty || unknownKeys > 0 else { return nil }
+        defer { reset() }
+        let terminator = options.terminator == KeyCode.tab ? "Tab" : "Enter"
+        return .refused(
+            typed: text,
+            reason:
+                "no \(terminator) followed these keys: a scanner that ends codes differently (check scanners[].terminator), or a person typing"
+        )
+    }
+
     /// Adds the character `key` types (with Shift or Ctrl as held), or counts it as unknown.
     private mutating func type(_ key: UInt16) {
         if control > 0 {

@@ -81,4 +81,43 @@ import Testing
                 if case .refused = $0 { true } else { false }
             } == true)
     }
+
+    /// Events dropped by the kernel mid-code (a Shift release among them): the partial code is
+    /// refused, and once the held keys are resynchronised the next scan reads plainly.
+    @Test func droppedEventsRefuseThePartialCodeAndResetStuckModifiers() {
+        var decoder = KeyCodeDecoder()
+        // "A" then "B…" with Shift still down when the kernel dropped the rest, its release included.
+        let partial = Self.events("AB").filter { !($0.0 == KeyCode.leftShift && $0.1 == 0) }.dropLast(2)
+        for event in partial.dropLast(2) { #expect(decoder.feed(key: event.0, value: event.1, at: event.2) == nil) }
+        guard case .refused(let typed, let reason)? = decoder.eventsDropped() else {
+            Issue.record("a partial code was not refused")
+            return
+        }
+        #expect(typed == "A")
+        #expect(reason.contains("overflowed"))
+        #expect(decoder.eventsDropped() == nil)  // nothing left to refuse
+        decoder.resynchronise(shiftHeld: 0, controlHeld: 0)
+        let next = Self.events("234567", start: 20).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+        #expect(next == [.code("234567")])
+    }
+
+    /// A scanner that ends codes with Tab (or nothing) while Enter is configured: each code is
+    /// refused once the keys rest, with the reason, not one scan late as "typed by a person".
+    @Test func keysNoTerminatorEndsAreRefusedWhenTheyRest() {
+        var decoder = KeyCodeDecoder()
+        let tabEnded = Self.events("234567").dropLast(2) + [(KeyCode.tab, 1, 10.03), (KeyCode.tab, 0, 10.03)]
+        #expect(tabEnded.compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }.isEmpty)
+        #expect(decoder.idle(at: 10.1) == nil)  // a pause inside a scan is no reason yet
+        guard case .refused(let typed, let reason)? = decoder.idle(at: 10.03 + decoder.idleLimit + 0.01) else {
+            Issue.record("keys without a terminator were kept")
+            return
+        }
+        #expect(typed == "234567")
+        #expect(reason.contains("no Enter followed these keys"))
+        #expect(reason.contains("scanners[].terminator"))
+        #expect(decoder.idle(at: 20) == nil)
+        // The next, properly ended scan is read as usual.
+        let next = Self.events("111", start: 30).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+        #expect(next == [.code("111")])
+    }
 }

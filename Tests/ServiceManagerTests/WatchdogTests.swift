@@ -59,4 +59,12 @@ import Testing
         #expect(!watchdog.isEnabled)
         watchdog.loop("capture").alive()
     }
+
+    /// `WATCHDOG_USEC` comes from outside: a huge one saturates instead of trapping.
+    @Test func hugeIntervalsSaturate() {
+        #expect(ServiceManager.Watchdog.nanoseconds(.milliseconds(1500)) == 1_500_000_000)
+        #expect(ServiceManager.Watchdog.nanoseconds(.seconds(Int64.max)) == .max)
+        #expect(ServiceManager.Watchdog.nanoseconds(.microseconds(UInt64.max / 2)) == .max)
+        #expect(ServiceManager.Watchdog.nanoseconds(.seconds(-5)) <= 0)
+    }
 }
