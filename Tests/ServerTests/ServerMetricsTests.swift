@@ -109,6 +109,27 @@ import Testing
         #expect(!after.contains { $0.contains("invented") })
     }
 
+    /// An organisation taken out of the config leaves no series behind, though its stations' rows
+    /// are still in the database, and those rows never crowd out the configured organisations'.
+    @Test func anOrganisationRemovedFromTheConfigLeavesNoSeries() async throws {
+        let server = try await ServerProcess(extraConfig: ["maxStationsPerOrganisation": 1])
+        for (org, station) in [("acme", "ac-1"), ("globex", "gx-1")] {
+            let client = APIClient(server.baseURL, token: ServerProcess.tokens[org])
+            #expect(try await FleetTests.send(client, FleetTests.heartbeat(station)).status == 200)
+        }
+        var config = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: server.configPath)))
+                as? [String: Any])
+        var organisations = config["organisations"] as? [String: Any] ?? [:]
+        organisations["acme"] = nil
+        config["organisations"] = organisations
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: server.configPath))
+        try await server.restart()
+        let scrape = try await Self.scrape(server.baseURL)
+        #expect(!scrape.samples.contains { $0.labels["org"] == "acme" })
+        #expect(scrape.value("scanpick_stations", ["org": "globex", "status": "ok"]) == 1)
+    }
+
     /// On a listener of its own (`metrics.listen`) that other machines reach, `/metrics` wants a
     /// scraper's token, never an organisation's; the API's listener then has no `/metrics`.
     @Test func aMetricsListenerOfItsOwnWantsAScrapersToken() async throws {

@@ -47,8 +47,12 @@ extension ScanPickAPI {
             text.histogram("scanpick_database_commit_batch_size", [], rounds)
         }
         let now = Date()
-        let limit = max(1, organisations.count) * maxStationsPerOrganisation
-        let entries = try store.read { db in try StationRegistry.all(in: db, limit: limit) }
+        // The configured organisations' stations only: rows an organisation left behind when it
+        // was removed from the config are neither counted nor read.
+        let (dialect, organisations) = (store.dialect, organisations)
+        let entries = try store.read { db in
+            try organisations.flatMap { org in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
+        }
         var byStatus: [String: [String: Int]] = [:]
         for entry in entries {
             let status = fleetStatus.problems(entry, now: now).first ?? "ok"

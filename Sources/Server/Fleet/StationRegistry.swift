@@ -65,14 +65,6 @@ struct StationRegistry {
         try db.run("DELETE FROM station_heartbeats WHERE org = ? AND station = ?", [org, station]) > 0
     }
 
-    /// Every organisation's stations (for the metrics' gauges), at most `limit` rows.
-    static func all(in db: any SQLConnection, limit: Int) throws -> [Entry] {
-        try db.rows(
-            "SELECT org, received_at, clock_offset_ms, report FROM station_heartbeats ORDER BY org, station LIMIT ?",
-            [limit]
-        ).map(entry)
-    }
-
     /// Forgets every organisation's stations last heard before `cutoff`; returns how many.
     static func prune(heardBefore cutoff: Date, in db: any SQLConnection) throws -> Int {
         try db.run("DELETE FROM station_heartbeats WHERE received_at < ?", [cutoff])
