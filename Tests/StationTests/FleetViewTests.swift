@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStorage
 import TestSupport
 import Testing
 
@@ -115,6 +116,11 @@ import Testing
         #expect(fleet["st-a"]?["pending"] as? Int == 0)
         #expect(fleet["st-a"]?["lastSyncAt"] is String)
         #expect(try await fixture.picked()[1] == 1)
+        // The server recorded which station sent it (X-ScanPick-Station, through the proxy).
+        let senders = try Database(path: fixture.server.database).rows(
+            "SELECT station FROM events WHERE pick_task_id = ?", [b3]
+        ).map { try $0.optionalString("station") }
+        #expect(senders == ["st-a"])
 
         // Both stations' /metrics parse and agree with `scanpick status --json`.
         let statusB = try await ProcessRunner.scanpick(["status", "--json", "--config", configB])
