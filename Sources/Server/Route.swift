@@ -7,7 +7,9 @@ enum Route: Equatable, Sendable {
     case ready
     case upsertOrders
     case createBatch
+    case listBatches
     case getBatch(id: String)
+    case closeBatch(id: String)
     case submitScan
     case pick
     case setQty
@@ -20,7 +22,9 @@ enum Route: Equatable, Sendable {
         ("GET", "/health/ready", { _ in .ready }),
         ("POST", "/api/orders", { _ in .upsertOrders }),
         ("POST", "/api/batches", { _ in .createBatch }),
+        ("GET", "/api/batches", { _ in .listBatches }),
         ("GET", "/api/batches/{}", { .getBatch(id: $0[0]) }),
+        ("POST", "/api/batches/{}/close", { .closeBatch(id: $0[0]) }),
         ("POST", "/api/picking/submit-scan", { _ in .submitScan }),
         ("POST", "/api/picking/pick", { _ in .pick }),
         ("POST", "/api/picking/set-qty", { _ in .setQty }),
@@ -36,7 +40,7 @@ enum Route: Equatable, Sendable {
     var isIdempotent: Bool {
         switch self {
         case .submitScan, .pick, .setQty, .createShipment, .voidShipment: true
-        case .health, .ready, .upsertOrders, .createBatch, .getBatch: false
+        case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch: false
         }
     }
 }

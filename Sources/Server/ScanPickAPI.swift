@@ -212,6 +212,11 @@ public final class ScanPickAPI: Sendable {
         case .getBatch(let id):
             try Self.requirePathIdentifier(id)
             return .json(200, JSONCoding.encode(try read(org) { store in try store.batch(id) }))
+        case .listBatches:
+            return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
+        case .closeBatch(let id):
+            try Self.requirePathIdentifier(id)
+            return .json(200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
         case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment:
             throw APIError.internalError  // answered in handle(_:)
         }
@@ -246,7 +251,7 @@ public final class ScanPickAPI: Sendable {
             ) {
                 store, _, _ in try store.voidShipment(id)
             }
-        case .health, .ready, .upsertOrders, .createBatch, .getBatch:
+        case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch:
             return nil
         }
     }

@@ -4,7 +4,8 @@ import Storage
 /// identifiers, tables and columns. `server-1` is one text with only the few types the engines spell
 /// differently filled in (see ``Spelling``); `server-2`, which stores the idempotency keys' times as
 /// ``Timestamp`` text like every other time (they were seconds since 1970), is written per engine
-/// because only PostgreSQL can change a column's type in place. Every table is keyed by organisation first, so one organisation's
+/// because only PostgreSQL can change a column's type in place; `server-3` lets batches close
+/// (``closingBatches(_:)``). Every table is keyed by organisation first, so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
@@ -28,7 +29,8 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys_v2 RENAME TO idempotency_keys;
                     CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
                     \(Migration.normaliseAppliedTimes)
-                    """)
+                    """),
+            closingBatches("INTEGER"),
         ]
     static let postgres =
         migrations(
@@ -42,8 +44,23 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys ALTER COLUMN created_at TYPE TEXT
                         USING to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
                     \(Migration.normaliseAppliedTimes)
-                    """)
+                    """),
+            closingBatches("BIGINT"),
         ]
+
+    /// `server-3`: batches end. A batch is closed when every task is complete or a supervisor closes
+    /// it (`closed_at`); an order line whose units a closed batch left unpicked can go into a new
+    /// batch, whose task then requires only what is left (`qty_before`: the units of the line picked
+    /// by closed batches when the task was made).
+    static func closingBatches(_ integer: String) -> Migration {
+        Migration(
+            "server-3",
+            sql: """
+                ALTER TABLE batches ADD COLUMN closed_at TEXT;
+                ALTER TABLE pick_tasks ADD COLUMN qty_before \(integer) NOT NULL DEFAULT 0;
+                CREATE INDEX batches_by_status ON batches (org, status, created_at);
+                """)
+    }
 
     /// How an engine spells a 64-bit integer, a byte string, an auto-numbered key column, and the
     /// clause for a table stored as its primary key.

@@ -55,24 +55,39 @@ public final class ScanLoop {
         try handle(code, symbology: nil, at: time, frame: nil)
     }
 
-    /// Validates and queues one code in one write transaction: the active task is read, checked
-    /// and counted (relative to its row as it stands, never past what it requires) together with the
-    /// queued scan, so a tap at the same moment can neither be lost nor make an over-pick.
+    /// Validates and queues one code in one write transaction: the open batch's tasks are read, the
+    /// code checked against them (scan to select: another unfinished task's code makes it the active
+    /// task) and counted (relative to its row as it stands, never past what it requires) together
+    /// with the queued scan, so a tap or a selection at the same moment can neither be lost nor make
+    /// an over-pick. A worker's badge signs the worker in; a batch label is returned for the station
+    /// to open (it needs the server).
     private func handle(_ code: String, symbology: Symbology?, at time: Date, frame: Int?) throws -> Outcome {
-        let worker = station.configuration.worker
+        let configuration = station.configuration
+        if let label = try label(code, configuration) {
+            let outcome = Outcome(code: code, symbology: symbology, verdict: label, actionId: nil)
+            log(Self.logLine(outcome, frame: frame, at: time))
+            return outcome
+        }
         let (verdict, actionId) = try station.queue.transaction { db -> (ScanValidator.Verdict, Int?) in
             let open = try PickListCache.openBatch(db)
+            let tasks = try PickListCache.tasks(db)
+            let active = try PickListCache.activeTask(in: tasks, db)
             let verdict = ScanValidator.check(
-                code, symbology: symbology, against: try PickListCache.activeTask(db), batchId: open?.batchId)
+                code, symbology: symbology, in: tasks, active: active, batchId: open?.batchId)
             guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
             // Scans count only for an organisation that has scanning on (the flag is the open batch's
             // organisation's, read now: the batch, or the configuration, may have changed since start).
-            guard station.configuration.organisations[org]?.scanningEnabled == true else {
+            guard configuration.organisations[org]?.scanningEnabled == true else {
                 return (.scanningOff(org: org), nil)
             }
+            guard
+                let worker = try StationWorkers.actingWorker(
+                    db, configuration, requireSignIn: configuration.requireSignIn)
+            else { return (.signInRequired, nil) }
             guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
                 return (.batchComplete(batchId: task.batchId), nil)
             }
+            if task.id != active?.id { try PickListCache.select(task.id, in: db) }
             let action = try NewAction.scan(
                 org: org, pickTaskId: task.id, location: task.location, barcode: code, worker: worker,
                 scannedAt: time)
@@ -82,6 +97,41 @@ public final class ScanLoop {
         if actionId != nil { onEnqueue() }
         log(Self.logLine(outcome, frame: frame, at: time))
         return outcome
+    }
+
+    /// A worker's badge (signed in here) or a batch label, by the config's patterns; nil for any
+    /// other code. A label whose value could not be a worker or batch id is refused as unacceptable.
+    private func label(_ code: String, _ configuration: StationConfiguration) throws -> ScanValidator.Verdict? {
+        do {
+            try FieldRules.barcode(code, field: "barcode")
+        } catch {
+            return nil  // the validator refuses it
+        }
+        if let worker = configuration.workerBadgePattern?.value(in: code) {
+            do {
+                try station.workers.signIn(id: worker, name: station.workers.name(of: worker))
+            } catch let error as FieldError {
+                return .unacceptable(problem: "the badge's worker id \(error.problem)")
+            }
+            return .workerBadge(workerId: worker)
+        }
+        if let batchId = configuration.batchLabelPattern?.value(in: code) {
+            guard Self.isBatchId(batchId) else {
+                return .unacceptable(
+                    problem: "the batch label names '\(batchId.prefix(40))', not a batch id (letters, digits, . _ -)")
+            }
+            return .batchLabel(batchId: batchId)
+        }
+        return nil
+    }
+
+    /// Whether `text` can be a batch id as the server makes them (and a URL path segment as it is).
+    public static func isBatchId(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2D || byte == 0x2E || byte == 0x5F
+            } && text != "." && text != ".."
     }
 
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
@@ -107,6 +157,17 @@ public final class ScanLoop {
             line.add("reason", string: "scanning_off")
             line.add("org", string: org)
         case .unacceptable: line.add("reason", string: "unacceptable")
+        case .alreadyComplete(let task):
+            line.add("reason", string: "already_complete")
+            line.add("task", string: task.id)
+            line.add("location", string: task.location)
+        case .signInRequired: line.add("reason", string: "sign_in_required")
+        case .batchLabel(let batchId):
+            line.add("reason", string: "batch_label")
+            line.add("batch", string: batchId)
+        case .workerBadge(let workerId):
+            line.add("reason", string: "worker_badge")
+            line.add("worker", string: workerId)
         }
         if let id = outcome.actionId { line.add("actionId", number: id) }
         line.add("message", string: outcome.verdict.message)
