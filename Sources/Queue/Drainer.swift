@@ -18,7 +18,7 @@ import Foundation
 /// the next pass returns it to pending and sends it again (the server's idempotency makes that safe).
 ///
 ///     let drainer = Drainer(queue: queue, transport: transport, backoff: policy)
-///     let pass = await drainer.drainPass()
+///     let pass = try await drainer.drainPass()
 public final class Drainer: Sendable {
     public let queue: ActionQueue
     private let transport: any ActionTransport

@@ -144,7 +144,10 @@ import Testing
 
         // The fresh queue took a tap of A1 since the restart.
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
-        #expect(try await ProcessRunner.scanpick(["tap", "pick", a1, "--org", "acme", "--config", config]).status == 0)
+        #expect(
+            try await ProcessRunner.scanpick([
+                "tap", "pick", a1, "--outside-batch", "--org", "acme", "--config", config,
+            ]).status == 0)
         func importing(_ file: String) async throws -> ProcessResult {
             try await ProcessRunner.scanpick(["queue", "import", file, "--by", "support-jo", "--config", config])
         }

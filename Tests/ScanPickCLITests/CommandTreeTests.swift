@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -15,6 +16,20 @@ import Testing
             ["tap", "qty"], ["decode"], ["station"], ["select"], ["pick-list"],
         ] {
             #expect(paths.contains(path), "\(path)")
+        }
+    }
+
+    /// The command line stays a thin layer over the libraries: no file of it over 120 lines.
+    @Test func everyCommandFileIsThin() throws {
+        let folder = Repository.root + "/Sources/scanpick"
+        let files = try #require(FileManager.default.enumerator(atPath: folder)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 10)
+        for file in files {
+            let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).count
+            #expect(lines <= 121, "Sources/scanpick/\(file) has \(lines - 1) lines")
         }
     }
 

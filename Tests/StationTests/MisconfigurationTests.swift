@@ -104,7 +104,9 @@ import Testing
     @Test func oneOrganisationsPauseNeverHoldsBackAnother() async throws {
         let fixture = try await StationFixture(globexScanning: false)
         let (a1, b3) = (fixture.scenario.tasks[0], fixture.scenario.tasks[1])
-        let globex = try await fixture.scanpick(["tap", "pick", "globex-task", "--org", "globex", "--json"])
+        let globex = try await fixture.scanpick([
+            "tap", "pick", "globex-task", "--outside-batch", "--org", "globex", "--json",
+        ])
         let stranded = try #require(
             (try JSONSerialization.jsonObject(with: Data(globex.standardOutput.utf8)) as? [String: Any])?["id"] as? Int)
         try fixture.rewriteConfig { settings in

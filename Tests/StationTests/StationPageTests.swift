@@ -114,7 +114,8 @@ import Testing
     @Test func theQueueThePagePollsIsBoundedWhateverTheHistory() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
-        #expect(try await fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
+        #expect(
+            try await fixture.scanpick(["tap", "pick", "task-unknown", "--outside-batch", "--org", "acme"]).status == 0)
         #expect(try await fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter
         let queue = try ActionQueue(
             path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
@@ -168,7 +169,8 @@ import Testing
     @Test func supportRetriesAndClearsDeadLettersFromThePage() async throws {
         let fixture = try await StationFixture()
         // A tap for a task the server does not know: refused (404), so it goes dead.
-        #expect(try await fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
+        #expect(
+            try await fixture.scanpick(["tap", "pick", "task-unknown", "--outside-batch", "--org", "acme"]).status == 0)
         _ = try await fixture.scanpick(["drain"])
         let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
