@@ -216,7 +216,8 @@ public final class ScanPickAPI: Sendable {
             return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
         case .closeBatch(let id):
             try Self.requirePathIdentifier(id)
-            return .json(200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
+            return .json(
+                200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
         case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment:
             throw APIError.internalError  // answered in handle(_:)
         }

@@ -64,7 +64,9 @@ extension PickStation {
         } catch {
             guard case .unreachable = error else { throw error }
             let cached = try cache.cachedBatches(org: org).map {
-                BatchSummary(id: $0.batchId, status: "open", createdAt: "", closedAt: nil, tasks: $0.tasks, complete: $0.complete)
+                BatchSummary(
+                    id: $0.batchId, status: "open", createdAt: "", closedAt: nil, tasks: $0.tasks, complete: $0.complete
+                )
             }
             return BatchChoices(org: org, fromCache: true, batches: cached)
         }

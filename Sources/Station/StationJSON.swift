@@ -86,24 +86,30 @@ public enum StationJSON {
         )
     }
 
-    /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:
-    /// `pending` while the row has an action not yet confirmed sent, `refused` while it has a dead
-    /// letter support has not retried or cleared.
+    /// `{"batchId","org","closed","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the
+    /// open batch: `closed` once the server has closed it (every task complete, or a supervisor's
+    /// close), `pending` while a row has an action not yet confirmed sent, `refused` while it has a
+    /// dead letter support has not retried or cleared.
     public static func pickList(_ station: PickStation) throws -> String {
         guard let open = try station.cache.openBatch() else {
-            return try encode(PickList(batchId: nil, activeTaskId: nil, tasks: []))
+            return try encode(PickList(batchId: nil, org: nil, closed: false, activeTaskId: nil, tasks: []))
         }
+        let closed = try station.cache.openBatchState()?.closed ?? false
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
         let refused = try station.queue.tasksWithRefusedActions(org: open.org)
         let rows = try station.cache.tasks().map {
             PickList.Row(task: $0, pending: pending.contains($0.id), refused: refused.contains($0.id))
         }
         return try encode(
-            PickList(batchId: open.batchId, activeTaskId: try station.cache.activeTask()?.id, tasks: rows))
+            PickList(
+                batchId: open.batchId, org: open.org, closed: closed, activeTaskId: try station.cache.activeTask()?.id,
+                tasks: rows))
     }
 
     struct PickList: Encodable {
         var batchId: String?
+        var org: String?
+        var closed: Bool
         var activeTaskId: String?
         var tasks: [Row]
 
@@ -123,11 +129,13 @@ public enum StationJSON {
             }
         }
 
-        private enum Keys: String, CodingKey { case batchId, activeTaskId, tasks }
+        private enum Keys: String, CodingKey { case batchId, org, closed, activeTaskId, tasks }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(batchId, forKey: .batchId)
+            try container.encode(org, forKey: .org)
+            try container.encode(closed, forKey: .closed)
             try container.encode(activeTaskId, forKey: .activeTaskId)
             try container.encode(tasks, forKey: .tasks)
         }
