@@ -21,17 +21,38 @@ public enum StationJSON {
                 scanner: scanner, lastScan: lastScan))
     }
 
-    /// The last scan's outcome, as the page shows it in large type.
+    /// The last scan's outcome, as the page shows it in large type and plays it: `feedback` is the
+    /// sound and flash (``Feedback``), `seq` numbers the outcomes so a page plays each once.
     public struct LastScan: Encodable, Sendable, Equatable {
         public var accepted: Bool
         public var message: String
         public var at: String
+        public var feedback: Feedback
+        public var seq: Int
 
-        public init(accepted: Bool, message: String, at: String = Timestamp.iso8601()) {
+        public init(
+            accepted: Bool, message: String, at: String = Timestamp.iso8601(), feedback: Feedback? = nil, seq: Int = 0
+        ) {
             self.accepted = accepted
             self.message = message
             self.at = at
+            self.feedback = feedback ?? (accepted ? .accepted : .refused)
+            self.seq = seq
         }
+    }
+
+    /// What a scan's outcome sounds and looks like on the page.
+    public enum Feedback: String, Encodable, Sendable {
+        /// Counted.
+        case accepted
+        /// Counted, and its task is now complete.
+        case taskComplete
+        /// Counted, and every task of the batch is now complete.
+        case batchComplete
+        /// Turned away: a wrong item, an over-pick, a complete task, no batch.
+        case refused
+        /// Neither: a badge signed in, a batch label is being opened.
+        case info
     }
 
     /// `status`'s shape: unknown values are `null`, never left out (scripts read every key).
