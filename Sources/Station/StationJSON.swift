@@ -29,15 +29,19 @@ public enum StationJSON {
         public var at: String
         public var feedback: Feedback
         public var seq: Int
+        /// The task a counted scan changed, as it now stands (the page updates its row at once).
+        public var pickTask: PickTask?
 
         public init(
-            accepted: Bool, message: String, at: String = Timestamp.iso8601(), feedback: Feedback? = nil, seq: Int = 0
+            accepted: Bool, message: String, at: String = Timestamp.iso8601(), feedback: Feedback? = nil, seq: Int = 0,
+            pickTask: PickTask? = nil
         ) {
             self.accepted = accepted
             self.message = message
             self.at = at
             self.feedback = feedback ?? (accepted ? .accepted : .refused)
             self.seq = seq
+            self.pickTask = pickTask
         }
     }
 

@@ -108,14 +108,14 @@ public final class StationPage: Sendable {
     }
 
     /// Shows a scan's outcome with its sound and flash, pushed to every listening page at once.
-    public func show(_ feedback: StationJSON.Feedback, message: String) {
+    public func show(_ feedback: StationJSON.Feedback, message: String, task: PickTask? = nil) {
         let seq = scanSequence.withLock { sequence in
             sequence += 1
             return sequence
         }
         let scan = StationJSON.LastScan(
             accepted: feedback == .accepted || feedback == .taskComplete || feedback == .batchComplete,
-            message: message, feedback: feedback, seq: seq)
+            message: message, feedback: feedback, seq: seq, pickTask: task)
         lastScan.withLock { $0 = scan }
         if let json = try? Self.encode(scan) { events.publish("scan", json) }
         events.poke()

@@ -356,7 +356,12 @@ public final class StationService: Sendable {
         let page = state.withLock { $0.page }
         do {
             for outcome in try body() {
-                page?.show(feedback(for: outcome.verdict), message: outcome.verdict.message)
+                var counted: PickTask?
+                if case .accepted(var task) = outcome.verdict {
+                    task.qtyPicked += 1
+                    counted = task
+                }
+                page?.show(feedback(for: outcome.verdict), message: outcome.verdict.message, task: counted)
                 if case .batchLabel(let batchId) = outcome.verdict { open(labelled: batchId) }
                 state.withLock {
                     if outcome.verdict.isAccepted { $0.summary.accepted += 1 } else { $0.summary.rejected += 1 }

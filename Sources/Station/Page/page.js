@@ -58,7 +58,7 @@ function play(feedback) {
 }
 
 function renderSound() {
-  $("#mute").textContent = muted ? "🔇" : "🔊";
+  $("#mute").textContent = muted ? "Sound: off" : "Sound: on";
   $("#mute").setAttribute("aria-pressed", String(muted));
   $("#volume").value = volume;
 }
@@ -81,6 +81,21 @@ function applyScan(scan) {
   if (!scan || scan.seq <= lastSeq) return;
   lastSeq = scan.seq;
   showScan(scan.accepted, scan.message);
+  // A counted scan's row changes at once; the pick list that follows confirms it.
+  const counted = scan.pickTask;
+  const row = counted ? document.querySelector(`tr[data-task="${counted.id}"]`) : null;
+  const known = counted ? tasks.find((task) => task.id === counted.id) : null;
+  if (known) known.qtyPicked = counted.qtyPicked;
+  if (row) {
+    row.querySelector(".picked").textContent = `${counted.qtyPicked}/${counted.qtyRequired}`;
+    row.classList.add("pending");
+    row.classList.toggle("complete", counted.qtyPicked >= counted.qtyRequired);
+    if (counted.qtyPicked < counted.qtyRequired) {
+      for (const active of document.querySelectorAll("#pick-list tr.active")) active.classList.remove("active");
+      row.classList.add("active");
+      row.scrollIntoView({ block: "nearest" });
+    }
+  }
   play(scan.feedback);
   const [kind, icon, word] = flashes[scan.feedback] || flashes.info;
   const flash = $("#flash");
@@ -236,7 +251,7 @@ async function openBatch(id, org) {
 function renderWorkers(answer) {
   workers = answer;
   const signedIn = answer.signedIn;
-  $("#worker").textContent = signedIn ? `👤 ${signedIn.name || signedIn.id}` : "";
+  $("#worker").textContent = signedIn ? `Picker: ${signedIn.name || signedIn.id}` : "";
   $("#sign-out").hidden = !signedIn;
   $("#sign-in").hidden = !(answer.requireSignIn && !signedIn);
   $("#worker-list").replaceChildren(...answer.workers.map((worker) => {
