@@ -19,6 +19,10 @@ public final class ScanLoop {
     private var debouncer: Debouncer
     private let log: (String) -> Void
     private let onEnqueue: () -> Void
+    /// The codes the last frame showed (for the live view's outlines).
+    private var lastSeen: [Barcode] = []
+    /// Whether each code's latest scan counted, by payload (for the outlines' colours; bounded).
+    private var judged: [[UInt8]: Bool] = [:]
 
     /// The result of one counted scan.
     public struct Outcome: Sendable {
@@ -42,12 +46,21 @@ public final class ScanLoop {
 
     /// Decodes one frame and handles every code that counts in it.
     public func process(_ frame: Frame) throws -> [Outcome] {
-        let seen = reader.read(frame.image).map(Debouncer.Code.init)
-        return try debouncer.observe(seen, at: frame.time).map { code in
-            try handle(
+        lastSeen = reader.read(frame.image)
+        return try debouncer.observe(lastSeen.map(Debouncer.Code.init), at: frame.time).map { code in
+            let outcome = try handle(
                 String(decoding: code.payload, as: UTF8.self), symbology: code.symbology, at: frame.capturedAt,
                 frame: frame.index)
+            if judged.count >= 256 { judged.removeAll() }
+            judged[code.payload] = outcome.verdict.isAccepted
+            return outcome
         }
+    }
+
+    /// The codes of the last frame with their outlines, green once their scan counted (for the
+    /// live view; a code not judged yet, or refused, is orange).
+    func sightings() -> [PreviewFeed.Sighting] {
+        lastSeen.map { PreviewFeed.Sighting(points: $0.points, accepted: judged[$0.payload] ?? false) }
     }
 
     /// Handles one code from a keyboard-wedge scanner (it has already debounced: one line, one scan).

@@ -21,6 +21,8 @@ public final class StationPage: Sendable {
     let attention: AttentionBoard
     /// The event streams (`GET /api/events`).
     let events: PageEvents
+    /// The camera's live view (`GET /api/preview.mjpeg`, `GET /api/preview.jpg`).
+    let preview = PreviewFeed()
     /// Numbers the scan outcomes shown, so a page plays each one once.
     private let scanSequence = Mutex(0)
     private let server: Mutex<HTTPServer?> = Mutex(nil)
@@ -68,6 +70,7 @@ public final class StationPage: Sendable {
 
     public func stop() {
         events.stop()
+        preview.stop()
         server.withLock { $0?.stop() }
     }
 
@@ -145,6 +148,8 @@ public final class StationPage: Sendable {
         case workers
         case signIn
         case signOut
+        case previewFeed
+        case previewSnapshot
 
         static let table = RouteTable<Route>([
             ("GET", "/", { _ in .file("/") }),
@@ -165,6 +170,8 @@ public final class StationPage: Sendable {
             ("GET", "/api/workers", { _ in .workers }),
             ("POST", "/api/sign-in", { _ in .signIn }),
             ("POST", "/api/sign-out", { _ in .signOut }),
+            ("GET", "/api/preview.mjpeg", { _ in .previewFeed }),
+            ("GET", "/api/preview.jpg", { _ in .previewSnapshot }),
         ])
     }
 
@@ -223,6 +230,17 @@ public final class StationPage: Sendable {
                 return try json(200, try signIn(request))
             case .signOut:
                 return try json(200, try signOut())
+            case .previewFeed:
+                return .stream(
+                    200,
+                    headers: [
+                        ("Content-Type", "multipart/x-mixed-replace; boundary=\(PreviewFeed.boundary)"),
+                        ("Cache-Control", "no-store"),
+                    ], try preview.subscribe())
+            case .previewSnapshot:
+                guard let jpeg = preview.snapshot() else { throw PreviewFeed.noFrame }
+                return HTTPResponse(
+                    status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: jpeg)
             }
         } catch {
             var response = Self.httpError(error).response

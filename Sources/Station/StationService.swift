@@ -309,6 +309,7 @@ public final class StationService: Sendable {
                 let frames = try RecordedFrames(folder: folder, fps: fps, loop: repeating)
                 while !isStopped, let frame = try frames.nextFrame() {
                     handle { try loop.process(frame) }
+                    page.preview.offer(frame.image) { loop.sightings() }
                     state.withLock { $0.summary.frames += 1 }
                 }
             } catch {
@@ -330,6 +331,7 @@ public final class StationService: Sendable {
                 guard let frame = try? camera.nextFrame() else { break }
                 decode.alive()
                 handle { try loop.process(frame) }
+                page.preview.offer(frame.image) { loop.sightings() }
                 state.withLock { $0.summary.frames += 1 }
             }
             decode.idle()

@@ -437,9 +437,20 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "m") { $("#mute").click(); return; }
   if (event.key === "b") { $("#toggle-batches").click(); return; }
   if (event.key === "d") { $("#toggle-diagnostics").click(); return; }
+  if (event.key === "c") { $("#toggle-camera").click(); return; }
   rowKey(event);
 });
 
+// The live view is fetched only while shown: the station encodes nothing for nobody.
+$("#toggle-camera").onclick = () => {
+  const panel = $("#camera");
+  const view = $("#camera-view");
+  panel.hidden = !panel.hidden;
+  if (panel.hidden) { view.removeAttribute("src"); return; }
+  $("#camera-note").textContent = "";
+  view.onerror = () => { $("#camera-note").textContent = "No picture: the station has no camera running (a handheld scanner has none)."; };
+  view.src = `/api/preview.mjpeg?t=${Date.now()}`;
+};
 $("#toggle-diagnostics").onclick = () => { $("#diagnostics").hidden = !$("#diagnostics").hidden; refreshDiagnostics(); };
 $("#toggle-batches").onclick = () => {
   if ($("#batches").hidden) showBatches("chosen"); else { $("#batches").hidden = true; batchesShown = null; }
