@@ -14,7 +14,7 @@ import Synchronization
 /// the next (a slow client sees fewer frames, and holds at most one).
 ///
 ///     preview.offer(frame.image) { loop.sightings() }   // on the frame loop
-final class PreviewFeed: Sendable {
+public final class PreviewFeed: Sendable {
     static let maxWidth = 640
     /// The least time between two encoded frames (10 a second at most).
     static let minInterval = 0.1
@@ -24,10 +24,17 @@ final class PreviewFeed: Sendable {
     static let snapshotWait = 2.0
 
     /// A code seen in the frame: its outline in the frame's pixels, and whether its scan counted.
-    struct Sighting: Sendable, Equatable {
-        var points: [Barcode.Point]
-        var accepted: Bool
+    public struct Sighting: Sendable, Equatable {
+        public var points: [Barcode.Point]
+        public var accepted: Bool
+
+        public init(points: [Barcode.Point], accepted: Bool) {
+            self.points = points
+            self.accepted = accepted
+        }
     }
+
+    public init() {}
 
     private struct State {
         var streams: [HTTPStream] = []
@@ -56,10 +63,7 @@ final class PreviewFeed: Sendable {
             state.lastEncode = now
             return true
         }
-        guard wanted else { return }
-        let picture = Self.render(image, sightings())
-        guard let jpeg = try? JPEGEncoder.encode(rgb: picture.rgb, width: picture.width, height: picture.height)
-        else { return }
+        guard wanted, let jpeg = try? Self.picture(of: image, sightings()) else { return }
         let (streams, waiters) = state.withLock { state in
             state.latest = jpeg
             state.latestAt = now
@@ -125,6 +129,13 @@ final class PreviewFeed: Sendable {
         }
         for stream in streams { stream.end() }
         for waiter in waiters { waiter.signal() }
+    }
+
+    /// The preview of `image` as JPEG: downscaled, outlined (what a viewer costs the frame loop, per
+    /// frame encoded; `scripts/bench-frames` measures it).
+    public static func picture(of image: GreyImage, _ sightings: [Sighting]) throws -> [UInt8] {
+        let picture = render(image, sightings)
+        return try JPEGEncoder.encode(rgb: picture.rgb, width: picture.width, height: picture.height)
     }
 
     /// One part of the `multipart/x-mixed-replace` feed.

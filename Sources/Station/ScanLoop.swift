@@ -59,7 +59,7 @@ public final class ScanLoop {
 
     /// The codes of the last frame with their outlines, green once their scan counted (for the
     /// live view; a code not judged yet, or refused, is orange).
-    func sightings() -> [PreviewFeed.Sighting] {
+    public func sightings() -> [PreviewFeed.Sighting] {
         lastSeen.map { PreviewFeed.Sighting(points: $0.points, accepted: judged[$0.payload] ?? false) }
     }
 
