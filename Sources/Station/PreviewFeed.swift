@@ -20,8 +20,9 @@ public final class PreviewFeed: Sendable {
     static let minInterval = 0.1
     static let maxViewers = 4
     static let boundary = "scanpick-frame"
-    /// How long a snapshot request waits for a frame.
+    /// How long a snapshot request waits for a frame, and how many may wait at once.
     static let snapshotWait = 2.0
+    static let maxSnapshotWaiters = 2
 
     /// A code seen in the frame: its outline in the frame's pixels, and whether its scan counted.
     public struct Sighting: Sendable, Equatable {
@@ -105,8 +106,10 @@ public final class PreviewFeed: Sendable {
     /// ``snapshotWait``); nil when no frame comes (no camera, or a scanner with no picture).
     func snapshot() -> [UInt8]? {
         let waiter = DispatchSemaphore(value: 0)
-        let recent = state.withLock { state -> [UInt8]? in
+        let recent = state.withLock { state -> [UInt8]?? in
             if Date().timeIntervalSince(state.latestAt) < 0.5, let latest = state.latest { return latest }
+            // Each waiter holds one of the page's few workers: a few at most, the rest get no frame.
+            guard state.waiters.count < Self.maxSnapshotWaiters else { return .some(nil) }
             state.waiters.append(waiter)
             return nil
         }

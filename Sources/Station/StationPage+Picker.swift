@@ -19,9 +19,40 @@ extension StationPage {
     /// organisation, or the only configured one, unless named), from the server, or the ones this
     /// station has cached when it cannot reach it (`fromCache`).
     func batchChoices(_ request: HTTPRequest) throws -> BatchChoices {
-        let org = try station.organisation(requested: request.query["org"], preferOpenBatch: true)
+        let org = try configuredOrganisation(request.query["org"])
         let station = self.station
-        return try Self.waiting { try await station.batchChoices(org: org) }
+        return try callingServer { try await station.batchChoices(org: org) }
+    }
+
+    /// The organisation named (or the open batch's, or the only one), refused unless configured.
+    private func configuredOrganisation(_ requested: String?) throws -> String {
+        let org = try station.organisation(requested: requested, preferOpenBatch: true)
+        guard station.configuration.organisations[org] != nil else {
+            throw HTTPError(
+                status: 404, code: "unknown_organisation",
+                message: "organisation \(org.prefix(64)) is not configured on this station")
+        }
+        return org
+    }
+
+    /// The most calls to the server the page's routes make at once: each holds one of the page's
+    /// few workers until the server answers (or the request times out), and taps must never wait
+    /// behind them.
+    static let maxServerCalls = 2
+
+    /// Runs `body` unless ``maxServerCalls`` are already under way (then 503 `busy`).
+    private func callingServer<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let admitted = serverCalls.withLock { calls in
+            guard calls < Self.maxServerCalls else { return false }
+            calls += 1
+            return true
+        }
+        guard admitted else {
+            throw HTTPError(
+                status: 503, code: "busy", message: "the station is already asking the server; try again in a moment")
+        }
+        defer { serverCalls.withLock { $0 -= 1 } }
+        return try Self.waiting(body)
     }
 
     /// `POST /api/batches/{id}/open` with `{"org"?}`: opens the batch (from the server, or from the
@@ -32,10 +63,9 @@ extension StationPage {
         guard ScanLoop.isBatchId(id) else {
             throw HTTPError(status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
         }
-        let org = try station.organisation(requested: body.org, preferOpenBatch: true)
-        _ = try station.configuration.organisation(org)
+        let org = try configuredOrganisation(body.org)
         let station = self.station
-        _ = try Self.waiting { try await station.openBatch(id, org: org) }
+        _ = try callingServer { try await station.openBatch(id, org: org) }
         events.poke()
         return try StationJSON.pickList(station)
     }

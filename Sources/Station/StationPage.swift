@@ -25,6 +25,8 @@ public final class StationPage: Sendable {
     let preview = PreviewFeed()
     /// Numbers the scan outcomes shown, so a page plays each one once.
     private let scanSequence = Mutex(0)
+    /// How many of the page's routes are waiting for the server now (bounded).
+    let serverCalls = Mutex(0)
     private let server: Mutex<HTTPServer?> = Mutex(nil)
     private let lastScan = Mutex<StationJSON.LastScan?>(nil)
     private let scanner = Mutex<String?>(nil)

@@ -60,6 +60,8 @@ public final class StationService: Sendable {
         var sync: SyncService?
         var watcher: ConfigWatcher?
         var page: StationPage?
+        /// A scanned batch label is being opened.
+        var openingLabel = false
     }
 
     /// `output` gets the lines for the person at the terminal; `log` the JSON log lines.
@@ -403,9 +405,16 @@ public final class StationService: Sendable {
             page?.show(.refused, message: "✗ batch label \(batchId): \(error)")
             return
         }
+        // One opening at a time: a label held in view, or scanned again and again, asks the server once.
+        let first = state.withLock { state in
+            defer { state.openingLabel = true }
+            return !state.openingLabel
+        }
+        guard first else { return }
         page?.show(.info, message: "opening batch \(batchId) …")
         let log = self.log
-        Task {
+        Task { [weak self] in
+            defer { self?.state.withLock { $0.openingLabel = false } }
             do {
                 let opening = try await station.openBatch(batchId, org: org)
                 let how = if case .reopenedFromCache = opening { " (offline: from the station's cache)" } else { "" }

@@ -75,6 +75,9 @@ import Testing
         #expect(listed.map { $0["id"] as? String } == [id])
         #expect(listed.first?["tasks"] as? Int == 3)
 
+        let foreign = try await page.post("/api/batches/\(id)/open", json: ["org": "globex"])
+        #expect(foreign.status == 404)
+        #expect(foreign.json["error"] as? String == "unknown_organisation")
         let opened = try await page.post("/api/batches/\(id)/open", json: [:] as [String: Any])
         #expect(opened.status == 200)
         #expect(opened.json["batchId"] as? String == id)
