@@ -23,8 +23,9 @@ public final class StationPage: Sendable {
     let events: PageEvents
     /// The camera's live view (`GET /api/preview.mjpeg`, `GET /api/preview.jpg`).
     let preview = PreviewFeed()
-    /// Numbers the scan outcomes shown, so a page plays each one once.
-    private let scanSequence = Mutex(0)
+    /// Numbers the scan outcomes shown, so a page plays each one once; it starts from the time in
+    /// milliseconds, so a restarted station's numbers still follow the ones a page has seen.
+    private let scanSequence = Mutex(Int(Date().timeIntervalSince1970 * 1000))
     /// How many of the page's routes are waiting for the server now (bounded).
     let serverCalls = Mutex(0)
     private let server: Mutex<HTTPServer?> = Mutex(nil)
