@@ -113,4 +113,26 @@ import Testing
         #expect(hostile.status == 400)
         #expect(hostile.errorCode == "invalid_field")
     }
+
+    /// The last picks of a batch made side by side, each completing its own task: whichever
+    /// commits last sees the others' and closes the batch (with PostgreSQL each pick locks the
+    /// batch's row, so none decides on a view without the others).
+    @Test(arguments: ServerStoreKind.allCases) func theLastPicksMadeTogetherCloseTheBatch(store: ServerStoreKind)
+        async throws
+    {
+        for _ in 0..<3 {
+            let fixture = try await PickingFixture(store: store)
+            let (a1, b3, c2) = (fixture.tasks[0], fixture.tasks[1], fixture.tasks[2])
+            #expect(try await fixture.pick(a1, qty: 2).status == 200)
+            #expect(try await fixture.pick(b3, qty: 1).status == 200)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for task in [a1, b3, c2] { group.addTask { try await fixture.pick(task, qty: 1).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == [200, 200, 200])
+            let batch = try await fixture.acme.get("/api/batches/\(fixture.batchId)")
+            #expect(batch.json["status"] as? String == "closed")
+            #expect((batch.json["tasks"] as? [[String: Any]])?.map { $0["qtyPicked"] as? Int } == [3, 2, 1])
+        }
+    }
 }
