@@ -218,6 +218,34 @@ public final class ActionQueue: Sendable {
         }
     }
 
+    /// Puts back in line, in one transaction, every dead letter the server refused with HTTP `status`
+    /// (at most `limit`, the oldest): support's way out after fixing what made the server refuse them
+    /// all. Each is recorded in the station log under `actor`. Returns their ids.
+    public func retryAll(refusedWith status: Int, by actor: String, limit: Int = 10_000) throws(QueueError) -> [Int] {
+        do {
+            return try database.write { db in
+                try db.transaction {
+                    let dead = try db.rows(
+                        "SELECT * FROM actions WHERE state = 'dead' AND last_status = ? ORDER BY id LIMIT ?",
+                        [status, max(0, limit)]
+                    ).map(QueuedAction.init)
+                    let now = Timestamp.iso8601()
+                    for action in dead {
+                        try db.run(
+                            "UPDATE actions SET state = 'pending', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                            [now, action.id])
+                        try Self.log(db, event: "retry", action: action, actor: actor)
+                    }
+                    return dead.map(\.id)
+                }
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
     /// Puts a dead action back in line under a fresh idempotency key and the time of now, for one the
     /// server refused as too old to deduplicate after support checked it was never counted. The old
     /// key and time stay in the station log with the new key.

@@ -163,8 +163,34 @@ public final class HTTPActionTransport: ActionTransport {
         return try await batch(from: request)
     }
 
+    /// `GET /api/batches` for `org`: the organisation's open batches, oldest first.
+    public func openBatches(org: String) async throws(FetchError) -> BatchList {
+        guard let token = tokens[org] else { throw .noToken(org) }
+        var request = URLRequest(url: server.appendingPathComponent("/api/batches"))
+        request.timeoutInterval = timeout
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return try await answer(BatchList.self, from: request)
+    }
+
+    /// `POST /api/batches/{id}/close` for `org` (a supervisor's): the batch as it now stands.
+    public func closeBatch(_ id: String, org: String) async throws(FetchError) -> Batch {
+        guard let token = tokens[org] else { throw .noToken(org) }
+        var request = URLRequest(url: server.appendingPathComponent("/api/batches/\(id)/close"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = timeout
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("{}".utf8)
+        return try await batch(from: request)
+    }
+
     /// Sends a request whose answer is a batch.
     private func batch(from request: URLRequest) async throws(FetchError) -> Batch {
+        try await answer(Batch.self, from: request)
+    }
+
+    /// Sends a request whose 2xx answer is a `T` in JSON.
+    private func answer<T: Decodable>(_ type: T.Type, from request: URLRequest) async throws(FetchError) -> T {
         let body: Data
         let response: URLResponse
         do {
@@ -179,9 +205,9 @@ public final class HTTPActionTransport: ActionTransport {
             throw .refused(status: status, reason: reason)
         }
         do {
-            return try JSONDecoder().decode(Batch.self, from: body)
+            return try JSONDecoder().decode(type, from: body)
         } catch {
-            throw .refused(status: status, reason: "the server's batch could not be read: \(error)")
+            throw .refused(status: status, reason: "the server's answer could not be read: \(error)")
         }
     }
 

@@ -70,6 +70,7 @@ extension APIError {
         case .emptyShipment: self = .invalid(PickingError.emptyShipmentField)
         case .repeatedShipmentUnit: self = .badRequest(error.description)
         case .nothingToBatch: self = .unprocessable("nothing_to_batch", error.description)
+        case .batchClosed: self.init(status: 409, code: "batch_closed", message: error.description)
         case .keyInUse: self.init(status: 409, code: "request_in_progress", message: error.description)
         case .keyReused: self = .unprocessable("idempotency_key_reused", error.description)
         case .tooOldToDeduplicate: self = .unprocessable("too_old_to_deduplicate", error.description)

@@ -7,7 +7,9 @@ enum Route: Equatable, Sendable {
     case ready
     case upsertOrders
     case createBatch
+    case listBatches
     case getBatch(id: String)
+    case closeBatch(id: String)
     case submitScan
     case pick
     case setQty
@@ -25,7 +27,9 @@ enum Route: Equatable, Sendable {
         ("GET", "/health/ready", { _ in .ready }),
         ("POST", "/api/orders", { _ in .upsertOrders }),
         ("POST", "/api/batches", { _ in .createBatch }),
+        ("GET", "/api/batches", { _ in .listBatches }),
         ("GET", "/api/batches/{}", { .getBatch(id: $0[0]) }),
+        ("POST", "/api/batches/{}/close", { .closeBatch(id: $0[0]) }),
         ("POST", "/api/picking/submit-scan", { _ in .submitScan }),
         ("POST", "/api/picking/pick", { _ in .pick }),
         ("POST", "/api/picking/set-qty", { _ in .setQty }),
@@ -48,8 +52,8 @@ enum Route: Equatable, Sendable {
     var isIdempotent: Bool {
         switch self {
         case .submitScan, .pick, .setQty, .createShipment, .voidShipment: true
-        case .health, .ready, .upsertOrders, .createBatch, .getBatch, .heartbeat, .stations, .removeStation, .metrics,
-            .fleetPage:
+        case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch, .heartbeat, .stations,
+            .removeStation, .metrics, .fleetPage:
             false
         }
     }
@@ -68,7 +72,8 @@ enum Route: Equatable, Sendable {
     /// request refused before it had a route (a missing token, an unknown path).
     static let metricNames = [
         "health", "ready", "orders", "create_batch", "get_batch", "submit_scan", "pick", "set_qty", "create_shipment",
-        "void_shipment", "heartbeat", "stations", "remove_station", "metrics", "fleet_page", "none",
+        "void_shipment", "heartbeat", "stations", "remove_station", "metrics", "fleet_page", "list_batches",
+        "close_batch", "none",
     ]
 
     /// This route's index in ``metricNames``.
@@ -89,9 +94,11 @@ enum Route: Equatable, Sendable {
         case .removeStation: 12
         case .metrics: 13
         case .fleetPage: 14
+        case .listBatches: 15
+        case .closeBatch: 16
         }
     }
 
     /// The index of `none` in ``metricNames``.
-    static let noRouteMetricIndex = 15
+    static let noRouteMetricIndex = 17
 }

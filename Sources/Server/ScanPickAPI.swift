@@ -320,6 +320,12 @@ public final class ScanPickAPI: Sendable {
                 throw APIError(status: 404, code: "not_found", message: "station \(name) has not reported here")
             }
             return .json(200, Array(#"{"removed":true}"#.utf8))
+        case .listBatches:
+            return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
+        case .closeBatch(let id):
+            try Self.requirePathIdentifier(id)
+            return .json(
+                200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
         case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment, .metrics, .fleetPage:
             throw APIError.internalError  // answered in handle(_:)
         }
@@ -354,8 +360,8 @@ public final class ScanPickAPI: Sendable {
             ) {
                 store, _, _ in try store.voidShipment(id)
             }
-        case .health, .ready, .upsertOrders, .createBatch, .getBatch, .heartbeat, .stations, .removeStation, .metrics,
-            .fleetPage:
+        case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch, .heartbeat, .stations,
+            .removeStation, .metrics, .fleetPage:
             return nil
         }
     }

@@ -45,6 +45,30 @@ public struct StationConfiguration: Sendable, Equatable {
     /// The files the configuration was read from (the config and any `tokenFile`), so a running
     /// station can notice a change.
     public var sourceFiles: [String] = []
+    /// `requireSignIn`: scans and the page's taps wait for a worker to sign in (badge or name);
+    /// without it they carry `worker` until someone signs in.
+    public var requireSignIn = false
+    /// `workerBadgePattern`: a scanned code it matches is a worker's badge, which signs that worker in.
+    public var workerBadgePattern: LabelPattern?
+    /// `batchLabelPattern`: a scanned code it matches is a batch label, which opens that batch.
+    public var batchLabelPattern: LabelPattern?
+    /// `workers`: the names the page offers to sign in with (`[{"id", "name"}]`).
+    public var workers: [Worker] = []
+
+    /// A worker the page can sign in by name.
+    public struct Worker: Sendable, Equatable, Codable {
+        /// The `workerId` every tap and scan carries while this worker is signed in.
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// The most workers a config may list.
+    public static let maxWorkers = 500
 
     /// One organisation the station works for.
     public struct Organisation: Sendable, Equatable {
@@ -333,12 +357,46 @@ public struct StationConfiguration: Sendable, Equatable {
             }
             try options.finish()
         }
+        let requireSignIn = try reader.bool("requireSignIn", default: false)
+        func pattern(_ key: String) throws(ConfigError) -> LabelPattern? {
+            guard let text = try reader.string(key) else { return nil }
+            do {
+                return try LabelPattern(text)
+            } catch {
+                throw reader.error(key, error.problem)
+            }
+        }
+        let workerBadgePattern = try pattern("workerBadgePattern")
+        let batchLabelPattern = try pattern("batchLabelPattern")
+        var workers: [Worker] = []
+        for var options in try reader.objects("workers") ?? [] {
+            guard workers.count < Self.maxWorkers else {
+                throw reader.error("workers", "may list at most \(Self.maxWorkers) workers")
+            }
+            let id = try options.requiredString("id")
+            let name = try options.requiredString("name")
+            do {
+                try FieldRules.text(id, field: "id")
+                try FieldRules.text(name, field: "name", maxLength: 64)
+            } catch {
+                throw options.error(error.field, "\(error.problem) (a worker's id is sent as every action's workerId)")
+            }
+            guard !workers.contains(where: { $0.id == id }) else {
+                throw options.error("id", "'\(id.prefix(40))' is listed twice")
+            }
+            try options.finish()
+            workers.append(Worker(id: id, name: name))
+        }
         try reader.finish()
         var configuration = StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
             organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
             certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
         configuration.heartbeatSeconds = heartbeatSeconds
+        configuration.requireSignIn = requireSignIn
+        configuration.workerBadgePattern = workerBadgePattern
+        configuration.batchLabelPattern = batchLabelPattern
+        configuration.workers = workers
         return configuration
     }
 

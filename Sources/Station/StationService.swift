@@ -62,6 +62,8 @@ public final class StationService: Sendable {
         var sync: SyncService?
         var watcher: ConfigWatcher?
         var page: StationPage?
+        /// A scanned batch label is being opened.
+        var openingLabel = false
     }
 
     /// `output` gets the lines for the person at the terminal; `log` the JSON log lines.
@@ -324,6 +326,7 @@ public final class StationService: Sendable {
                 while !isStopped, let frame = try frames.nextFrame() {
                     handle { try loop.process(frame) }
                     metrics.framesCaptured.add()
+                    page.preview.offer(frame.image) { loop.sightings() }
                     state.withLock { $0.summary.frames += 1 }
                 }
             } catch {
@@ -347,6 +350,7 @@ public final class StationService: Sendable {
                 decode.alive()
                 handle { try loop.process(frame) }
                 metrics.framesCaptured.add()
+                page.preview.offer(frame.image) { loop.sightings() }
                 state.withLock { $0.summary.frames += 1 }
             }
             decode.idle()
@@ -374,7 +378,13 @@ public final class StationService: Sendable {
         do {
             for outcome in try body() {
                 metrics.scan(outcome.verdict)
-                page?.show(scanAccepted: outcome.verdict.isAccepted, message: outcome.verdict.message)
+                var counted: PickTask?
+                if case .accepted(var task) = outcome.verdict {
+                    task.qtyPicked += 1
+                    counted = task
+                }
+                page?.show(feedback(for: outcome.verdict), message: outcome.verdict.message, task: counted)
+                if case .batchLabel(let batchId) = outcome.verdict { open(labelled: batchId) }
                 state.withLock {
                     if outcome.verdict.isAccepted { $0.summary.accepted += 1 } else { $0.summary.rejected += 1 }
                 }
@@ -386,6 +396,53 @@ public final class StationService: Sendable {
             state.withLock { $0.summary.failed += 1 }
             report("scan", "scan_failed", "a scan could not be recorded: \(error)")
             page?.show(scanAccepted: false, message: "✗ the scan could not be recorded: \(error)")
+        }
+    }
+
+    /// The sound and flash of a scan's outcome: a count that completes its task, or the whole batch,
+    /// has its own.
+    private func feedback(for verdict: ScanValidator.Verdict) -> StationJSON.Feedback {
+        switch verdict {
+        case .accepted(let task):
+            guard task.qtyPicked + 1 >= task.qtyRequired else { return .accepted }
+            let batchDone = (try? station.cache.openBatchState())??.complete ?? false
+            return batchDone ? .batchComplete : .taskComplete
+        case .batchLabel, .workerBadge: return .info
+        default: return .refused
+        }
+    }
+
+    /// A scanned batch label: opens that batch (of the open batch's organisation, or the only
+    /// configured one) from the server, or from the cache offline, and says how it went.
+    private func open(labelled batchId: String) {
+        let page = state.withLock { $0.page }
+        let station = self.station
+        let org: String
+        do {
+            org = try station.organisation(requested: nil, preferOpenBatch: true)
+        } catch {
+            page?.show(.refused, message: "✗ batch label \(batchId): \(error)")
+            return
+        }
+        // One opening at a time: a label held in view, or scanned again and again, asks the server once.
+        let first = state.withLock { state in
+            defer { state.openingLabel = true }
+            return !state.openingLabel
+        }
+        guard first else { return }
+        page?.show(.info, message: "opening batch \(batchId) …")
+        let log = self.log
+        Task { [weak self] in
+            defer { self?.state.withLock { $0.openingLabel = false } }
+            do {
+                let opening = try await station.openBatch(batchId, org: org)
+                let how = if case .reopenedFromCache = opening { " (offline: from the station's cache)" } else { "" }
+                page?.show(.info, message: "batch \(batchId) open\(how)")
+                log(Self.line("batch_opened", "batch \(batchId) (\(org)) opened from its scanned label\(how)"))
+            } catch {
+                page?.show(.refused, message: "✗ batch \(batchId) could not be opened: \(error)")
+                log(Self.line("batch_open_failed", "batch \(batchId) (\(org)) from its scanned label: \(error)"))
+            }
         }
     }
 

@@ -197,7 +197,7 @@ import Testing
         let routes: [Route] = [
             .health, .ready, .upsertOrders, .createBatch, .getBatch(id: "b"), .submitScan, .pick, .setQty,
             .createShipment, .voidShipment(id: "s"), .heartbeat, .stations, .removeStation(name: "n"), .metrics,
-            .fleetPage(file: "fleet.html"),
+            .fleetPage(file: "fleet.html"), .listBatches, .closeBatch(id: "b"),
         ]
         let indexes = routes.map(\.metricIndex)
         #expect(Set(indexes).count == routes.count)

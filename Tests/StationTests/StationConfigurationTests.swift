@@ -167,6 +167,26 @@ import Testing
             #"{"station": "s", "worker": "w", "server": "http://x", "tls": {"cafile": "x.pem"}, "organisations": {"a": {"token": "t"}}}"#,
             "tls.cafile"
         ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "batchLabelPattern": "(", "organisations": {"a": {"token": "t"}}}"#,
+            "batchLabelPattern"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "workerBadgePattern": "", "organisations": {"a": {"token": "t"}}}"#,
+            "workerBadgePattern"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "workers": [{"id": "a", "name": "A"}, {"id": "a", "name": "B"}], "organisations": {"a": {"token": "t"}}}"#,
+            "workers[1].id"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "workers": [{"id": "a"}], "organisations": {"a": {"token": "t"}}}"#,
+            "workers[0].name"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "requireSignIn": "yes", "organisations": {"a": {"token": "t"}}}"#,
+            "requireSignIn"
+        ),
     ])
     func badConfigurationNamesTheKey(json: String, key: String) throws {
         do {
@@ -175,6 +195,21 @@ import Testing
         } catch let error as ConfigError {
             #expect(error.key == key, "\(error)")
         }
+    }
+
+    @Test func signInAndLabelPatternsLoad() throws {
+        let config = try load(
+            #"{"station": "s", "worker": "w", "server": "http://x", "requireSignIn": true, "workerBadgePattern": "^W-([0-9]{3,6})$", "batchLabelPattern": "^BATCH-", "workers": [{"id": "w-7", "name": "Ana"}], "organisations": {"a": {"token": "t"}}}"#
+        )
+        #expect(config.requireSignIn)
+        #expect(config.workers == [StationConfiguration.Worker(id: "w-7", name: "Ana")])
+        // The first capture group is the value; without one, the whole code.
+        #expect(config.workerBadgePattern?.value(in: "W-0042") == "0042")
+        #expect(config.workerBadgePattern?.value(in: "W-42") == nil)
+        #expect(config.batchLabelPattern?.value(in: "BATCH-b7") == "BATCH-b7")
+        #expect(config.batchLabelPattern?.value(in: "036000291452") == nil)
+        let defaults = try load(minimal)
+        #expect(!defaults.requireSignIn && defaults.workerBadgePattern == nil && defaults.workers.isEmpty)
     }
 
     /// `worker` is every action's workerId: one the server would refuse (empty, a bidirectional

@@ -15,7 +15,7 @@ import Testing
         let fixture = try await StationFixture()
         let code = "clean/upca.png"  // task A1's item (UPC-A 036000291452), three units wanted
         let blank = "none/noise.png"
-        let wrong = "clean/ean13.png"  // B3's item, not the active task: refused as a mismatch
+        let wrong = "clean/code128.png"  // a code no task has (another task's code would select it): a mismatch
         let frames = try fixture.frames("shift", [(code, 10), (blank, 60), (code, 10), (blank, 60), (wrong, 10)])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])

@@ -26,7 +26,8 @@ public final class StationMetrics: Sendable {
     /// Why a scan was refused, as the scan log says it, then `not_a_scan` (keys a person typed on a
     /// scanner) and `not_recorded` (the database failed).
     public static let refusalReasons = [
-        "mismatch", "no_open_batch", "batch_complete", "scanning_off", "unacceptable", "not_a_scan", "not_recorded",
+        "mismatch", "no_open_batch", "batch_complete", "scanning_off", "unacceptable", "already_complete",
+        "sign_in_required", "not_a_scan", "not_recorded",
     ]
 
     /// Decode times of a 1280×720 frame are milliseconds to tens of milliseconds.
@@ -62,15 +63,12 @@ public final class StationMetrics: Sendable {
         scansRefused[index].add()
     }
 
-    /// Counts one scan's verdict.
+    /// Counts one scan's verdict; a badge or a batch label is a command, not a scan.
     public func scan(_ verdict: ScanValidator.Verdict) {
         switch verdict {
         case .accepted: scansAccepted.add()
-        case .mismatch: refused("mismatch")
-        case .noOpenBatch: refused("no_open_batch")
-        case .batchComplete: refused("batch_complete")
-        case .scanningOff: refused("scanning_off")
-        case .unacceptable: refused("unacceptable")
+        case .batchLabel, .workerBadge: break
+        default: refused(verdict.reason ?? "unacceptable")
         }
     }
 
