@@ -3,7 +3,7 @@
 //
 // Floors, bottom up (a target only imports targets on a lower floor, or on its own floor where an
 // arrow says so):
-//   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
+//   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1,
 //                    Wire
@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(
             name: "CZBar", path: "Sources/CShims/CZBar", pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]),
+        // zxing-cpp 1.4 (libzxing-dev, C++) behind one C function: the second barcode engine.
+        .target(name: "CZXing", path: "Sources/CShims/CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
         .systemLibrary(
             name: "CPNG", path: "Sources/CShims/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
@@ -80,8 +82,8 @@ let package = Package(
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
-        // Barcodes from grey images: the ZBar reader, symbologies, debouncing.
-        .target(name: "Scanning", dependencies: ["Imaging", "CZBar"]),
+        // Barcodes from grey images: the ZBar and zxing-cpp readers, symbologies, debouncing.
+        .target(name: "Scanning", dependencies: ["Imaging", "CZBar", "CZXing"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "Wire"]),
 
@@ -152,5 +154,6 @@ let package = Package(
                 "TestSupport", "scanpick",
             ]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

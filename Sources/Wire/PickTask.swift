@@ -13,11 +13,22 @@ public struct PickTask: Codable, Sendable, Equatable {
     public var qtyPicked: Int
     /// Units in active shipments: `qtyPicked` can never go below this.
     public var qtyLocked: Int
+    /// The order line's lot, earliest accepted expiry (`YYYY-MM-DD`), case GTIN-14 and units per
+    /// case, when it has them (see ``OrderLine``).
+    public var lot: String?
+    public var bestBefore: String?
+    public var caseGtin: String?
+    public var caseQty: Int?
 
     public init(
         id: String, batchId: String, orderId: String, lineId: String, sku: String, location: String, barcode: String,
-        qtyRequired: Int, qtyPicked: Int, qtyLocked: Int
+        qtyRequired: Int, qtyPicked: Int, qtyLocked: Int, lot: String? = nil, bestBefore: String? = nil,
+        caseGtin: String? = nil, caseQty: Int? = nil
     ) {
+        self.lot = lot
+        self.bestBefore = bestBefore
+        self.caseGtin = caseGtin
+        self.caseQty = caseQty
         self.id = id
         self.batchId = batchId
         self.orderId = orderId
