@@ -4,6 +4,7 @@ import Foundation
 import HTTPServing
 import Queue
 import Scanning
+import Wire
 
 /// The station's configuration, `config/station.json`:
 ///
@@ -15,7 +16,8 @@ import Scanning
 ///
 /// Each organisation's token comes from exactly one of `token`, `tokenFile` (a file holding it) or
 /// `tokenEnv` (an environment variable's name). Relative paths are relative to the config file.
-/// Unknown keys and bad values are errors naming the key. A file holding a real token (the config
+/// Unknown keys and bad values are errors naming the key; `worker` keeps the API's rule for a
+/// `workerId` (1–200 characters, no control or bidirectional characters). A file holding a real token (the config
 /// with a `token`, a `tokenFile`, `page.tokenFile`) that other users can read is refused with the
 /// `chmod 600` to run; only the README's demo tokens are exempt (the repository's example config).
 public struct StationConfiguration: Sendable, Equatable {
@@ -110,6 +112,12 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         let station = try reader.requiredString("station")
         let worker = try reader.requiredString("worker")
+        do {
+            // Sent as every action's workerId: the server's rule, checked here once, not per action.
+            try FieldRules.text(worker, field: "worker")
+        } catch {
+            throw reader.error("worker", "\(error.problem) (it is sent as every action's workerId)")
+        }
         let serverText = try reader.requiredString("server")
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }

@@ -19,8 +19,9 @@ import Wire
 ///     let summary = try await service.run(source: .wedge, org: nil)  // until SIGINT or SIGTERM
 public final class StationService: Sendable {
     public let station: PickStation
-    /// What the running station noticed that a person must see (with the queue's pause, in the pill).
-    public let attention = AttentionBoard()
+    /// What the running station noticed that a person must see (with the queue's pause, in the pill);
+    /// kept in the station database too, so `scanpick status` in another process shows it.
+    public let attention: AttentionBoard
     private let configPath: String
     private let output: @Sendable (String) -> Void
     private let log: @Sendable (String) -> Void
@@ -70,6 +71,27 @@ public final class StationService: Sendable {
         self.station = station
         self.output = output
         self.log = log
+        let queue = station.queue
+        let pid = getpid()
+        attention = AttentionBoard { items in
+            do {
+                try queue.recordStationAttention(items, pid: pid)
+            } catch {
+                log(
+                    Self.line(
+                        "attention_not_stored",
+                        "what needs attention could not be stored for `scanpick status`: \(error)"))
+            }
+        }
+    }
+
+    /// Clears what an earlier run left for `scanpick status` (at start and at a clean stop).
+    private func clearStoredAttention() {
+        do {
+            try station.queue.recordStationAttention([], pid: getpid())
+        } catch {
+            log(Self.line("attention_not_stored", "what needs attention could not be cleared: \(error)"))
+        }
     }
 
     /// Runs the station until ``stop()`` (SIGINT, SIGTERM), or until recorded frames without `loop`
@@ -110,6 +132,7 @@ public final class StationService: Sendable {
         let syncLoop = watchdog.loop(
             "sync", allowance: .seconds(2 * configuration.queue.requestTimeout + 30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
+        clearStoredAttention()
         let sync = station.syncService(attention: attention, log: log, heartbeat: syncLoop.beat)
         checkTrust(configuration)
         sync.start()
@@ -179,6 +202,7 @@ public final class StationService: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             scannersFinished.notify(queue: .global()) { continuation.resume() }
         }
+        clearStoredAttention()
         // A camera or replay thread finishes its frame; a wedge read blocked on input is left to the exit.
         if scanThread != nil, source != .wedge {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -204,8 +228,9 @@ public final class StationService: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// Re-reads the config file: the server, tokens, worker and scanning settings apply at once and a
-    /// paused queue looks again; a config that does not load is shown and the previous one kept.
+    /// Re-reads the config file: the server, tokens, worker, scanning settings and the page's access
+    /// (a rotated secret) apply at once and a paused queue looks again; keys that need a restart are
+    /// shown as needing attention; a config that does not load is shown and the previous one kept.
     public func reload() {
         let (sync, watcher, page) = state.withLock { ($0.sync, $0.watcher, $0.page) }
         var line = JSONObjectWriter()
@@ -215,8 +240,28 @@ public final class StationService: Sendable {
             attention.set("config", nil)
             let restart = station.apply(configuration)
             checkTrust(configuration)
+            page?.apply(station.configuration.page)
+            attention.set(
+                "restart",
+                restart.isEmpty
+                    ? nil
+                    : Attention(
+                        code: "restart_needed",
+                        message:
+                            "the config changed \(restart.joined(separator: ", ")), which apply when the station restarts: restart it (the running station keeps the previous values)"
+                    ))
             watcher?.watch(configuration.sourceFiles)
-            try station.queue.resume()
+            do {
+                try station.queue.resume()
+                attention.set("resume", nil)
+            } catch {
+                // The new config is in force; only lifting the pause failed (the drainer looks again
+                // on its own after the backoff cap).
+                report(
+                    "resume", "resume_failed",
+                    "the corrected config is applied, but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap, or on the next config change"
+                )
+            }
             sync?.poke()
             if let page, let login = page.newLoginLink() {
                 output("page login link (works once): http://\(page.address)\(login)")

@@ -25,6 +25,11 @@ enum TapCommand: Command {
             "org", valueName: "ORG",
             help: "The organisation the task belongs to (default: the open batch's, or the only configured one).")
         var json = Flag("json", help: "Print {\"id\", \"idempotencyKey\", \"label\"}.")
+        var outsideBatch = Flag(
+            "outside-batch",
+            help:
+                "Queue it even though the task is not in the open batch "
+                + "(support: the server judges it; without this the station refuses it).")
         var task = Argument<String>("TASK", help: "The pick task's id.")
     }
 
@@ -67,7 +72,7 @@ enum TapCommand: Command {
     private static func record(_ tap: Tap, _ target: ParsedArguments<Target>) throws -> Int32 {
         let station = try StationFile.open(target[\.station.config])
         let org = try station.organisation(requested: target[\.org], preferOpenBatch: true)
-        let id = try station.taps.record(tap, task: target[\.task], org: org)
+        let id = try station.taps.record(tap, task: target[\.task], org: org, outsideBatch: target[\.outsideBatch])
         guard let action = try station.queue.action(id) else { return 1 }
         if target[\.json] {
             var line = JSONObjectWriter()
