@@ -8,10 +8,12 @@ import Foundation
 ///     let data = try GS1ElementString(parsing: "0109501101530003172601311010AB-12")
 ///     data.gtin == "09501101530003"; data.lot == "AB-12"; data.expiry?.description == "2026-01-31"
 public struct GS1ElementString: Sendable, Equatable {
-    /// One AI and its data, as printed.
+    /// One AI and its data, as printed, and the date it names when the AI holds one (its century
+    /// placed when parsed).
     public struct Element: Sendable, Equatable {
         public let ai: ApplicationIdentifier
         public let value: String
+        public let date: GS1Date?
     }
 
     public let elements: [Element]
@@ -37,7 +39,9 @@ public struct GS1ElementString: Sendable, Equatable {
 
     private static func strippingPrefix(_ text: String) -> Substring {
         var rest = Substring(text)
-        if let prefix = gs1SymbologyIdentifiers.first(where: { rest.hasPrefix($0) }) { rest = rest.dropFirst(prefix.count) }
+        if let prefix = gs1SymbologyIdentifiers.first(where: { rest.hasPrefix($0) }) {
+            rest = rest.dropFirst(prefix.count)
+        }
         while rest.first == "\u{1D}" { rest = rest.dropFirst() }
         return rest
     }
@@ -55,7 +59,8 @@ public struct GS1ElementString: Sendable, Equatable {
             if ai.fixedLength {
                 value = rest.prefix(ai.maxLength)
                 guard value.count == ai.maxLength, !value.contains("\u{1D}") else {
-                    throw .wrongLength(ai: ai.code, expected: "\(ai.maxLength)", found: value.prefix { $0 != "\u{1D}" }.count)
+                    throw .wrongLength(
+                        ai: ai.code, expected: "\(ai.maxLength)", found: value.prefix { $0 != "\u{1D}" }.count)
                 }
                 rest = rest.dropFirst(ai.maxLength)
                 if rest.first == "\u{1D}" {
@@ -107,13 +112,14 @@ public struct GS1ElementString: Sendable, Equatable {
             guard digitsOnly else { throw .notDigits(ai: ai.code, value: value) }
         case .date:
             guard digitsOnly else { throw .notDigits(ai: ai.code, value: value) }
-            guard GS1Date(yymmdd: Substring(value), referenceYear: referenceYear) != nil else {
+            guard let date = GS1Date(yymmdd: Substring(value), referenceYear: referenceYear) else {
                 throw .badDate(ai: ai.code, value: value)
             }
+            return Element(ai: ai, value: value, date: date)
         case .characters:
             guard value.utf8.allSatisfy(isCharacterSet82) else { throw .badCharacters(ai: ai.code, value: value) }
         }
-        return Element(ai: ai, value: value)
+        return Element(ai: ai, value: value, date: nil)
     }
 
     /// GS1 AI encodable character set 82: `!"%&'()*+,-./0-9:;<=>?A-Z_a-z`.
@@ -151,17 +157,13 @@ public struct GS1ElementString: Sendable, Equatable {
     /// (17) expiry, else (15) best before.
     public var expiry: GS1Date? { date("17") ?? date("15") }
 
-    /// The date in element `code`, as a date (checked when parsed).
-    public func date(_ code: String, referenceYear: Int? = nil) -> GS1Date? {
-        guard let value = self[code], ApplicationIdentifier.known[code]?.content == .date else { return nil }
-        let year = referenceYear ?? Calendar(identifier: .gregorian).component(.year, from: Date())
-        return GS1Date(yymmdd: Substring(value), referenceYear: year)
-    }
+    /// The date in the first element with AI `code` (checked, its century placed, when parsed).
+    public func date(_ code: String) -> GS1Date? { elements.first { $0.ai.code == code }?.date }
 
     /// Each element's AI and data for a report: dates as `YYYY-MM-DD`, the rest as printed.
     public var reported: [(ai: String, value: String)] {
         elements.map { element in
-            (element.ai.code, element.ai.content == .date ? date(element.ai.code)?.description ?? element.value : element.value)
+            (element.ai.code, element.date?.description ?? element.value)
         }
     }
 

@@ -78,7 +78,7 @@ public enum ScanRule {
             return .lotMismatch(expected: expected, scanned: scanned)
         }
         if let needs = line.bestBefore,
-            let expires = data.date("17", referenceYear: referenceYear) ?? data.date("15", referenceYear: referenceYear),
+            let expires = data.expiry,
             expires < needs
         {
             return .expired(expires: expires, needs: needs)

@@ -8,13 +8,16 @@ import Testing
     let gs = "\u{1D}"
 
     @Test func fixedLengthElementsNeedNoSeparator() throws {
-        let data = try GS1ElementString(parsing: "0109501101530003" + "17260131" + "15261200" + "10AB-12", referenceYear: 2026)
+        let data = try GS1ElementString(
+            parsing: "0109501101530003" + "17260131" + "15261200" + "10AB-12", referenceYear: 2026)
         #expect(data.elements.map(\.ai.code) == ["01", "17", "15", "10"])
         #expect(data.gtin == "09501101530003")
         #expect(data.lot == "AB-12")
         // (17) is the expiry even with a (15) beside it; (15) alone would be.
         #expect(data.expiry == GS1Date(year: 2026, month: 1, day: 31))
-        #expect(try GS1ElementString(parsing: "15261200", referenceYear: 2026).expiry == GS1Date(year: 2026, month: 12, day: 31))
+        #expect(
+            try GS1ElementString(parsing: "15261200", referenceYear: 2026).expiry
+                == GS1Date(year: 2026, month: 12, day: 31))
     }
 
     @Test func variableLengthElementsEndAtAGroupSeparatorOrTheEnd() throws {
@@ -52,8 +55,8 @@ import Testing
         #expect(data["400"] == "PO-77")
         #expect(data["410"] == "9501101020917")
         #expect(data["414"] == "9501101020917")
-        #expect(data.date("11", referenceYear: 2026) == GS1Date(year: 2026, month: 1, day: 1))
-        #expect(data.date("13", referenceYear: 2026) == GS1Date(year: 2026, month: 1, day: 2))
+        #expect(data.date("11") == GS1Date(year: 2026, month: 1, day: 1))
+        #expect(data.date("13") == GS1Date(year: 2026, month: 1, day: 2))
         #expect(data["30"] == "5")
         for ai in ["311", "312", "313", "314", "315", "316", "310"] {
             #expect(try GS1ElementString(parsing: ai + "2001250", referenceYear: 2026)[ai + "2"] == "001250")
@@ -65,8 +68,12 @@ import Testing
 
     @Test func datesAreDates() throws {
         // Day 00: the last day of the month (a leap February too).
-        #expect(try GS1ElementString(parsing: "17280200", referenceYear: 2026).expiry == GS1Date(year: 2028, month: 2, day: 29))
-        #expect(try GS1ElementString(parsing: "15261100", referenceYear: 2026).expiry == GS1Date(year: 2026, month: 11, day: 30))
+        #expect(
+            try GS1ElementString(parsing: "17280200", referenceYear: 2026).expiry
+                == GS1Date(year: 2028, month: 2, day: 29))
+        #expect(
+            try GS1ElementString(parsing: "15261100", referenceYear: 2026).expiry
+                == GS1Date(year: 2026, month: 11, day: 30))
         // The century: at most 49 years back, 50 ahead of the reference year.
         #expect(try GS1ElementString(parsing: "17760101", referenceYear: 2026).expiry?.year == 2076)
         #expect(try GS1ElementString(parsing: "17770101", referenceYear: 2026).expiry?.year == 1977)

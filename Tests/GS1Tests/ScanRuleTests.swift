@@ -28,14 +28,16 @@ import Testing
         #expect(evaluate("0109501101530003" + "17270101" + "10L999") == .lotMismatch(expected: "L123", scanned: "L999"))
         #expect(
             evaluate("0109501101530003" + "17261201" + "10L123")
-                == .expired(expires: GS1Date(year: 2026, month: 12, day: 1)!, needs: GS1Date(year: 2027, month: 1, day: 1)!))
+                == .expired(
+                    expires: GS1Date(year: 2026, month: 12, day: 1)!, needs: GS1Date(year: 2027, month: 1, day: 1)!))
         // No lot or date on the label: nothing to refuse on.
         #expect(evaluate("0109501101530003") == .units(1))
         // Best before (15) when there is no expiry (17).
         if case .expired = evaluate("0109501101530003" + "15261231") {} else { Issue.record("(15) not checked") }
         // A line without lot or date takes any.
         #expect(evaluate("0109501101530003" + "17200101" + "10X", ScanRule.Line(barcode: "9501101530003")) == .units(1))
-        #expect(ScanRule.Outcome.lotMismatch(expected: "L123", scanned: "L999").reason == "lot L123 expected, L999 scanned")
+        #expect(
+            ScanRule.Outcome.lotMismatch(expected: "L123", scanned: "L999").reason == "lot L123 expected, L999 scanned")
         #expect(
             ScanRule.Outcome.expired(expires: GS1Date(iso: "2026-12-01")!, needs: GS1Date(iso: "2027-01-01")!).reason
                 == "expires 2026-12-01, needs ≥ 2027-01-01")
@@ -57,7 +59,7 @@ import Testing
     @Test func malformedGS1IsRefusedNotGuessed() {
         #expect(evaluate("0109501101530004" + "10L123") == .malformed(.checkDigit(ai: "01", value: "09501101530004")))
         #expect(evaluate("0109501101530003" + "17261341") == .malformed(.badDate(ai: "17", value: "261341")))
-        #expect(evaluate("0109501101530003" + "10L1" + gs) == .units(1))  // a trailing GS is harmless
+        #expect(evaluate("0109501101530003" + "10L123" + gs) == .units(1))  // a trailing GS is harmless
         #expect(evaluate("0105901234123457") == .otherItem)  // well-formed, another GTIN
     }
 }
