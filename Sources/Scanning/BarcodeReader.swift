@@ -79,17 +79,19 @@ public final class BarcodeReader {
     /// zxing-cpp's look at an image nothing else read: every wanted symbology it reads (the ones
     /// ZBar lacks were looked for already), a linear code only when seen on
     /// ``secondEngineLineCount`` scan lines, and an 8-digit one (EAN-8, UPC-E) on
-    /// ``shortCodeLineCount``.
+    /// ``shortCodeLineCount``. Linear codes are looked for along the rows only: ZBar's looks went
+    /// both ways, and on the corpus turning the picture gained nothing for 40% more time.
     private func secondEngineLook(_ image: GreyImage) -> [Barcode] {
         let wanted = options.symbologies.intersection(ZXingReader.readable).subtracting(Symbology.zbarLacks)
         let short = wanted.intersection([.ean8, .upce])
-        if let code = ZXingReader.read(
-            image, looking: wanted.subtracting(short), minLineCount: Self.secondEngineLineCount
-        ).flatMap(report) {
-            return [code]
-        }
-        if let code = ZXingReader.read(image, looking: short, minLineCount: Self.shortCodeLineCount).flatMap(report) {
-            return [code]
+        for (symbologies, lines) in [
+            (wanted.subtracting(short), Self.secondEngineLineCount), (short, Self.shortCodeLineCount),
+        ] {
+            if let code = ZXingReader.read(image, looking: symbologies, minLineCount: lines, rotating: false)
+                .flatMap(report)
+            {
+                return [code]
+            }
         }
         return []
     }

@@ -24,8 +24,11 @@ enum ZXingReader {
     static let readable = Set(formats.keys)
 
     /// One look for one code of `symbologies` (those zxing-cpp is not asked for are left out): the
-    /// code, or nil. A linear code must be read on `minLineCount` scan lines.
-    static func read(_ image: GreyImage, looking symbologies: Set<Symbology>, minLineCount: Int = 2) -> Barcode? {
+    /// code, or nil. A linear code must be read on `minLineCount` scan lines; `rotating` looks for
+    /// linear codes (and PDF417) turned 90° too.
+    static func read(
+        _ image: GreyImage, looking symbologies: Set<Symbology>, minLineCount: Int = 2, rotating: Bool = true
+    ) -> Barcode? {
         let bits = symbologies.compactMap { formats[$0] }.reduce(0, |)
         guard bits != 0, image.width > 0, image.height > 0, image.width <= Int(Int32.max / 2),
             image.height <= Int(Int32.max / 2)
@@ -33,7 +36,8 @@ enum ZXingReader {
         var symbol = scanpick_zxing_symbol()
         let found = image.pixels.withUnsafeBufferPointer { pixels in
             scanpick_zxing_read(
-                pixels.baseAddress, Int32(image.width), Int32(image.height), bits, Int32(minLineCount), &symbol)
+                pixels.baseAddress, Int32(image.width), Int32(image.height), bits, Int32(minLineCount),
+                rotating ? 1 : 0, &symbol)
         }
         guard found == 1 else { return nil }
         defer { scanpick_zxing_symbol_free(&symbol) }

@@ -34,7 +34,7 @@ static const unsigned int knownFormats = SCANPICK_ZXING_AZTEC | SCANPICK_ZXING_C
 extern "C" unsigned int scanpick_zxing_safe_formats(void) { return knownFormats & ~unsafeFormats; }
 
 extern "C" int scanpick_zxing_read(
-    const unsigned char *pixels, int width, int height, unsigned int formats, int min_line_count,
+    const unsigned char *pixels, int width, int height, unsigned int formats, int min_line_count, int try_rotate,
     scanpick_zxing_symbol *symbol) {
     std::memset(symbol, 0, sizeof *symbol);
     formats &= scanpick_zxing_safe_formats();
@@ -43,7 +43,7 @@ extern "C" int scanpick_zxing_read(
         DecodeHints hints;
         hints.setFormats(BarcodeFormats(static_cast<BarcodeFormat>(formats)));
         hints.setTryHarder(true);
-        hints.setTryRotate(true);
+        hints.setTryRotate(try_rotate != 0);
         hints.setReturnCodabarStartEnd(true);  // as ZBar reports Codabar
         hints.setMinLineCount(static_cast<uint8_t>(min_line_count));
         // maxNumberOfSymbols stays 255: see the top of this file.

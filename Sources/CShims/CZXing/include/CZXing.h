@@ -37,12 +37,13 @@ typedef struct {
 } scanpick_zxing_symbol;
 
 /// Looks once for one code of `formats` in an 8-bit grey image (`pixels`: `height` rows of `width`
-/// bytes). Linear codes must be seen on `min_line_count` scan lines. Returns 1 and fills `symbol`
+/// bytes). Linear codes must be seen on `min_line_count` scan lines; with `try_rotate`, linear codes
+/// are looked for across the picture too (PDF417 at 90° and 270°). Returns 1 and fills `symbol`
 /// (free it with `scanpick_zxing_symbol_free`), 0 when nothing was found, -1 when zxing-cpp threw
 /// (bad size, out of memory). DataBar formats are never looked for (see zxing.cpp: they reach an
 /// assertion that aborts the process).
 int scanpick_zxing_read(
-    const unsigned char *pixels, int width, int height, unsigned int formats, int min_line_count,
+    const unsigned char *pixels, int width, int height, unsigned int formats, int min_line_count, int try_rotate,
     scanpick_zxing_symbol *symbol);
 
 /// Frees what `scanpick_zxing_read` allocated in `symbol`.
