@@ -5,8 +5,7 @@
 // arrow says so):
 //   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1,
-//                    Wire
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1 → Wire
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server
 //   the station      Station
@@ -67,10 +66,11 @@ let package = Package(
         .target(name: "ConfigFile"),
         // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
         .target(name: "Timestamps"),
-        // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits.
+        // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits,
+        // element strings (AIs, lots, dates, counts) and what a scan counts for on an order line.
         .target(name: "GS1"),
         // Codable types shared by the API server and the station (the HTTP contract), ordered JSON lines.
-        .target(name: "Wire"),
+        .target(name: "Wire", dependencies: ["GS1"]),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
         .target(name: "Storage", dependencies: ["Timestamps"]),
         // SQLite: one connection, cached statements, transactions, group commit.

@@ -122,6 +122,9 @@ public struct GS1ElementString: Sendable, Equatable {
         return Element(ai: ai, value: value, date: nil)
     }
 
+    /// Whether every character of `text` is in GS1's character set 82 (what a lot or serial may hold).
+    public static func isCharacterSet82(_ text: String) -> Bool { text.utf8.allSatisfy(isCharacterSet82) }
+
     /// GS1 AI encodable character set 82: `!"%&'()*+,-./0-9:;<=>?A-Z_a-z`.
     private static func isCharacterSet82(_ byte: UInt8) -> Bool {
         switch byte {

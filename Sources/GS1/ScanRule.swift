@@ -58,10 +58,15 @@ public enum ScanRule {
     }
 
     /// The verdict on `code` for `line`. `referenceYear` places GS1's two-digit years (default: now).
-    public static func evaluate(_ code: String, for line: Line, referenceYear: Int? = nil) -> Outcome {
+    /// `sameItem` says whether a plain code (not GS1 data) names a barcode's item: the station, which
+    /// knows what its reader saw, passes a stricter one than the server's (an 8-digit code).
+    public static func evaluate(
+        _ code: String, for line: Line, referenceYear: Int? = nil,
+        sameItem: (String, String) -> Bool = { GTIN.sameItem($0, $1) }
+    ) -> Outcome {
         guard GS1ElementString.looksLikeGS1(code) else {
-            if GTIN.sameItem(code, line.barcode) { return .units(1) }
-            if let caseGTIN = line.caseGTIN, let caseQty = line.caseQty, GTIN.sameItem(code, caseGTIN) {
+            if sameItem(code, line.barcode) { return .units(1) }
+            if let caseGTIN = line.caseGTIN, let caseQty = line.caseQty, sameItem(code, caseGTIN) {
                 return .units(caseQty)
             }
             return .otherItem

@@ -28,7 +28,8 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys_v2 RENAME TO idempotency_keys;
                     CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
                     \(Migration.normaliseAppliedTimes)
-                    """)
+                    """),
+            lotsAndCases(integer: "INTEGER"),
         ]
     static let postgres =
         migrations(
@@ -42,8 +43,23 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys ALTER COLUMN created_at TYPE TEXT
                         USING to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
                     \(Migration.normaliseAppliedTimes)
-                    """)
+                    """),
+            lotsAndCases(integer: "BIGINT"),
         ]
+
+    /// `server-3`: an order line's optional lot, earliest accepted expiry (`YYYY-MM-DD`), case GTIN-14
+    /// and units per case (GS1 data on scans is checked against them). NULL where a line has none,
+    /// which is every line written before.
+    static func lotsAndCases(integer: String) -> Migration {
+        Migration(
+            "server-3",
+            sql: """
+                ALTER TABLE order_lines ADD COLUMN lot TEXT;
+                ALTER TABLE order_lines ADD COLUMN best_before TEXT;
+                ALTER TABLE order_lines ADD COLUMN case_gtin TEXT;
+                ALTER TABLE order_lines ADD COLUMN case_qty \(integer) CHECK (case_qty > 0);
+                """)
+    }
 
     /// How an engine spells a 64-bit integer, a byte string, an auto-numbered key column, and the
     /// clause for a table stored as its primary key.

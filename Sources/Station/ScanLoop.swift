@@ -64,13 +64,13 @@ public final class ScanLoop {
             let open = try PickListCache.openBatch(db)
             let verdict = ScanValidator.check(
                 code, symbology: symbology, against: try PickListCache.activeTask(db), batchId: open?.batchId)
-            guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
+            guard case .accepted(let task, let units) = verdict, let org = open?.org else { return (verdict, nil) }
             // Scans count only for an organisation that has scanning on (the flag is the open batch's
             // organisation's, read now: the batch, or the configuration, may have changed since start).
             guard station.configuration.organisations[org]?.scanningEnabled == true else {
                 return (.scanningOff(org: org), nil)
             }
-            guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
+            guard try PickListCache.addPicked(units, task: task.id, org: org, in: db) else {
                 return (.batchComplete(batchId: task.batchId), nil)
             }
             let action = try NewAction.scan(
@@ -93,9 +93,19 @@ public final class ScanLoop {
         if let symbology = outcome.symbology { line.add("symbology", string: symbology.displayName) }
         if let frame { line.add("frame", number: frame) }
         switch outcome.verdict {
-        case .accepted(let task):
+        case .accepted(let task, let units):
             line.add("task", string: task.id)
             line.add("location", string: task.location)
+            if units != 1 { line.add("units", number: units) }
+        case .refused(let reason, let task):
+            line.add("reason", string: "refused")
+            line.add("task", string: task.id)
+            line.add("location", string: task.location)
+            line.add("detail", string: reason)
+        case .overPick(let units, let task):
+            line.add("reason", string: "over_pick")
+            line.add("task", string: task.id)
+            line.add("units", number: units)
         case .mismatch(let expected, _, let task):
             line.add("reason", string: "mismatch")
             line.add("task", string: task.id)

@@ -3,15 +3,23 @@ import Scanning
 import Wire
 
 /// Checks a scanned code against the pick task the picker is on, on the station and before the
-/// queue: GTIN forms of one item are the same (a UPC-A read as EAN-13 with a leading zero).
+/// queue, by the rule the server applies too (``ScanRule``): GTIN forms of one item are the same (a
+/// UPC-A read as EAN-13 with a leading zero), the line's case GTIN-14 counts its case quantity, and
+/// GS1 data must carry the line's lot and expire no earlier than its `bestBefore`.
 ///
-///     ScanValidator.check("0036000291452", against: task)  // .accepted
+///     ScanValidator.check("0036000291452", against: task)  // .accepted(task, units: 1)
 public enum ScanValidator {
     /// Why a scan was accepted or turned away.
     public enum Verdict: Sendable, Equatable {
-        case accepted(PickTask)
+        /// The code counts `units` of the task (more than 1 for a case).
+        case accepted(PickTask, units: Int)
         /// Seen is not the task's barcode.
         case mismatch(expected: String, seen: String, task: PickTask)
+        /// The task's item, but its GS1 data names another lot, expires too soon, or breaks the
+        /// standard: `reason` says which ("lot L123 expected, L999 scanned").
+        case refused(reason: String, task: PickTask)
+        /// A case (or GS1 count) of `units` would take the task past what it requires.
+        case overPick(units: Int, task: PickTask)
         /// No batch is open on this station.
         case noOpenBatch
         /// Every task of the open batch is complete.
@@ -30,8 +38,12 @@ public enum ScanValidator {
         /// A sentence for the picker, readable from a metre away.
         public var message: String {
             switch self {
-            case .accepted(let task):
-                "✓ \(task.location): \(task.sku) \(task.qtyPicked + 1)/\(task.qtyRequired)"
+            case .accepted(let task, let units):
+                "✓ \(task.location): \(task.sku) \(task.qtyPicked + units)/\(task.qtyRequired)"
+                    + (units == 1 ? "" : " (a case of \(units))")
+            case .refused(let reason, let task): "✗ \(task.location): \(reason)"
+            case .overPick(let units, let task):
+                "✗ \(units) units would go over: \(task.location) needs \(task.qtyRequired), \(task.qtyPicked) picked"
             case .mismatch(let expected, let seen, let task):
                 "✗ wrong item: saw \(seen), \(task.location) (task \(task.id)) expects \(expected)"
             case .noOpenBatch:
@@ -65,9 +77,15 @@ public enum ScanValidator {
             case .upce: .upcE
             default: nil
             }
-        guard GTIN.sameItem(code, task.barcode, firstReadAs: readAs) else {
-            return .mismatch(expected: task.barcode, seen: code, task: task)
+        let outcome = ScanRule.evaluate(
+            code, for: task.scanRuleLine, sameItem: { GTIN.sameItem($0, $1, firstReadAs: readAs) })
+        switch outcome {
+        case .units(let units):
+            let (total, overflow) = task.qtyPicked.addingReportingOverflow(units)
+            guard !overflow, total <= task.qtyRequired else { return .overPick(units: units, task: task) }
+            return .accepted(task, units: units)
+        case .otherItem: return .mismatch(expected: task.barcode, seen: code, task: task)
+        case .lotMismatch, .expired, .malformed, .noCount: return .refused(reason: outcome.reason, task: task)
         }
-        return .accepted(task)
     }
 }

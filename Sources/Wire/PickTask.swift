@@ -1,3 +1,5 @@
+import GS1
+
 /// One line of a batch to pick, as the ScanPick API sends it: what to pick, where, how many, how
 /// many are picked, and how many of those are locked in an active shipment (a label exists).
 public struct PickTask: Codable, Sendable, Equatable {
@@ -61,4 +63,14 @@ public struct PickTaskResponse: Codable, Sendable, Equatable {
     public var pickTask: PickTask
 
     public init(pickTask: PickTask) { self.pickTask = pickTask }
+}
+
+extension PickTask {
+    /// What the task's order line expects of a scan, for ``ScanRule`` (the station's check and the
+    /// server's are the same rule). `bestBefore` was checked to be a date when the order came in.
+    public var scanRuleLine: ScanRule.Line {
+        ScanRule.Line(
+            barcode: barcode, lot: lot, bestBefore: bestBefore.flatMap { GS1Date(iso: $0) }, caseGTIN: caseGtin,
+            caseQty: caseQty)
+    }
 }

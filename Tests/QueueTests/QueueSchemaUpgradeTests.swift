@@ -4,6 +4,7 @@ import Station
 import Storage
 import TestSupport
 import Testing
+import Wire
 
 @testable import Queue
 
@@ -15,7 +16,9 @@ import Testing
     /// sequence is ahead of the rows), a pause, the pick list, the log, and its migration times.
     func oldStationDatabase(_ path: String) throws {
         let db = try Database(path: path)
-        let old = QueueSchema.migrations.filter { $0.identifier == "queue-1" } + PickListCache.migrations
+        let old = (QueueSchema.migrations + PickListCache.migrations).filter {
+            ["queue-1", "picklist-1"].contains($0.identifier)
+        }
         #expect(old.count == 2)
         try Migration.apply(old, to: db)
         try db.run("UPDATE schema_migrations SET applied_at = '2026-11-30T10:00:00Z'")
@@ -94,6 +97,15 @@ import Testing
         #expect(try queue.counts().lastSyncAt == "2027-01-15T08:00:00.250Z")
         #expect(try queue.log().map(\.actionId) == [4])
         #expect(try PickListCache(queue: queue).tasks().map(\.qtyPicked) == [1])
+        #expect(try PickListCache(queue: queue).tasks().map(\.lot) == [nil])
+        // The upgraded cache keeps an order line's lot, best-before date and case.
+        let gs1Task = PickTask(
+            id: "t9", batchId: "b9", orderId: "o9", lineId: "l1", sku: "SKU-G1", location: "G1",
+            barcode: "9501101530003",
+            qtyRequired: 30, qtyPicked: 0, qtyLocked: 0, lot: "L123", bestBefore: "2027-01-01",
+            caseGtin: "19501101530000", caseQty: 12)
+        try PickListCache(queue: queue).store(Batch(id: "b9", tasks: [gs1Task]), org: "acme")
+        #expect(try PickListCache(queue: queue).tasks() == [gs1Task])
 
         // The id sequence kept its high-water mark: the deleted #4 is never handed out again.
         let next = try queue.enqueue(NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 1, worker: "w"))
@@ -103,7 +115,7 @@ import Testing
                 (try $0.string("identifier"), try $0.date("applied_at"))
             }
         }
-        #expect(applied.map(\.0) == ["picklist-1", "queue-1", "queue-2"])
+        #expect(applied.map(\.0) == ["picklist-1", "picklist-2", "queue-1", "queue-2"])
         #expect(applied[0].1 == Date(timeIntervalSince1970: 1_796_032_800))  // 2026-11-30T10:00:00Z
         let texts = try queue.database.read { db in
             try db.rows("SELECT applied_at FROM schema_migrations").map { try $0.string("applied_at") }

@@ -9,11 +9,13 @@ import Wire
         qtyRequired: 3, qtyPicked: 1, qtyLocked: 0)
 
     @Test func acceptsTheTasksBarcodeInAnyGTINForm() {
-        #expect(ScanValidator.check("036000291452", against: task, batchId: "b1") == .accepted(task))
-        #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1") == .accepted(task))
+        #expect(ScanValidator.check("036000291452", against: task, batchId: "b1") == .accepted(task, units: 1))
+        #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1") == .accepted(task, units: 1))
         #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1").message == "✓ A1: SKU-A1 2/3")
         // A DataBar Expanded on a weighed pack: AI 01 with the item's GTIN, then its weight.
-        #expect(ScanValidator.check("01000360002914523103001750", against: task, batchId: "b1") == .accepted(task))
+        #expect(
+            ScanValidator.check("01000360002914523103001750", against: task, batchId: "b1") == .accepted(task, units: 1)
+        )
         // A case of the item (indicator digit 1) is not the item.
         #expect(!ScanValidator.check("0110036000291459", against: task, batchId: "b1").isAccepted)
     }
@@ -47,5 +49,32 @@ import Wire
         #expect(ScanValidator.check("036000291452", against: nil, batchId: nil) == .noOpenBatch)
         #expect(ScanValidator.check("036000291452", against: nil, batchId: "b1") == .batchComplete(batchId: "b1"))
         #expect(!mismatch.isAccepted)
+    }
+
+    @Test func gs1DataIsCheckedAgainstTheLinesLotAndDateAndACaseCountsItsUnits() {
+        // GS1's example item, with a lot, a best-before date and a case of 12.
+        let line = PickTask(
+            id: "t9", batchId: "b1", orderId: "o9", lineId: "l1", sku: "SKU-G1", location: "G1",
+            barcode: "9501101530003",
+            qtyRequired: 30, qtyPicked: 20, qtyLocked: 0, lot: "L123", bestBefore: "2027-01-01",
+            caseGtin: "19501101530000", caseQty: 12)
+        let item = "0109501101530003"
+        #expect(
+            ScanValidator.check(item + "17270101" + "10L123", against: line, batchId: "b1") == .accepted(line, units: 1)
+        )
+        let otherLot = ScanValidator.check(item + "17270101" + "10L999", against: line, batchId: "b1")
+        #expect(otherLot == .refused(reason: "lot L123 expected, L999 scanned", task: line))
+        #expect(otherLot.message == "✗ G1: lot L123 expected, L999 scanned")
+        let tooSoon = ScanValidator.check(item + "17261201" + "10L123", against: line, batchId: "b1")
+        #expect(tooSoon.message == "✗ G1: expires 2026-12-01, needs ≥ 2027-01-01")
+        #expect(!ScanValidator.check("0109501101530004", against: line, batchId: "b1").isAccepted)
+        // 20 picked of 30: a case of 12 would go over, 8 counted by (02) + (37) fits.
+        #expect(ScanValidator.check("19501101530000", against: line, batchId: "b1") == .overPick(units: 12, task: line))
+        let counted = ScanValidator.check("0209501101530003" + "378\u{1D}10L123", against: line, batchId: "b1")
+        #expect(counted == .accepted(line, units: 8))
+        #expect(counted.message == "✓ G1: SKU-G1 28/30 (a case of 8)")
+        var fresh = line
+        fresh.qtyPicked = 0
+        #expect(ScanValidator.check("19501101530000", against: fresh, batchId: "b1") == .accepted(fresh, units: 12))
     }
 }
