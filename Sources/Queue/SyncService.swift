@@ -28,11 +28,9 @@ public final class SyncService: Sendable {
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let state = Mutex(State())
 
+    private let alarm = Alarm()
+
     private struct State {
-        var wake: CheckedContinuation<Void, Never>?
-        /// Which wait `wake` belongs to: a timer of an earlier wait must not end a later one.
-        var waitNumber = 0
-        var poked = false
         var loop: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         var stopped = false
@@ -76,14 +74,7 @@ public final class SyncService: Sendable {
     }
 
     /// Asks for a pass as soon as possible (after an enqueue, or when the network came back).
-    public func poke() {
-        let wake = state.withLock { state in
-            state.poked = true
-            defer { state.wake = nil }
-            return state.wake
-        }
-        wake?.resume()
-    }
+    public func poke() { alarm.ring() }
 
     /// Stops the loop after the pass in progress (not cancelled: see ``NetworkMonitor/stop()``), and
     /// the monitor.
@@ -165,40 +156,7 @@ public final class SyncService: Sendable {
     }
 
     /// Sleeps until `date`, or until poked.
-    private func waitUntil(_ date: Date) async {
-        let already = state.withLock { state in
-            defer { state.poked = false }
-            return state.poked
-        }
-        if already { return }
-        let delay = date.timeIntervalSinceNow
-        guard delay > 0 else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let number = state.withLock { state -> Int? in
-                if state.poked {
-                    state.poked = false
-                    return nil
-                }
-                state.wake = continuation
-                state.waitNumber &+= 1
-                return state.waitNumber
-            }
-            guard let number else {
-                continuation.resume()
-                return
-            }
-            Task {
-                try? await Task.sleep(for: .seconds(delay))
-                let wake = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    guard state.waitNumber == number else { return nil }  // that wait already ended
-                    defer { state.wake = nil }
-                    return state.wake
-                }
-                wake?.resume()
-            }
-        }
-        state.withLock { $0.poked = false }
-    }
+    private func waitUntil(_ date: Date) async { await alarm.sleep(for: date.timeIntervalSinceNow) }
 
     /// Other `scanpick` processes (a `scanpick tap` at a shell) enqueue through their own
     /// connection: SQLite's data_version changes when they commit.

@@ -27,7 +27,7 @@ struct IdempotentWrite: Sendable {
     private let operation: @Sendable (PickingStore) throws -> [UInt8]
 
     /// Decodes and checks the body of `request` (400/422 for a bad one) and resolves its key.
-    init<Body: IdempotentRequest, Result: Encodable>(
+    init<Body: IdempotentRequest, Result: Encodable & SendableMetatype>(
         _ request: HTTPRequest, org: String, horizon: IdempotencyHorizon, route: String, as type: Body.Type,
         status: Int = 200,
         _ change: @escaping @Sendable (PickingStore, Body, String) throws -> Result

@@ -71,7 +71,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         let database = try reader.string("database", default: "var/server.sqlite")
         if case .sqlite(let file) = ServerDatabase(database, relativeTo: base),
-            let problem = DatabaseFolder.problem(forDatabase: file, configFolder: base.path)
+            let problem = DatabaseFolder.problem(forDatabase: file, configFolder: base.path, written: database)
         {
             throw reader.error("database", problem)
         }

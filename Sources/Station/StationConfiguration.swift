@@ -121,8 +121,9 @@ public struct StationConfiguration: Sendable, Equatable {
         let serverText = try reader.requiredString("server")
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
-        let database = resolve(try reader.string("database", default: Self.defaultDatabasePath))
-        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path) {
+        let databaseText = try reader.string("database", default: Self.defaultDatabasePath)
+        let database = resolve(databaseText)
+        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path, written: databaseText) {
             throw reader.error("database", problem)
         }
 
@@ -234,12 +235,17 @@ public struct StationConfiguration: Sendable, Equatable {
             guard scanners.count < Self.maxScanners else {
                 throw reader.error("scanners", "may list at most \(Self.maxScanners) scanners")
             }
-            var scanner = ScannerSettings(device: try options.requiredString("device"))
-            guard scanner.device.hasPrefix("/dev/"), scanner.device.utf8.count <= 4096,
-                !scanner.device.utf8.contains(0)
-            else {
+            let device = try options.requiredString("device")
+            // Standardized, so "/dev/../etc/x" cannot pass for a device and one scanner cannot be
+            // listed twice under two spellings (the second would only fail its grab).
+            let standardized = URL(fileURLWithPath: device).standardizedFileURL.path
+            guard standardized.hasPrefix("/dev/"), device.utf8.count <= 4096, !device.utf8.contains(0) else {
                 throw options.error("device", "must be a device path under /dev/ (e.g. /dev/input/by-id/…-event-kbd)")
             }
+            guard !scanners.contains(where: { $0.device == standardized }) else {
+                throw options.error("device", "\(standardized) is listed twice: each scanner once")
+            }
+            var scanner = ScannerSettings(device: standardized)
             switch try options.string("terminator", default: "enter") {
             case "enter": scanner.decoding.terminator = KeyCode.enter
             case "tab": scanner.decoding.terminator = KeyCode.tab
@@ -250,9 +256,15 @@ public struct StationConfiguration: Sendable, Equatable {
                     try options.integer(
                         "maxKeyGapMilliseconds", default: Int(scanner.decoding.maxGap * 1000), in: 5...1000)) / 1000
             if let separator = try options.string("groupSeparator") {
+                // Letters and digits are data: "0" as a separator would split every GTIN.
                 guard (1...4).contains(separator.count),
-                    separator.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
-                else { throw options.error("groupSeparator", "must be 1 to 4 visible ASCII characters (e.g. \"~\")") }
+                    separator.unicodeScalars.allSatisfy({
+                        (0x21...0x7E).contains($0.value) && !CharacterSet.alphanumerics.contains($0)
+                    })
+                else {
+                    throw options.error(
+                        "groupSeparator", "must be 1 to 4 visible ASCII symbols, no letters or digits (e.g. \"~\")")
+                }
                 scanner.decoding.groupSeparator = separator
             }
             try options.finish()
@@ -261,14 +273,10 @@ public struct StationConfiguration: Sendable, Equatable {
         var certificateAuthorityFile: String?
         if var options = try reader.object("tls") {
             if let file = try options.string("caFile").map(resolve) {
-                let text: String
                 do {
-                    text = try NamedFile.readText(file)
+                    _ = try SystemTrust.certificates(inFile: file)
                 } catch {
-                    throw options.error("caFile", "cannot be read: \(error)")
-                }
-                guard !SystemTrust.certificates(inPEM: text).isEmpty else {
-                    throw options.error("caFile", "holds no PEM certificate (-----BEGIN CERTIFICATE-----): \(file)")
+                    throw options.error("caFile", "\(file) \(error)")
                 }
                 certificateAuthorityFile = file
             }

@@ -131,9 +131,13 @@ public final class StationService: Sendable {
         let watchdog = ServiceManager.Watchdog(log: log)
         let syncLoop = watchdog.loop(
             "sync", allowance: .seconds(2 * configuration.queue.requestTimeout + 30))
+        // A probe has a 2 s timeout: one that never ends (a wedged HTTP client) leaves the pill and
+        // the drain's wake-ups stale. The page's listener thread is libmicrohttpd's and unwatched.
+        let probeLoop = watchdog.loop("network-probe", allowance: .seconds(30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
         clearStoredAttention()
-        let sync = station.syncService(attention: attention, log: log, heartbeat: syncLoop.beat)
+        let sync = station.syncService(
+            attention: attention, log: log, heartbeat: syncLoop.beat, probeHeartbeat: probeLoop.beat)
         checkTrust(configuration)
         sync.start()
         let page: StationPage

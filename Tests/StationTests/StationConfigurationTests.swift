@@ -140,6 +140,18 @@ import Testing
             "scanners[0].groupSeparator"
         ),
         (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/x", "groupSeparator": "0"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].groupSeparator"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/../etc/shadow"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].device"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/input/event3"}, {"device": "/dev/input/./event3"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[1].device"
+        ),
+        (
             #"{"station": "s", "worker": "w", "server": "http://x", "scanners": {"device": "/dev/x"}, "organisations": {"a": {"token": "t"}}}"#,
             "scanners"
         ),

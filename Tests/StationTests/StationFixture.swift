@@ -83,7 +83,7 @@ struct StationFixture {
         for code in codes { station.scan(code) }
         station.endInput()
         let scans = { station.logLines.filter { $0["event"] as? String == "scan" } }
-        let seen = try await eventually { scans().count >= count }
+        let seen = await eventually { scans().count >= count }
         let status = await station.stop()
         guard seen else { throw ServerProcessError(message: "saw \(scans().count) scans, not \(count)") }
         return (status, station.standardOutput, scans())

@@ -19,7 +19,7 @@ struct ServerFile: CommandArguments {
             configuration.database = ServerDatabase(commandLine: database)
             if case .sqlite(let file) = configuration.database,
                 let problem = DatabaseFolder.problem(
-                    forDatabase: file, configFolder: (path as NSString).deletingLastPathComponent)
+                    forDatabase: file, configFolder: (path as NSString).deletingLastPathComponent, written: database)
             {
                 throw UsageError("--database \(problem)")
             }
@@ -57,8 +57,11 @@ struct ServeFailure: Error, CustomStringConvertible {
 final class ServeLock {
     private let descriptor: Int32
 
+    /// Who takes the lock, which says what the refusal tells the operator.
+    enum Holder { case serve, migrate }
+
     /// Locks `path` (creating its folder and the file as SQLite would), or throws naming who to stop.
-    init(database path: String) throws {
+    init(database path: String, for holder: Holder = .serve) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -68,8 +71,9 @@ final class ServeLock {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw ServeFailure(
-                description:
-                    "another scanpick serve is already using the database \(path): SQLite serves one server process (stop the other, or use PostgreSQL for several)"
+                description: holder == .serve
+                    ? "another scanpick serve is already using the database \(path): SQLite serves one server process (stop the other, or use PostgreSQL for several)"
+                    : "a scanpick serve is using the database \(path): stop it before migrating (systemctl stop scanpick-serve); serve migrates when it starts"
             )
         }
     }
