@@ -152,8 +152,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Wire", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
-                "TestSupport", "scanpick",
+                "Server", "Wire", "GS1", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing",
+                "Digest", "TestSupport", "scanpick",
             ]),
     ],
     swiftLanguageModes: [.v6],
