@@ -39,4 +39,36 @@ import Testing
         let now = try await fixture.acme.get("/api/batches/\(batchId)")
         #expect((now.json["tasks"] as? [[String: Any]])?.first?["qtyPicked"] as? Int == 13)
     }
+
+    @Test func aGS1DataMatrixIsReadByTheCameraOnlyWhenTheOrganisationAsksForIt() async throws {
+        let fixture = try await StationFixture(openBatch: false)
+        // The sample's data: (01) 09501101530003 (17) 270101 (10) AB-12 (21) SN0001.
+        let line: [String: Any] = [
+            "id": "l1", "sku": "SKU-M1", "location": "M1", "barcode": "09501101530003", "qty": 2, "lot": "AB-12",
+            "bestBefore": "2027-01-01",
+        ]
+        let order: [String: Any] = ["id": "o7", "carrier": "UPS", "zone": "M", "shipBy": "2026-12-09", "lines": [line]]
+        #expect(try await fixture.acme.post("/api/orders", json: ["orders": [order]]).status == 200)
+        let batch = try await fixture.acme.post("/api/batches", json: ["filters": ["orderIds": ["o7"]]])
+        let batchId = try #require(batch.json["id"] as? String)
+        #expect(try await fixture.scanpick(["batch", "open", batchId, "--org", "acme"]).status == 0)
+        let frames = try fixture.frames("dm", [("matrix/datamatrix-gs1.png", 5)])
+
+        let unasked = try await fixture.scanpick(["station", "--frames", frames])
+        #expect(StationFixture.scanLines(unasked).isEmpty)
+
+        try fixture.rewriteConfig { settings in
+            var organisations = settings["organisations"] as? [String: Any] ?? [:]
+            var acme = organisations["acme"] as? [String: Any] ?? [:]
+            acme["scanning"] = ["enabled": true, "symbologies": ["ean13", "upca", "datamatrix"]]
+            organisations["acme"] = acme
+            settings["organisations"] = organisations
+        }
+        let asked = try await fixture.scanpick(["station", "--frames", frames])
+        let scans = StationFixture.scanLines(asked)
+        #expect(scans.count == 1, "\(asked.standardError)")
+        #expect(scans.first?["symbology"] as? String == "DataMatrix")
+        #expect(scans.first?["accepted"] as? Bool == true)
+        #expect(asked.standardOutput.contains("✓ M1: SKU-M1 1/2"))
+    }
 }
