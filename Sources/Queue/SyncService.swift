@@ -24,6 +24,7 @@ public final class SyncService: Sendable {
     private let attention: AttentionBoard
     private let log: @Sendable (String) -> Void
     private let onPass: @Sendable (DrainPass) -> Void
+    private let onPassDuration: @Sendable (Duration) -> Void
     private let afterPass: (@Sendable () async throws -> Void)?
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let state = Mutex(State())
@@ -39,14 +40,17 @@ public final class SyncService: Sendable {
     /// `afterPass` runs after each pass while online (the station refreshes its pick list); a
     /// failure of it other than the server being unreachable is logged and shown too. `heartbeat`
     /// hears `true` as a pass starts and after each action it delivers, and `false` when the loop
-    /// goes back to waiting (for a watchdog: a pass that stops turning is wedged).
+    /// goes back to waiting (for a watchdog: a pass that stops turning is wedged). `onPassDuration`
+    /// hears how long each pass took, failed ones included (for the station's metrics).
     public init(
         drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions, attention: AttentionBoard = AttentionBoard(),
         log: @escaping @Sendable (String) -> Void = { _ in },
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
+        onPassDuration: @escaping @Sendable (Duration) -> Void = { _ in },
         afterPass: (@Sendable () async throws -> Void)? = nil,
         heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
     ) {
+        self.onPassDuration = onPassDuration
         self.drainer = drainer
         self.monitor = monitor
         self.options = options
@@ -103,7 +107,7 @@ public final class SyncService: Sendable {
             guard monitor.isOnline == true else { continue }
             let pass: DrainPass
             do {
-                pass = try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
+                pass = try await timedPass()
                 attention.set("sync", nil)
             } catch QueueError.drainLock(let path, let reason) {
                 let problem = QueueError.drainLock(path, reason)
@@ -143,6 +147,13 @@ public final class SyncService: Sendable {
                 report("refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error)
             }
         }
+    }
+
+    /// One drain pass, its duration told to `onPassDuration` however it ends.
+    private func timedPass() async throws -> DrainPass {
+        let started = ContinuousClock.now
+        defer { onPassDuration(ContinuousClock.now - started) }
+        return try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
     }
 
     /// Logs a failure as one JSON line and shows it as needing attention.

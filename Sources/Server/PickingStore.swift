@@ -12,6 +12,8 @@ struct PickingStore {
     let org: String
     /// The time recorded on rows this request writes.
     let now: Date
+    /// The station that sent the request (`X-ScanPick-Station`), recorded with each event.
+    var station: String? = nil
 
     // MARK: Orders and batches
 
@@ -187,9 +189,10 @@ struct PickingStore {
         try db.runLater("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
         try db.runLater(
             """
-            INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [org, kind, task.id, qty - task.qtyPicked, qty, worker, at, key, now])
+            INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at,
+                                station)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [org, kind, task.id, qty - task.qtyPicked, qty, worker, at, key, now, station])
         var updated = task
         updated.qtyPicked = qty
         return updated

@@ -4,7 +4,9 @@ import Storage
 /// identifiers, tables and columns. `server-1` is one text with only the few types the engines spell
 /// differently filled in (see ``Spelling``); `server-2`, which stores the idempotency keys' times as
 /// ``Timestamp`` text like every other time (they were seconds since 1970), is written per engine
-/// because only PostgreSQL can change a column's type in place. Every table is keyed by organisation first, so one organisation's
+/// because only PostgreSQL can change a column's type in place; `server-3` records stations (see
+/// ``stationsAndHeartbeats(integer:keyOnlyTable:)``); `server-4` adds order lines' lots, dates and
+/// cases (``lotsAndCases(integer:)``). Every table is keyed by organisation first, so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
@@ -29,6 +31,7 @@ enum ServerSchema {
                     CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
                     \(Migration.normaliseAppliedTimes)
                     """),
+            stationsAndHeartbeats(integer: "INTEGER", keyOnlyTable: " WITHOUT ROWID"),
             lotsAndCases(integer: "INTEGER"),
         ]
     static let postgres =
@@ -44,15 +47,36 @@ enum ServerSchema {
                         USING to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
                     \(Migration.normaliseAppliedTimes)
                     """),
+            stationsAndHeartbeats(integer: "BIGINT", keyOnlyTable: ""),
             lotsAndCases(integer: "BIGINT"),
         ]
 
-    /// `server-3`: an order line's optional lot, earliest accepted expiry (`YYYY-MM-DD`), case GTIN-14
+    /// `server-3`: which station sent each picking event and idempotency key (its
+    /// `X-ScanPick-Station`, null for a request without one), and each organisation's stations'
+    /// last heartbeats (one row per station, replaced by the next; `received_at` on the server's
+    /// clock, `clock_offset_ms` the station's clock minus the server's, `report` the heartbeat as
+    /// checked JSON). The identifier was the next free one when this was written: a merge with
+    /// another `server-3` renumbers one of them.
+    static func stationsAndHeartbeats(integer: String, keyOnlyTable: String) -> Migration {
+        Migration(
+            "server-3",
+            sql: """
+                ALTER TABLE events ADD COLUMN station TEXT;
+                ALTER TABLE idempotency_keys ADD COLUMN station TEXT;
+                CREATE TABLE station_heartbeats (
+                    org TEXT NOT NULL, station TEXT NOT NULL, received_at TEXT NOT NULL,
+                    heartbeat_seconds \(integer) NOT NULL, clock_offset_ms \(integer), report TEXT NOT NULL,
+                    PRIMARY KEY (org, station))\(keyOnlyTable);
+                CREATE INDEX station_heartbeats_by_age ON station_heartbeats (received_at);
+                """)
+    }
+
+    /// `server-4`: an order line's optional lot, earliest accepted expiry (`YYYY-MM-DD`), case GTIN-14
     /// and units per case (GS1 data on scans is checked against them). NULL where a line has none,
     /// which is every line written before.
     static func lotsAndCases(integer: String) -> Migration {
         Migration(
-            "server-3",
+            "server-4",
             sql: """
                 ALTER TABLE order_lines ADD COLUMN lot TEXT;
                 ALTER TABLE order_lines ADD COLUMN best_before TEXT;

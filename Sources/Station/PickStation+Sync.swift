@@ -43,6 +43,7 @@ extension PickStation {
     public func syncService(
         attention: AttentionBoard = AttentionBoard(), log: @escaping @Sendable (String) -> Void = { _ in },
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
+        onPassDuration: @escaping @Sendable (Duration) -> Void = { _ in },
         heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in },
         probeHeartbeat: @escaping @Sendable (_ probing: Bool) -> Void = { _ in }
     ) -> SyncService {
@@ -54,6 +55,7 @@ extension PickStation {
         let station = self
         return SyncService(
             drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,
-            onPass: onPass, afterPass: { try await station.refreshPickList() }, heartbeat: heartbeat)
+            onPass: onPass, onPassDuration: onPassDuration, afterPass: { try await station.refreshPickList() },
+            heartbeat: heartbeat)
     }
 }

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Metrics
 import Queue
 import Scanning
 import Timestamps
@@ -9,7 +10,8 @@ import Wire
 /// against the active task of the open batch, and, for a match, the scan action queued together with
 /// the cached row's change (one transaction). A mismatch is turned away at once and never queued, and
 /// so is every scan while the open batch's organisation has scanning off, whatever organisation the
-/// loop was started for. Every accepted or rejected scan is one JSON log line.
+/// loop was started for. Every accepted or rejected scan is one JSON log line; each frame's decode
+/// time goes to `decodeTimes` when given.
 ///
 ///     let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options()) { log($0) }
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
@@ -19,6 +21,7 @@ public final class ScanLoop {
     private var debouncer: Debouncer
     private let log: (String) -> Void
     private let onEnqueue: () -> Void
+    private let decodeTimes: Histogram?
 
     /// The result of one counted scan.
     public struct Outcome: Sendable {
@@ -31,8 +34,9 @@ public final class ScanLoop {
 
     public init(
         station: PickStation, reader: ReaderOptions, debounce: Debouncer.Options, log: @escaping (String) -> Void,
-        onEnqueue: @escaping () -> Void = {}
+        onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
     ) {
+        self.decodeTimes = decodeTimes
         self.station = station
         self.reader = BarcodeReader(options: reader)
         self.debouncer = Debouncer(options: debounce)
@@ -42,7 +46,13 @@ public final class ScanLoop {
 
     /// Decodes one frame and handles every code that counts in it.
     public func process(_ frame: Frame) throws -> [Outcome] {
-        let seen = reader.read(frame.image).map(Debouncer.Code.init)
+        let started = ContinuousClock.now
+        let read = reader.read(frame.image)
+        if let decodeTimes {
+            let took = (ContinuousClock.now - started).components
+            decodeTimes.observe(Double(took.seconds) + Double(took.attoseconds) / 1e18)
+        }
+        let seen = read.map(Debouncer.Code.init)
         return try debouncer.observe(seen, at: frame.time).map { code in
             try handle(
                 String(decoding: code.payload, as: UTF8.self), symbology: code.symbology, at: frame.capturedAt,

@@ -21,7 +21,11 @@ import Wire
 /// with a `token`, a `tokenFile`, `page.tokenFile`) that other users can read is refused with the
 /// `chmod 600` to run; only the README's demo tokens are exempt (the repository's example config).
 public struct StationConfiguration: Sendable, Equatable {
+    /// The station's name (1–64 visible ASCII characters): sent as `X-ScanPick-Station` with every
+    /// request and in its heartbeats.
     public var station: String
+    /// How often the station sends a heartbeat while online (`heartbeatSeconds`, 1–3600, default 30).
+    public var heartbeatSeconds = 30
     public var worker: String
     public var server: URL
     public var databasePath: String
@@ -111,6 +115,11 @@ public struct StationConfiguration: Sendable, Equatable {
             relative.hasPrefix("/") ? relative : base.appendingPathComponent(relative).standardizedFileURL.path
         }
         let station = try reader.requiredString("station")
+        guard StationIdentity.isValid(station) else {
+            throw reader.error("station", "\(StationIdentity.rule) (it is sent as X-ScanPick-Station)")
+        }
+        let heartbeatSeconds = try reader.integer(
+            "heartbeatSeconds", default: 30, in: StationHeartbeat.intervalRange)
         let worker = try reader.requiredString("worker")
         do {
             // Sent as every action's workerId: the server's rule, checked here once, not per action.
@@ -325,10 +334,12 @@ public struct StationConfiguration: Sendable, Equatable {
             try options.finish()
         }
         try reader.finish()
-        return StationConfiguration(
+        var configuration = StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
             organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
             certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
+        configuration.heartbeatSeconds = heartbeatSeconds
+        return configuration
     }
 
     /// A file's permission bits, or nil when it cannot be looked at.

@@ -24,6 +24,8 @@ public final class StationPage: Sendable {
     private let files: [String: (type: String, bytes: [UInt8])]
     /// Who may use the page; replaced whole when the config's page settings change.
     private let access: Mutex<PageAccess>
+    /// Makes `GET /metrics`'s text (see ``serveMetrics(_:)``).
+    private let metricsText = Mutex<(@Sendable () -> [UInt8])?>(nil)
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
@@ -85,6 +87,12 @@ public final class StationPage: Sendable {
         access.withLock { $0 = PageAccess(settings: settings, port: port) }
     }
 
+    /// Serves `GET /metrics` (Prometheus's text format, under the page's access rules) with what
+    /// `text` makes.
+    public func serveMetrics(_ text: @escaping @Sendable () -> [UInt8]) {
+        metricsText.withLock { $0 = text }
+    }
+
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
         lastScan.withLock { $0 = StationJSON.LastScan(accepted: accepted, message: message) }
@@ -105,6 +113,7 @@ public final class StationPage: Sendable {
         case tap
         case retry(id: String)
         case clear(id: String)
+        case metrics
 
         static let table = RouteTable<Route>([
             ("GET", "/", { _ in .file("/") }),
@@ -117,6 +126,7 @@ public final class StationPage: Sendable {
             ("POST", "/api/taps", { _ in .tap }),
             ("POST", "/api/queue/{}/retry", { .retry(id: $0[0]) }),
             ("POST", "/api/queue/{}/clear", { .clear(id: $0[0]) }),
+            ("GET", "/metrics", { _ in .metrics }),
         ])
     }
 
@@ -149,6 +159,12 @@ public final class StationPage: Sendable {
                 return try json(200, Self.encode(try queueAction(.retry, id: id, request)))
             case .clear(let id):
                 return try json(200, Self.encode(try queueAction(.clear, id: id, request)))
+            case .metrics:
+                guard let text = metricsText.withLock({ $0 }) else { throw HTTPError.noSuchRoute(request.path) }
+                return HTTPResponse(
+                    status: 200,
+                    headers: [("Content-Type", StationMetrics.contentType), ("Cache-Control", "no-store")],
+                    body: text())
             }
         } catch {
             var response = Self.httpError(error).response

@@ -22,6 +22,8 @@ public final class StationService: Sendable {
     /// What the running station noticed that a person must see (with the queue's pause, in the pill);
     /// kept in the station database too, so `scanpick status` in another process shows it.
     public let attention: AttentionBoard
+    /// The running station's numbers (its page's `GET /metrics`, its heartbeats).
+    public let metrics = StationMetrics()
     private let configPath: String
     private let output: @Sendable (String) -> Void
     private let log: @Sendable (String) -> Void
@@ -136,10 +138,14 @@ public final class StationService: Sendable {
         let probeLoop = watchdog.loop("network-probe", allowance: .seconds(30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
         clearStoredAttention()
+        let metrics = self.metrics
         let sync = station.syncService(
-            attention: attention, log: log, heartbeat: syncLoop.beat, probeHeartbeat: probeLoop.beat)
+            attention: attention, log: log, onPass: { metrics.sent.add(UInt64(max(0, $0.sent))) },
+            onPassDuration: { metrics.drainPassSeconds.observe(Self.seconds($0)) }, heartbeat: syncLoop.beat,
+            probeHeartbeat: probeLoop.beat)
         checkTrust(configuration)
         sync.start()
+        let heartbeats = HeartbeatSender(station: station, sync: sync, attention: attention, metrics: metrics, log: log)
         let page: StationPage
         do {
             page = try StationPage(station: station, sync: sync, attention: attention, settings: configuration.page)
@@ -147,6 +153,8 @@ public final class StationService: Sendable {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
             throw StationServiceError.pageCannotListen("\(error)")
         }
+        serveMetrics(on: page, sync: sync)
+        heartbeats.start()
         output("page: http://\(page.address)/")
         if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
         let watcher = ConfigWatcher(files: configuration.sourceFiles) { [weak self] in self?.reload() }
@@ -201,6 +209,7 @@ public final class StationService: Sendable {
         signals.cancel()
         watcher.stop()
         page.stop()
+        await heartbeats.stop()
         await sync.stop()
         // Each scanner thread sees the close within a quarter of a second.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -306,13 +315,15 @@ public final class StationService: Sendable {
         let configuration = station.configuration
         let loop = ScanLoop(
             station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
-            debounce: configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() })
+            debounce: configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() },
+            decodeTimes: metrics.decodeSeconds)
         switch source {
         case .frames(let folder, let fps, let repeating):
             do {
                 let frames = try RecordedFrames(folder: folder, fps: fps, loop: repeating)
                 while !isStopped, let frame = try frames.nextFrame() {
                     handle { try loop.process(frame) }
+                    metrics.framesCaptured.add()
                     state.withLock { $0.summary.frames += 1 }
                 }
             } catch {
@@ -328,12 +339,14 @@ public final class StationService: Sendable {
                 fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
                 onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat)
             state.withLock { $0.camera = camera }
+            metrics.readDroppedFrames { camera.droppedFrames }
             if isStopped { camera.close() }
             while !isStopped {
                 decode.idle()  // waiting for a frame is the capture loop's to watch
                 guard let frame = try? camera.nextFrame() else { break }
                 decode.alive()
                 handle { try loop.process(frame) }
+                metrics.framesCaptured.add()
                 state.withLock { $0.summary.frames += 1 }
             }
             decode.idle()
@@ -360,6 +373,7 @@ public final class StationService: Sendable {
         let page = state.withLock { $0.page }
         do {
             for outcome in try body() {
+                metrics.scan(outcome.verdict)
                 page?.show(scanAccepted: outcome.verdict.isAccepted, message: outcome.verdict.message)
                 state.withLock {
                     if outcome.verdict.isAccepted { $0.summary.accepted += 1 } else { $0.summary.rejected += 1 }
@@ -368,6 +382,7 @@ public final class StationService: Sendable {
             }
             attention.set("scan", nil)
         } catch {
+            metrics.refused("not_recorded")
             state.withLock { $0.summary.failed += 1 }
             report("scan", "scan_failed", "a scan could not be recorded: \(error)")
             page?.show(scanAccepted: false, message: "✗ the scan could not be recorded: \(error)")
@@ -390,6 +405,7 @@ public final class StationService: Sendable {
             debounce: station.configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() })
         var backoff = 0.5
         var lastProblem: String?
+        metrics.setScanner(number, ready: false)
         while !isStopped {
             heartbeat.alive()
             let scanner: HandheldScanner
@@ -410,6 +426,7 @@ public final class StationService: Sendable {
             if isStopped { scanner.close() }
             backoff = 0.5
             lastProblem = nil
+            metrics.setScanner(number, ready: true)
             attention.set(source, nil)
             output("scanner \(settings.device): \(scanner.name)")
             show(source, "scanner \(number): ready")
@@ -424,6 +441,7 @@ public final class StationService: Sendable {
                         handle { [try loop.submit(code: code)] }
                     case .refused(let typed, let reason):
                         // What a person typed may be anything (a password): log its length, not its text.
+                        metrics.refused("not_a_scan")
                         log(
                             Self.line(
                                 "scanner_keys_refused",
@@ -432,6 +450,7 @@ public final class StationService: Sendable {
                     }
                 }
             } catch {
+                metrics.setScanner(number, ready: false)
                 show(source, "scanner \(number): unplugged")
                 report(source, "scanner_lost", "\(error); looking for it again")
                 lastProblem = nil
@@ -459,10 +478,12 @@ public final class StationService: Sendable {
     private func camera(_ device: String, _ state: V4L2Camera.CameraState) {
         switch state {
         case .capturing(let format):
+            metrics.setCamera(.ok)
             output("camera \(device): \(format)")
             show("camera", "camera: \(format)")
             attention.set("camera", nil)
         case .unavailable(let reason):
+            metrics.setCamera(.missing)
             show("camera", "camera: not found")
             attention.set(
                 "camera",
@@ -471,6 +492,28 @@ public final class StationService: Sendable {
     }
 
     private func poke() { state.withLock { $0.sync }?.poke() }
+
+    /// The page's `GET /metrics`: the queue's counts and what needs attention read as `scanpick
+    /// status` reads them, so the numbers agree.
+    private func serveMetrics(on page: StationPage, sync: SyncService) {
+        let (station, attention, metrics) = (station, attention, metrics)
+        page.serveMetrics {
+            var others = attention.current
+            let counts: QueueCounts?
+            do {
+                counts = try station.queue.counts()
+            } catch {
+                counts = nil  // the gauges are left out, and the failure is counted as needing attention
+                others.append(StationJSON.databaseFailed(error))
+            }
+            let items = StationJSON.attention(station, others: others)
+            return metrics.text(queue: counts, attention: items.count, online: sync.isOnline).bytes
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 
     /// Logs a problem as one JSON line and shows it as needing attention.
     private func report(_ source: String, _ code: String, _ message: String) {

@@ -195,6 +195,30 @@ import Testing
         #expect(try load(minimal).worker == "w3")
     }
 
+    /// `station` goes out as `X-ScanPick-Station`, which the server refuses unless it is 1–64
+    /// visible ASCII characters; `heartbeatSeconds` is 1–3600, 30 when not given.
+    @Test(arguments: ["", "two words", "é", "tab\tname", String(repeating: "s", count: 65)])
+    func aStationNameTheServerWouldRefuseIsAConfigError(station: String) throws {
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: [
+                "station": station, "worker": "w", "server": "http://x", "organisations": ["a": ["token": "t"]],
+            ]), as: UTF8.self)
+        do {
+            _ = try load(json)
+            Issue.record("accepted station \(station.debugDescription)")
+        } catch let error as ConfigError {
+            #expect(error.key == "station", "\(error)")
+            #expect(error.problem.contains("X-ScanPick-Station"), "\(error)")
+        }
+        #expect(try load(minimal).heartbeatSeconds == 30)
+        let every = minimal.replacingOccurrences(of: #""worker""#, with: #""heartbeatSeconds": 3600, "worker""#)
+        #expect(try load(every).heartbeatSeconds == 3600)
+        for bad in ["0", "3601", "1.5", "\"30\""] {
+            let json = minimal.replacingOccurrences(of: #""worker""#, with: #""heartbeatSeconds": \#(bad), "worker""#)
+            #expect(throws: ConfigError.self, "\(bad)") { try load(json) }
+        }
+    }
+
     @Test func filesHoldingARealTokenMustBeTheOwnersAlone() throws {
         let folder = try TemporaryDirectory()
         func load(_ json: String, mode: mode_t) throws -> StationConfiguration {

@@ -3,6 +3,7 @@ import ConfigFile
 import Foundation
 import HTTPServing
 import Server
+import Wire
 
 /// The `--config FILE` and `--database` options the server commands take (`var server = ServerFile()`).
 struct ServerFile: CommandArguments {
@@ -34,13 +35,28 @@ struct ServerFile: CommandArguments {
         return try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
     }
 
+    /// One JSON line of the server's log: `{"event": name, …fields}` (fields sorted by key).
+    static func event(_ name: String, _ fields: [String: String]) -> String {
+        var line = JSONObjectWriter()
+        line.add("event", string: name)
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
+        return line.finished()
+    }
+
     /// What is legal but probably not meant: said at start-up and by `config check`.
     static func warnings(_ configuration: ServerConfiguration) -> [String] {
-        configuration.organisations.isEmpty
-            ? [
+        var warnings: [String] = []
+        if configuration.organisations.isEmpty {
+            warnings.append(
                 "no organisations are configured: every API request will be refused 401 (add organisations.ORG.tokenSha256)"
-            ]
-            : []
+            )
+        }
+        if !configuration.metricsOpenWithoutToken, configuration.metrics.tokenSha256.isEmpty {
+            warnings.append(
+                "/metrics listens where other machines reach it and no metrics.tokenSha256 is configured: every scrape will be refused 401 (add a scraper's token hash, or set metrics.allowUnauthenticated)"
+            )
+        }
+        return warnings
     }
 }
 
