@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import GS1
 import Metrics
 import Queue
 import Scanning
@@ -52,7 +53,7 @@ public final class ScanLoop {
             let took = (ContinuousClock.now - started).components
             decodeTimes.observe(Double(took.seconds) + Double(took.attoseconds) / 1e18)
         }
-        let seen = read.map(Debouncer.Code.init)
+        let seen = read.map { Debouncer.Code(symbology: $0.symbology, payload: Self.transmitted($0)) }
         return try debouncer.observe(seen, at: frame.time).map { code in
             try handle(
                 String(decoding: code.payload, as: UTF8.self), symbology: code.symbology, at: frame.capturedAt,
@@ -93,6 +94,22 @@ public final class ScanLoop {
         log(Self.logLine(outcome, frame: frame, at: time))
         return outcome
     }
+
+    /// The code as it is checked and sent: its payload, with the GS1 symbology identifier in front
+    /// (`]C1` GS1-128, `]d2` GS1 Data Matrix, `]Q3` GS1 QR, `]e0` DataBar) when the reader saw a GS1
+    /// symbol whose element string would not otherwise be told from plain text (one that opens with
+    /// neither (01) nor (02) and has no GS, such as `17270101` + `0109501101530003`). The station and
+    /// the server both read the identifier, as a handheld scanner's.
+    static func transmitted(_ barcode: Barcode) -> [UInt8] {
+        guard barcode.isGS1, let text = barcode.text, !GS1ElementString.looksLikeGS1(text),
+            let identifier = gs1Identifiers[barcode.symbology]
+        else { return barcode.payload }
+        return Array(identifier.utf8) + barcode.payload
+    }
+
+    private static let gs1Identifiers: [Symbology: String] = [
+        .code128: "]C1", .dataMatrix: "]d2", .qrcode: "]Q3", .databar: "]e0", .databarExpanded: "]e0",
+    ]
 
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
         var line = JSONObjectWriter()

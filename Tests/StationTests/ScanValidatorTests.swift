@@ -1,3 +1,4 @@
+import Scanning
 import Testing
 import Wire
 
@@ -76,5 +77,23 @@ import Wire
         var fresh = line
         fresh.qtyPicked = 0
         #expect(ScanValidator.check("19501101530000", against: fresh, batchId: "b1") == .accepted(fresh, units: 12))
+    }
+
+    @Test func aGS1SymbolThatDoesNotLookLikeGS1TravelsWithItsSymbologyIdentifier() throws {
+        // A GS1-128 opening with (17): without its identifier it would pass for plain digits.
+        let dateFirst = Barcode(
+            symbology: .code128, payload: Array(("17270101" + "0109501101530003" + "10L123").utf8), isGS1: true)
+        let sent = String(decoding: ScanLoop.transmitted(dateFirst), as: UTF8.self)
+        #expect(sent == "]C1" + "17270101" + "0109501101530003" + "10L123")
+        let line = PickTask(
+            id: "t9", batchId: "b1", orderId: "o9", lineId: "l1", sku: "SKU-G1", location: "G1",
+            barcode: "9501101530003",
+            qtyRequired: 30, qtyPicked: 0, qtyLocked: 0, lot: "L123")
+        #expect(ScanValidator.check(sent, against: line, batchId: "b1") == .accepted(line, units: 1))
+        // One that already reads as GS1, and any plain code, travel as they are.
+        let gtinFirst = Barcode(symbology: .dataMatrix, payload: Array("0109501101530003".utf8), isGS1: true)
+        #expect(ScanLoop.transmitted(gtinFirst) == gtinFirst.payload)
+        let plain = Barcode(symbology: .code128, payload: Array("17270101".utf8))
+        #expect(ScanLoop.transmitted(plain) == plain.payload)
     }
 }
