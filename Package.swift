@@ -3,10 +3,10 @@
 //
 // Floors, bottom up (a target only imports targets on a lower floor, or on its own floor where an
 // arrow says so):
-//   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
+//   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1,
-//                    Wire, Metrics
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1 → Wire,
+//                    Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server, Fleet
 //   the station      Station
@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(
             name: "CZBar", path: "Sources/CShims/CZBar", pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]),
+        // zxing-cpp 1.4 (libzxing-dev, C++) behind one C function: the second barcode engine.
+        .target(name: "CZXing", path: "Sources/CShims/CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
         .systemLibrary(
             name: "CPNG", path: "Sources/CShims/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
@@ -65,10 +67,11 @@ let package = Package(
         .target(name: "ConfigFile"),
         // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
         .target(name: "Timestamps"),
-        // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits.
+        // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits,
+        // element strings (AIs, lots, dates, counts) and what a scan counts for on an order line.
         .target(name: "GS1"),
         // Codable types shared by the API server and the station (the HTTP contract), ordered JSON lines.
-        .target(name: "Wire"),
+        .target(name: "Wire", dependencies: ["GS1"]),
         // Counters, histograms and Prometheus's text format, for the server's and the station's `/metrics`.
         .target(name: "Metrics"),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
@@ -82,8 +85,8 @@ let package = Package(
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
-        // Barcodes from grey images: the ZBar reader, symbologies, debouncing.
-        .target(name: "Scanning", dependencies: ["Imaging", "CZBar"]),
+        // Barcodes from grey images: the ZBar and zxing-cpp readers, symbologies, debouncing.
+        .target(name: "Scanning", dependencies: ["Imaging", "CZBar", "CZXing"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "Wire"]),
 
@@ -156,9 +159,10 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Wire", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
-                "TestSupport", "scanpick",
+                "Server", "Wire", "GS1", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing",
+                "Digest", "TestSupport", "scanpick",
             ]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

@@ -1,12 +1,15 @@
 import Foundation
+import GS1
 import Imaging
 import Scanning
 import Wire
 
 extension ImageReport {
     /// The report as one line of `scanpick decode --json`:
-    /// `{"file", "symbols": [{"symbology", "data", "quality", "points", "orientation"}], "ms", "error"?}`.
-    /// A payload that is not UTF-8 text is base64 with `"dataEncoding": "base64"` beside it.
+    /// `{"file", "symbols": [{"symbology", "data", "quality", "points", "orientation", "gs1"?}], "ms", "error"?}`.
+    /// A payload that is not UTF-8 text is base64 with `"dataEncoding": "base64"` beside it. A GS1
+    /// symbol has `"gs1": {"01": "…", "17": "YYYY-MM-DD", …}` (its elements in order, dates as dates),
+    /// or `"gs1Error"` saying why its data breaks the standard.
     public var jsonLine: String { jsonLine(describingError: \.description) }
 
     /// The JSON line with the error (if any) in the caller's words (a command adds its option's name).
@@ -35,6 +38,17 @@ extension Barcode {
         object.add("quality", number: quality)
         object.add("points", raw: "[" + points.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]")
         object.add("orientation", string: orientation.rawValue)
+        if isGS1, let text {
+            do {
+                var elements = JSONObjectWriter()
+                for element in try GS1ElementString(parsing: text).reported {
+                    elements.add(element.ai, string: element.value)
+                }
+                object.add("gs1", raw: elements.finished())
+            } catch {
+                object.add("gs1Error", string: error.description)
+            }
+        }
         return object.finished()
     }
 }

@@ -18,16 +18,20 @@ public struct Barcode: Sendable, Equatable {
     /// clockwise on screen from the leftmost point (about four corners for a clean code).
     public var points: [Point]
     public var orientation: Orientation
+    /// Whether the payload is a GS1 element string: a GS1 DataBar, or a code the reader saw begin
+    /// with FNC1 (GS1-128, GS1 Data Matrix, GS1 QR). Its variable-length elements end with GS.
+    public var isGS1: Bool
 
     public init(
         symbology: Symbology, payload: [UInt8], quality: Int = 1, points: [Point] = [],
-        orientation: Orientation = .unknown
+        orientation: Orientation = .unknown, isGS1: Bool? = nil
     ) {
         self.symbology = symbology
         self.payload = payload
         self.quality = quality
         self.points = points
         self.orientation = orientation
+        self.isGS1 = isGS1 ?? [.databar, .databarExpanded].contains(symbology)
     }
 
     /// A code whose payload is `text` in UTF-8.

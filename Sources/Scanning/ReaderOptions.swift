@@ -19,11 +19,16 @@ public struct ReaderOptions: Sendable, Equatable {
     /// Decode Code 39's Full ASCII shifts (`+A` → `a`; see `Code39FullASCII`). Off by default, as in
     /// zxing: nothing in a Code 39 says which mode it was printed in.
     public var code39FullASCII: Bool
+    /// With ``tryHarder``, let zxing-cpp look at an image ZBar's passes found nothing in (default:
+    /// on). Off only to measure what ZBar alone reads.
+    public var secondEngine: Bool
 
     public init(
         symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false,
-        code39FullASCII: Bool = false, retryPasses: [BarcodeReader.RetryPass] = BarcodeReader.RetryPass.standard
+        code39FullASCII: Bool = false, retryPasses: [BarcodeReader.RetryPass] = BarcodeReader.RetryPass.standard,
+        secondEngine: Bool = true
     ) {
+        self.secondEngine = secondEngine
         self.retryPasses = retryPasses
         self.symbologies = symbologies
         self.tryHarder = tryHarder

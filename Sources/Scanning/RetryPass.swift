@@ -43,9 +43,7 @@ extension BarcodeReader {
 
         /// The passes `--try-harder` makes, in order: each of these earned its place on the corpus
         /// (README, "Try-harder passes").
-        public static let standard: [RetryPass] = [
-            .thickened, .contrastStretched, .inverted, .halved, .doubledQROnly, .padded, .sharpened, .blurred,
-        ]
+        public static let standard: [RetryPass] = [.thickened, .contrastStretched, .inverted, .blurred]
 
         /// The name on the command line (`--retry-passes`).
         public var name: String {

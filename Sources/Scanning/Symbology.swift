@@ -1,12 +1,14 @@
 import CZBar
 import Foundation
 
-/// A barcode symbology ZBar can read, with ZBar's two spellings of it: the display name it prints
-/// (`EAN-13`, `QR-Code`, …) and the configuration name its tools accept (`ean13`, `qrcode`, …).
+/// A barcode symbology we read, with two spellings of it: the display name printed (`EAN-13`,
+/// `QR-Code`, …, ZBar's for its own) and the configuration name the tools accept (`ean13`, `qrcode`,
+/// …). ZBar reads all but Data Matrix, Aztec and PDF417, which zxing-cpp reads (``zbarLacks``).
 public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConvertible {
     case ean8, ean13, upca, upce, isbn10, isbn13, ean2, ean5
     case i25, databar, databarExpanded = "databar-exp", codabar, code39, code93, code128
     case qrcode, sqcode
+    case dataMatrix = "datamatrix", aztec, pdf417
 
     /// ZBar's display name, as in zbarimg's `SYMBOLOGY:DATA` output.
     public var displayName: String {
@@ -28,6 +30,9 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
         case .code128: "CODE-128"
         case .qrcode: "QR-Code"
         case .sqcode: "SQ-Code"
+        case .dataMatrix: "DataMatrix"
+        case .aztec: "Aztec"
+        case .pdf417: "PDF417"
         }
     }
 
@@ -37,8 +42,12 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
     public var description: String { displayName }
 
     /// The symbologies a reader looks for unless told otherwise: ZBar's own defaults (ISBN off),
-    /// with UPC-A and UPC-E reported as themselves rather than as EAN-13.
-    public static let defaults: Set<Symbology> = Set(allCases).subtracting([.isbn10, .isbn13])
+    /// with UPC-A and UPC-E reported as themselves rather than as EAN-13. Data Matrix, Aztec and
+    /// PDF417 are asked for by name: each costs a look by zxing-cpp at every image or frame.
+    public static let defaults: Set<Symbology> = Set(allCases).subtracting([.isbn10, .isbn13]).subtracting(zbarLacks)
+
+    /// The symbologies ZBar has no decoder for; zxing-cpp reads them (see `ZXingReader`).
+    public static let zbarLacks: Set<Symbology> = [.dataMatrix, .aztec, .pdf417]
 
     /// The symbology with ZBar display name `name` (`EAN-13`), or nil.
     public init?(displayName name: String) {
@@ -66,11 +75,11 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
     private static let aliases: [String: Symbology] = [
         "ean-13": .ean13, "ean-8": .ean8, "upc-a": .upca, "upc-e": .upce, "code-128": .code128,
         "code-39": .code39, "code-93": .code93, "qr": .qrcode, "qr-code": .qrcode, "itf": .i25,
-        "databar-expanded": .databarExpanded,
+        "databar-expanded": .databarExpanded, "data-matrix": .dataMatrix, "dm": .dataMatrix, "pdf-417": .pdf417,
     ]
 
-    /// ZBar's enum value for this symbology.
-    var zbarType: zbar_symbol_type_t {
+    /// ZBar's enum value for this symbology (nil: ZBar cannot read it).
+    var zbarType: zbar_symbol_type_t? {
         switch self {
         case .ean8: ZBAR_EAN8
         case .ean13: ZBAR_EAN13
@@ -89,6 +98,7 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
         case .code128: ZBAR_CODE128
         case .qrcode: ZBAR_QRCODE
         case .sqcode: ZBAR_SQCODE
+        case .dataMatrix, .aztec, .pdf417: nil
         }
     }
 
@@ -98,7 +108,7 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
     }
 }
 
-/// A name in a symbology list that is not one of ZBar's configuration names.
+/// A name in a symbology list that is not one of the configuration names.
 public struct SymbologyListError: Error, Equatable, Sendable, CustomStringConvertible {
     public let name: String
     public var description: String {

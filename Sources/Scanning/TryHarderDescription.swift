@@ -20,7 +20,11 @@ extension BarcodeReader {
         }
         text +=
             " A picture over \(megapixels) megapixels is halved first"
-            + (halved.isEmpty ? " and gets no further look." : " and gets only the \(sentence(halved)) looks.")
+            + (halved.isEmpty ? " and gets no further ZBar look." : " and gets only the \(sentence(halved)) looks.")
+        text +=
+            " Last, zxing-cpp looks at the whole picture for any wanted symbology it reads, taking a linear"
+            + " code only when it reads it on \(secondEngineLineCount) scan lines"
+            + " (\(shortCodeLineCount) for EAN-8 and UPC-E)."
         return text
     }
 

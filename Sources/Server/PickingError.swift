@@ -1,3 +1,4 @@
+import GS1
 import Wire
 
 /// Why the API's store refused an operation or could not do it, in the picking domain's own words.
@@ -11,6 +12,9 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(Resource, id: String)
     /// A scan of another item than the task's (GTIN forms of one item are the same item).
     case barcodeMismatch(scanned: String, task: PickTask)
+    /// A scan of the task's item whose GS1 data the line refuses: another lot, an expiry before the
+    /// line's `bestBefore`, or data that breaks the standard (``ScanRule``).
+    case scanRefused(ScanRule.Outcome, task: PickTask)
     /// The change would take the task past the units its order line requires.
     case overPick(task: PickTask, asked: PickChange)
     /// The change would take the picked count below the units already in a box.
@@ -56,6 +60,8 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
     enum PickChange: Equatable, Sendable {
         /// One scanned unit.
         case scan
+        /// A scanned case (or GS1 count) of this many units.
+        case scanUnits(Int)
         /// A tap adding this many units.
         case pick(Int)
         /// A tap setting the count to this.
@@ -68,6 +74,9 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .barcodeMismatch(let scanned, let task):
             "scanned \(scanned) but task \(task.id) at \(task.location) expects \(task.barcode)"
         case .overPick(let task, .scan): "task \(task.id) already has all \(task.qtyRequired) units picked"
+        case .overPick(let task, .scanUnits(let units)):
+            "a scan of \(units) units would take task \(task.id) over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
+        case .scanRefused(let outcome, let task): "task \(task.id) at \(task.location): \(outcome.reason)"
         case .overPick(let task, .pick(let qty)):
             "picking \(qty) more of \(task.id) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
         case .overPick(let task, .setQty(let to)): "\(to) is over the \(task.qtyRequired) required for task \(task.id)"

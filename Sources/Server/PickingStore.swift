@@ -35,12 +35,14 @@ struct PickingStore {
         let line = { (field: String) in dialect.jsonText("l", field) }
         try db.runLater(
             """
-            INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty)
+            INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty, lot, best_before, case_gtin, case_qty)
             SELECT ?1, \(order("id")), \(line("id")), \(line("sku")), \(line("location")), \(line("barcode")),
-                   \(dialect.jsonInteger("l", "qty"))
+                   \(dialect.jsonInteger("l", "qty")), \(line("lot")), \(line("bestBefore")), \(line("caseGtin")),
+                   \(dialect.jsonInteger("l", "caseQty"))
             FROM \(dialect.jsonArray("?2", as: "o")), \(dialect.jsonArray(field: "lines", of: "o", as: "l")) WHERE true
             ON CONFLICT (org, order_id, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
-                barcode = excluded.barcode, qty = excluded.qty
+                barcode = excluded.barcode, qty = excluded.qty, lot = excluded.lot, best_before = excluded.best_before,
+                case_gtin = excluded.case_gtin, case_qty = excluded.case_qty
             """, [org, json])
         return orders.count
     }
@@ -199,19 +201,30 @@ struct PickingStore {
         return try Self.pickTask(row)
     }
 
-    /// One scanned unit: the barcode must be the task's (GTIN forms alike) and the task not complete.
+    /// One scan: the barcode must name the task's item (GTIN forms alike), counting one unit, or its
+    /// case (`caseQty` units, or a GS1 (37) count), by the rule the station applies (``ScanRule``);
+    /// GS1 data must carry the line's lot and expire no earlier than its `bestBefore`; and the units
+    /// must fit what the task still needs.
     func submitScan(_ request: SubmitScanRequest, key: String) throws -> PickTask {
         let task = try lockedPickTask(request.pickTaskId)
         // The station judged the scan knowing what its reader reported; the server cannot: any
         // reading of an ambiguous 8-digit code that names the task's item is accepted here.
-        guard GTIN.mayBeSameItem(request.barcode, task.barcode) else {
-            throw PickingError.barcodeMismatch(scanned: request.barcode, task: task)
+        let outcome = ScanRule.evaluate(
+            request.barcode, for: task.scanRuleLine, sameItem: { GTIN.mayBeSameItem($0, $1) })
+        let units: Int
+        switch outcome {
+        case .units(let counted): units = counted
+        case .otherItem: throw PickingError.barcodeMismatch(scanned: request.barcode, task: task)
+        case .lotMismatch, .expired, .malformed, .noCount: throw PickingError.scanRefused(outcome, task: task)
         }
         guard !task.isComplete else {
             throw PickingError.overPick(task: task, asked: .scan)
         }
-        return try setPicked(
-            task, to: task.qtyPicked + 1, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
+        let (total, overflow) = task.qtyPicked.addingReportingOverflow(units)
+        guard !overflow, total <= task.qtyRequired else {
+            throw PickingError.overPick(task: task, asked: .scanUnits(units))
+        }
+        return try setPicked(task, to: total, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
     }
 
     /// A tap that picks `qty` more units (its range was checked against ``FieldRules``).
@@ -323,7 +336,7 @@ struct PickingStore {
     static let taskQuery = """
         SELECT t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode,
                CASE WHEN l.qty > t.qty_before THEN l.qty - t.qty_before ELSE 0 END AS qty_required,
-               t.qty_picked,
+               t.qty_picked, l.lot, l.best_before, l.case_gtin, l.case_qty,
                COALESCE((SELECT SUM(u.qty) FROM shipment_units u
                          JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id
                          WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
@@ -335,7 +348,10 @@ struct PickingStore {
             id: try row.string("id"), batchId: try row.string("batch_id"), orderId: try row.string("order_id"),
             lineId: try row.string("line_id"), sku: try row.string("sku"), location: try row.string("location"),
             barcode: try row.string("barcode"), qtyRequired: try row.int("qty_required"),
-            qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
+            qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"),
+            lot: try row.optionalString("lot"),
+            bestBefore: try row.optionalString("best_before"), caseGtin: try row.optionalString("case_gtin"),
+            caseQty: try row.optionalInt("case_qty"))
     }
 
     static func newIdentifier() -> String {

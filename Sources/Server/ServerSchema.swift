@@ -5,8 +5,9 @@ import Storage
 /// differently filled in (see ``Spelling``); `server-2`, which stores the idempotency keys' times as
 /// ``Timestamp`` text like every other time (they were seconds since 1970), is written per engine
 /// because only PostgreSQL can change a column's type in place; `server-3` records stations (see
-/// ``stationsAndHeartbeats(integer:keyOnlyTable:)``) and `server-4` lets batches close
-/// (``closingBatches(_:)``). Every table is keyed by organisation first, so one organisation's
+/// ``stationsAndHeartbeats(integer:keyOnlyTable:)``), `server-4` lets batches close
+/// (``closingBatches(_:)``) and `server-5` adds order lines' lots, dates and cases
+/// (``lotsAndCases(integer:)``). Every table is keyed by organisation first, so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
@@ -33,6 +34,7 @@ enum ServerSchema {
                     """),
             stationsAndHeartbeats(integer: "INTEGER", keyOnlyTable: " WITHOUT ROWID"),
             closingBatches("INTEGER"),
+            lotsAndCases(integer: "INTEGER"),
         ]
     static let postgres =
         migrations(
@@ -49,6 +51,7 @@ enum ServerSchema {
                     """),
             stationsAndHeartbeats(integer: "BIGINT", keyOnlyTable: ""),
             closingBatches("BIGINT"),
+            lotsAndCases(integer: "BIGINT"),
         ]
 
     /// `server-3`: which station sent each picking event and idempotency key (its
@@ -81,6 +84,20 @@ enum ServerSchema {
                 ALTER TABLE batches ADD COLUMN closed_at TEXT;
                 ALTER TABLE pick_tasks ADD COLUMN qty_before \(integer) NOT NULL DEFAULT 0;
                 CREATE INDEX batches_by_status ON batches (org, status, created_at);
+                """)
+    }
+
+    /// `server-5`: an order line's optional lot, earliest accepted expiry (`YYYY-MM-DD`), case GTIN-14
+    /// and units per case (GS1 data on scans is checked against them). NULL where a line has none,
+    /// which is every line written before.
+    static func lotsAndCases(integer: String) -> Migration {
+        Migration(
+            "server-5",
+            sql: """
+                ALTER TABLE order_lines ADD COLUMN lot TEXT;
+                ALTER TABLE order_lines ADD COLUMN best_before TEXT;
+                ALTER TABLE order_lines ADD COLUMN case_gtin TEXT;
+                ALTER TABLE order_lines ADD COLUMN case_qty \(integer) CHECK (case_qty > 0);
                 """)
     }
 

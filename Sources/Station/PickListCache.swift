@@ -43,6 +43,15 @@ public final class PickListCache: Sendable {
                     slot INTEGER PRIMARY KEY CHECK (slot = 1), worker_id TEXT NOT NULL, name TEXT,
                     signed_in_at TEXT NOT NULL);
                 """),
+        // An order line's lot, earliest accepted expiry, case GTIN-14 and units per case (NULL: none).
+        Migration(
+            "picklist-3",
+            sql: """
+                ALTER TABLE pick_list_tasks ADD COLUMN lot TEXT;
+                ALTER TABLE pick_list_tasks ADD COLUMN best_before TEXT;
+                ALTER TABLE pick_list_tasks ADD COLUMN case_gtin TEXT;
+                ALTER TABLE pick_list_tasks ADD COLUMN case_qty INTEGER;
+                """),
     ]
 
     public init(queue: ActionQueue) { self.queue = queue }
@@ -86,6 +95,7 @@ public final class PickListCache: Sendable {
         for task in batch.tasks {
             for (name, value) in [
                 ("qtyRequired", task.qtyRequired), ("qtyPicked", task.qtyPicked), ("qtyLocked", task.qtyLocked),
+                ("caseQty", task.caseQty ?? 1),
             ] where !(0...Self.quantityLimit).contains(value) {
                 throw CacheError.impossibleQuantity(task: task.id, field: name, value: value)
             }
@@ -96,16 +106,19 @@ public final class PickListCache: Sendable {
                 try db.run(
                     """
                     INSERT INTO pick_list_tasks (org, id, batch_id, order_id, line_id, sku, location, barcode,
-                        qty_required, qty_picked, qty_locked, position)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        qty_required, qty_picked, qty_locked, position, lot, best_before, case_gtin, case_qty)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (org, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
-                        barcode = excluded.barcode, qty_required = excluded.qty_required,
+                        barcode = excluded.barcode, qty_required = excluded.qty_required, lot = excluded.lot,
+                        best_before = excluded.best_before, case_gtin = excluded.case_gtin,
+                        case_qty = excluded.case_qty,
                         qty_locked = excluded.qty_locked, position = excluded.position,
                         qty_picked = CASE WHEN ? THEN qty_picked ELSE excluded.qty_picked END
                     """,
                     [
                         org, task.id, batch.id, task.orderId, task.lineId, task.sku, task.location, task.barcode,
-                        task.qtyRequired, task.qtyPicked, task.qtyLocked, position, unsent.contains(task.id),
+                        task.qtyRequired, task.qtyPicked, task.qtyLocked, position, task.lot, task.bestBefore,
+                        task.caseGtin, task.caseQty, unsent.contains(task.id),
                     ])
             }
             if batch.isClosed {
@@ -288,7 +301,10 @@ public final class PickListCache: Sendable {
             id: try row.string("id"), batchId: try row.string("batch_id"), orderId: try row.string("order_id"),
             lineId: try row.string("line_id"), sku: try row.string("sku"), location: try row.string("location"),
             barcode: try row.string("barcode"), qtyRequired: try row.int("qty_required"),
-            qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
+            qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"),
+            lot: try row.optionalString("lot"),
+            bestBefore: try row.optionalString("best_before"), caseGtin: try row.optionalString("case_gtin"),
+            caseQty: try row.optionalInt("case_qty"))
     }
 
     /// The active task read on `db`: nil also when the server has closed the open batch.

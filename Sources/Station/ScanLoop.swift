@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import GS1
 import Metrics
 import Queue
 import Scanning
@@ -56,7 +57,8 @@ public final class ScanLoop {
             let took = (ContinuousClock.now - started).components
             decodeTimes.observe(Double(took.seconds) + Double(took.attoseconds) / 1e18)
         }
-        return try debouncer.observe(lastSeen.map(Debouncer.Code.init), at: frame.time).map { code in
+        let seen = lastSeen.map { Debouncer.Code(symbology: $0.symbology, payload: Self.transmitted($0)) }
+        return try debouncer.observe(seen, at: frame.time).map { code in
             let outcome = try handle(
                 String(decoding: code.payload, as: UTF8.self), symbology: code.symbology, at: frame.capturedAt,
                 frame: frame.index)
@@ -69,7 +71,7 @@ public final class ScanLoop {
     /// The codes of the last frame with their outlines, green once their scan counted (for the
     /// live view; a code not judged yet, or refused, is orange).
     public func sightings() -> [PreviewFeed.Sighting] {
-        lastSeen.map { PreviewFeed.Sighting(points: $0.points, accepted: judged[$0.payload] ?? false) }
+        lastSeen.map { PreviewFeed.Sighting(points: $0.points, accepted: judged[Self.transmitted($0)] ?? false) }
     }
 
     /// Handles one code from a keyboard-wedge scanner (it has already debounced: one line, one scan).
@@ -96,7 +98,7 @@ public final class ScanLoop {
             let active = try PickListCache.activeTask(in: tasks, db)
             let verdict = ScanValidator.check(
                 code, symbology: symbology, in: tasks, active: active, batchId: open?.batchId)
-            guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
+            guard case .accepted(let task, let units) = verdict, let org = open?.org else { return (verdict, nil) }
             // Scans count only for an organisation that has scanning on (the flag is the open batch's
             // organisation's, read now: the batch, or the configuration, may have changed since start).
             guard configuration.organisations[org]?.scanningEnabled == true else {
@@ -106,7 +108,7 @@ public final class ScanLoop {
                 let worker = try StationWorkers.actingWorker(
                     db, configuration, requireSignIn: configuration.requireSignIn)
             else { return (.signInRequired, nil) }
-            guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
+            guard try PickListCache.addPicked(units, task: task.id, org: org, in: db) else {
                 return (.batchComplete(batchId: task.batchId), nil)
             }
             if task.id != active?.id { try PickListCache.select(task.id, in: db) }
@@ -156,6 +158,22 @@ public final class ScanLoop {
             } && text != "." && text != ".."
     }
 
+    /// The code as it is checked and sent: its payload, with the GS1 symbology identifier in front
+    /// (`]C1` GS1-128, `]d2` GS1 Data Matrix, `]Q3` GS1 QR, `]e0` DataBar) when the reader saw a GS1
+    /// symbol whose element string would not otherwise be told from plain text (one that opens with
+    /// neither (01) nor (02) and has no GS, such as `17270101` + `0109501101530003`). The station and
+    /// the server both read the identifier, as a handheld scanner's.
+    static func transmitted(_ barcode: Barcode) -> [UInt8] {
+        guard barcode.isGS1, let text = barcode.text, !GS1ElementString.looksLikeGS1(text),
+            let identifier = gs1Identifiers[barcode.symbology]
+        else { return barcode.payload }
+        return Array(identifier.utf8) + barcode.payload
+    }
+
+    private static let gs1Identifiers: [Symbology: String] = [
+        .code128: "]C1", .dataMatrix: "]d2", .qrcode: "]Q3", .databar: "]e0", .databarExpanded: "]e0",
+    ]
+
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
         var line = JSONObjectWriter()
         line.add("time", string: Timestamp.iso8601(time))
@@ -166,10 +184,16 @@ public final class ScanLoop {
         if let frame { line.add("frame", number: frame) }
         if let reason = outcome.verdict.reason { line.add("reason", string: reason) }
         switch outcome.verdict {
-        case .accepted(let task), .mismatch(_, _, let task), .alreadyComplete(let task):
+        case .accepted(let task, _), .mismatch(_, _, let task), .alreadyComplete(let task), .refused(_, let task),
+            .overPick(_, let task):
             line.add("task", string: task.id)
             line.add("location", string: task.location)
-            if case .mismatch(let expected, _, _) = outcome.verdict { line.add("expected", string: expected) }
+            switch outcome.verdict {
+            case .accepted(_, let units) where units != 1, .overPick(let units, _): line.add("units", number: units)
+            case .mismatch(let expected, _, _): line.add("expected", string: expected)
+            case .refused(let detail, _): line.add("detail", string: detail)
+            default: break
+            }
         case .scanningOff(let org): line.add("org", string: org)
         case .batchLabel(let batchId): line.add("batch", string: batchId)
         case .workerBadge(let workerId): line.add("worker", string: workerId)

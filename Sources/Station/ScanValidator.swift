@@ -3,15 +3,23 @@ import Scanning
 import Wire
 
 /// Checks a scanned code against the pick task the picker is on, on the station and before the
-/// queue: GTIN forms of one item are the same (a UPC-A read as EAN-13 with a leading zero).
+/// queue, by the rule the server applies too (``ScanRule``): GTIN forms of one item are the same (a
+/// UPC-A read as EAN-13 with a leading zero), the line's case GTIN-14 counts its case quantity, and
+/// GS1 data must carry the line's lot and expire no earlier than its `bestBefore`.
 ///
-///     ScanValidator.check("0036000291452", against: task)  // .accepted
+///     ScanValidator.check("0036000291452", against: task)  // .accepted(task, units: 1)
 public enum ScanValidator {
     /// Why a scan was accepted or turned away.
     public enum Verdict: Sendable, Equatable {
-        case accepted(PickTask)
+        /// The code counts `units` of the task (more than 1 for a case).
+        case accepted(PickTask, units: Int)
         /// Seen is not the task's barcode.
         case mismatch(expected: String, seen: String, task: PickTask)
+        /// The task's item, but its GS1 data names another lot, expires too soon, or breaks the
+        /// standard: `reason` says which ("lot L123 expected, L999 scanned").
+        case refused(reason: String, task: PickTask)
+        /// A case (or GS1 count) of `units` would take the task past what it requires.
+        case overPick(units: Int, task: PickTask)
         /// No batch is open on this station.
         case noOpenBatch
         /// Every task of the open batch is complete.
@@ -35,12 +43,22 @@ public enum ScanValidator {
             return false
         }
 
+        /// Whether the code is the task's item, counted or not (a case too many, another lot).
+        var isTasksItem: Bool {
+            switch self {
+            case .accepted, .overPick, .refused: true
+            default: false
+            }
+        }
+
         /// Why a scan did not count, as logs and metrics name it (nil when it counted). Badges and
         /// batch labels are commands, not refusals, but are named the same way.
         public var reason: String? {
             switch self {
             case .accepted: nil
             case .mismatch: "mismatch"
+            case .refused: "refused"
+            case .overPick: "over_pick"
             case .noOpenBatch: "no_open_batch"
             case .batchComplete: "batch_complete"
             case .scanningOff: "scanning_off"
@@ -55,8 +73,12 @@ public enum ScanValidator {
         /// A sentence for the picker, readable from a metre away.
         public var message: String {
             switch self {
-            case .accepted(let task):
-                "✓ \(task.location): \(task.sku) \(task.qtyPicked + 1)/\(task.qtyRequired)"
+            case .accepted(let task, let units):
+                "✓ \(task.location): \(task.sku) \(task.qtyPicked + units)/\(task.qtyRequired)"
+                    + (units == 1 ? "" : " (a case of \(units))")
+            case .refused(let reason, let task): "✗ \(task.location): \(reason)"
+            case .overPick(let units, let task):
+                "✗ \(units) units would go over: \(task.location) needs \(task.qtyRequired), \(task.qtyPicked) picked"
             case .mismatch(let expected, let seen, let task):
                 "✗ wrong item: saw \(seen), \(task.location) (task \(task.id)) expects \(expected)"
             case .noOpenBatch:
@@ -98,16 +120,23 @@ public enum ScanValidator {
             case .upce: .upcE
             default: nil
             }
-        guard GTIN.sameItem(code, task.barcode, firstReadAs: readAs) else {
-            return .mismatch(expected: task.barcode, seen: code, task: task)
+        let outcome = ScanRule.evaluate(
+            code, for: task.scanRuleLine, sameItem: { GTIN.sameItem($0, $1, firstReadAs: readAs) })
+        switch outcome {
+        case .units(let units):
+            let (total, overflow) = task.qtyPicked.addingReportingOverflow(units)
+            guard !overflow, total <= task.qtyRequired else { return .overPick(units: units, task: task) }
+            return .accepted(task, units: units)
+        case .otherItem: return .mismatch(expected: task.barcode, seen: code, task: task)
+        case .lotMismatch, .expired, .malformed, .noCount: return .refused(reason: outcome.reason, task: task)
         }
-        return .accepted(task)
     }
 
     /// The verdict for `code` among all of the open batch's `tasks` (scan to select): the active
     /// task's code counts for it; another unfinished task's code counts for that task (the first in
     /// pick order), which the picker is then on; a complete task's code is "already complete"; any
-    /// other code is refused as for the active task alone.
+    /// other code is refused as for the active task alone. The other task's verdict is its own (a
+    /// case that would over-pick it, another lot).
     public static func check(
         _ code: String, symbology: Symbology? = nil, in tasks: [PickTask], active: PickTask?, batchId: String?
     ) -> Verdict {
@@ -116,11 +145,10 @@ public enum ScanValidator {
         case .mismatch, .batchComplete: break
         default: return verdict
         }
-        let matching = tasks.filter { check(code, symbology: symbology, against: $0, batchId: batchId).isAccepted }
-        if let other = matching.first(where: { !$0.isComplete }), active != nil {
-            return .accepted(other)
-        }
-        if let done = matching.first(where: \.isComplete) { return .alreadyComplete(done) }
+        let items = tasks.map { ($0, check(code, symbology: symbology, against: $0, batchId: batchId)) }
+            .filter(\.1.isTasksItem)
+        if active != nil, let other = items.first(where: { !$0.0.isComplete }) { return other.1 }
+        if let done = items.first(where: { $0.0.isComplete }) { return .alreadyComplete(done.0) }
         return verdict
     }
 }

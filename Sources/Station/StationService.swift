@@ -379,8 +379,8 @@ public final class StationService: Sendable {
             for outcome in try body() {
                 metrics.scan(outcome.verdict)
                 var counted: PickTask?
-                if case .accepted(var task) = outcome.verdict {
-                    task.qtyPicked += 1
+                if case .accepted(var task, let units) = outcome.verdict {
+                    task.qtyPicked += units  // both within 0...100000: checked by the validator
                     counted = task
                 }
                 page?.show(feedback(for: outcome.verdict), message: outcome.verdict.message, task: counted)
@@ -403,8 +403,8 @@ public final class StationService: Sendable {
     /// has its own.
     private func feedback(for verdict: ScanValidator.Verdict) -> StationJSON.Feedback {
         switch verdict {
-        case .accepted(let task):
-            guard task.qtyPicked + 1 >= task.qtyRequired else { return .accepted }
+        case .accepted(let task, let units):
+            guard task.qtyPicked + units >= task.qtyRequired else { return .accepted }
             let batchDone = (try? station.cache.openBatchState())??.complete ?? false
             return batchDone ? .batchComplete : .taskComplete
         case .batchLabel, .workerBadge: return .info

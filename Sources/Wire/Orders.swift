@@ -16,20 +16,37 @@ public struct Order: Codable, Sendable, Equatable {
     }
 }
 
-/// One product line of an order.
+/// One product line of an order. `lot`, `bestBefore`, `caseGtin` and `caseQty` are optional: a scan
+/// whose GS1 data names another lot, or expires before `bestBefore`, is refused; scanning the case
+/// GTIN-14 counts `caseQty` units at once.
 public struct OrderLine: Codable, Sendable, Equatable {
     public var id: String
     public var sku: String
     public var location: String
     public var barcode: String
     public var qty: Int
+    /// The batch or lot to pick (GS1 AI 10: up to 20 characters).
+    public var lot: String?
+    /// The earliest expiry or best-before date accepted, `YYYY-MM-DD`.
+    public var bestBefore: String?
+    /// The GTIN-14 of a case of this item.
+    public var caseGtin: String?
+    /// Units in one case (with `caseGtin`).
+    public var caseQty: Int?
 
-    public init(id: String, sku: String, location: String, barcode: String, qty: Int) {
+    public init(
+        id: String, sku: String, location: String, barcode: String, qty: Int, lot: String? = nil,
+        bestBefore: String? = nil, caseGtin: String? = nil, caseQty: Int? = nil
+    ) {
         self.id = id
         self.sku = sku
         self.location = location
         self.barcode = barcode
         self.qty = qty
+        self.lot = lot
+        self.bestBefore = bestBefore
+        self.caseGtin = caseGtin
+        self.caseQty = caseQty
     }
 }
 

@@ -1,3 +1,5 @@
+import GS1
+
 /// One line of a batch to pick, as the ScanPick API sends it: what to pick, where, how many, how
 /// many are picked, and how many of those are locked in an active shipment (a label exists).
 public struct PickTask: Codable, Sendable, Equatable {
@@ -13,11 +15,22 @@ public struct PickTask: Codable, Sendable, Equatable {
     public var qtyPicked: Int
     /// Units in active shipments: `qtyPicked` can never go below this.
     public var qtyLocked: Int
+    /// The order line's lot, earliest accepted expiry (`YYYY-MM-DD`), case GTIN-14 and units per
+    /// case, when it has them (see ``OrderLine``).
+    public var lot: String?
+    public var bestBefore: String?
+    public var caseGtin: String?
+    public var caseQty: Int?
 
     public init(
         id: String, batchId: String, orderId: String, lineId: String, sku: String, location: String, barcode: String,
-        qtyRequired: Int, qtyPicked: Int, qtyLocked: Int
+        qtyRequired: Int, qtyPicked: Int, qtyLocked: Int, lot: String? = nil, bestBefore: String? = nil,
+        caseGtin: String? = nil, caseQty: Int? = nil
     ) {
+        self.lot = lot
+        self.bestBefore = bestBefore
+        self.caseGtin = caseGtin
+        self.caseQty = caseQty
         self.id = id
         self.batchId = batchId
         self.orderId = orderId
@@ -89,4 +102,14 @@ public struct PickTaskResponse: Codable, Sendable, Equatable {
     public var pickTask: PickTask
 
     public init(pickTask: PickTask) { self.pickTask = pickTask }
+}
+
+extension PickTask {
+    /// What the task's order line expects of a scan, for ``ScanRule`` (the station's check and the
+    /// server's are the same rule). `bestBefore` was checked to be a date when the order came in.
+    public var scanRuleLine: ScanRule.Line {
+        ScanRule.Line(
+            barcode: barcode, lot: lot, bestBefore: bestBefore.flatMap { GS1Date(iso: $0) }, caseGTIN: caseGtin,
+            caseQty: caseQty)
+    }
 }

@@ -1,3 +1,5 @@
+import GS1
+
 /// A request body whose fields can be checked against ``FieldRules`` before anything uses them.
 public protocol ValidatedRequest {
     /// Throws for the first field that breaks a rule.
@@ -74,6 +76,7 @@ extension UpsertOrdersRequest: ValidatedRequest {
                 try FieldRules.text(line.location, field: "\(lineAt).location")
                 try FieldRules.barcode(line.barcode, field: "\(lineAt).barcode")
                 try FieldRules.quantity(line.qty, field: "\(lineAt).qty", in: FieldRules.unitCount)
+                try line.validateLotAndCase(at: lineAt)
             }
         }
     }
@@ -87,6 +90,35 @@ extension CreateBatchRequest: ValidatedRequest {
         if let ids = filters.orderIds {
             try FieldRules.count(ids.count, field: "filters.orderIds", atMost: FieldRules.maxOrderIds)
             for (index, id) in ids.enumerated() { try FieldRules.text(id, field: "filters.orderIds[\(index)]") }
+        }
+    }
+}
+
+extension OrderLine {
+    /// The optional GS1 fields: a lot as GS1 data can carry it (AI 10: 1–20 characters of its set), a
+    /// real `YYYY-MM-DD` date, and a case GTIN-14 (check digit right) with its units, both or neither.
+    func validateLotAndCase(at lineAt: String) throws(FieldError) {
+        if let lot {
+            guard (1...20).contains(lot.utf8.count), GS1ElementString.isCharacterSet82(lot) else {
+                throw FieldError(
+                    field: "\(lineAt).lot",
+                    problem: "must be 1–20 characters GS1 allows in a lot (A–Z a–z 0–9 !\"%&'()*+,-./:;<=>?_)")
+            }
+        }
+        if let bestBefore, GS1Date(iso: bestBefore) == nil {
+            throw FieldError(
+                field: "\(lineAt).bestBefore", problem: "must be a date, YYYY-MM-DD ('\(bestBefore)' is not)")
+        }
+        switch (caseGtin, caseQty) {
+        case (nil, nil): break
+        case (let gtin?, let qty?):
+            guard gtin.utf8.count == 14, GS1ElementString.hasValidCheckDigit(gtin) else {
+                throw FieldError(
+                    field: "\(lineAt).caseGtin", problem: "must be a GTIN-14: 14 digits, the last their check digit")
+            }
+            try FieldRules.quantity(qty, field: "\(lineAt).caseQty", in: FieldRules.pickQuantity)
+        case (nil, _?): throw FieldError(field: "\(lineAt).caseGtin", problem: "is needed with caseQty")
+        case (_?, nil): throw FieldError(field: "\(lineAt).caseQty", problem: "is needed with caseGtin")
         }
     }
 }

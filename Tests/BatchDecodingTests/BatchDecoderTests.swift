@@ -64,8 +64,10 @@ import Testing
     @Test func everySampleImageDecodesToItsManifestEntry() throws {
         let manifest = try Manifest(contentsOf: Repository.sampleManifest)
         var scorer = ExpectationScorer(manifest: manifest)
-        // Every image under SampleImages/ but try-harder/, which has its own manifest.
-        let inputs = DecodeInput.collect([Repository.sampleImages]).filter { !$0.path.contains("/try-harder/") }
+        // Every image under SampleImages/ but try-harder/ and matrix/, which have their own manifests.
+        let inputs = DecodeInput.collect([Repository.sampleImages]).filter {
+            !$0.path.contains("/try-harder/") && !$0.path.contains("/matrix/")
+        }
         BatchDecoder().run(inputs) { scorer.record($0) }
         let card = scorer.scorecard()
         #expect(card.mismatchLines == [])
@@ -78,5 +80,21 @@ import Testing
         #expect(
             covered.isSuperset(of: ["EAN-13", "EAN-8", "UPC-A", "UPC-E", "CODE-128", "CODE-39", "I2/5", "QR-Code"]))
         #expect(covered.contains(Scorecard.noCodeLabel))
+    }
+
+    @Test func dataMatrixAztecAndPDF417SamplesDecodeWhenAskedFor() throws {
+        let manifest = try Manifest(contentsOf: Repository.sample("matrix/manifest.csv"))
+        let inputs = DecodeInput.collect([Repository.sample("matrix")])
+        var asked = ExpectationScorer(manifest: manifest)
+        BatchDecoder(options: ReaderOptions(symbologies: Set(Symbology.allCases))).run(inputs) { asked.record($0) }
+        let card = asked.scorecard()
+        #expect(card.mismatchLines == [])
+        #expect(card.total.images >= 7)
+        #expect(card.total.correct == card.total.images)
+        #expect(Set(card.rows.map(\.symbology)).isSuperset(of: ["DataMatrix", "Aztec", "PDF417"]))
+        // By default only ZBar's symbologies are looked for: of these, the GS1-128 alone.
+        var byDefault = ExpectationScorer(manifest: manifest)
+        BatchDecoder().run(inputs) { byDefault.record($0) }
+        #expect(byDefault.scorecard().total.correct == 1)
     }
 }

@@ -57,4 +57,38 @@ import Testing
             try ImageReport(jsonLine: #"{"file":"a","symbols":[{"symbology":"Nope","data":""}]}"#)
         }
     }
+
+    @Test func gs1SymbolsCarryTheirElementsAndMalformedOnesSaySo() throws {
+        func symbol(_ barcode: Barcode) throws -> [String: Any] {
+            let line = ImageReport(file: "g.png", barcodes: [barcode], milliseconds: 1).jsonLine
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return try #require((object["symbols"] as? [[String: Any]])?.first)
+        }
+        let good = try symbol(
+            Barcode(
+                symbology: .dataMatrix, payload: Array("01095011015300031727010010AB-12\u{1D}21SN1".utf8),
+                isGS1: true))
+        #expect(
+            good["gs1"] as? [String: String] == [
+                "01": "09501101530003", "17": "2027-01-31", "10": "AB-12", "21": "SN1",
+            ])
+        #expect(good["gs1Error"] == nil)
+        let line = ImageReport(
+            file: "g.png",
+            barcodes: [Barcode(symbology: .code128, payload: Array("0109501101530003".utf8), isGS1: true)],
+            milliseconds: 1
+        ).jsonLine
+        #expect(line.contains(#""gs1":{"01":"09501101530003"}"#))
+
+        let badCheck = try symbol(Barcode(symbology: .code128, payload: Array("0109501101530004".utf8), isGS1: true))
+        #expect(badCheck["gs1"] == nil)
+        #expect(badCheck["gs1Error"] as? String == "(01) 09501101530004 has a wrong check digit")
+        let badDate = try symbol(
+            Barcode(symbology: .databarExpanded, payload: Array(("0109501101530003" + "17271302").utf8)))
+        #expect(badDate["gs1Error"] as? String == "(17) 271302 is not a date (YYMMDD)")
+
+        // The same digits in a code that is not GS1 are just data.
+        let plain = try symbol(Barcode(symbology: .code128, payload: Array("0109501101530003".utf8)))
+        #expect(plain["gs1"] == nil && plain["gs1Error"] == nil)
+    }
 }

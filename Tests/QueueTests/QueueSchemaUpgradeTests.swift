@@ -4,6 +4,7 @@ import Station
 import Storage
 import TestSupport
 import Testing
+import Wire
 
 @testable import Queue
 
@@ -96,6 +97,15 @@ import Testing
         #expect(try queue.counts().lastSyncAt == "2027-01-15T08:00:00.250Z")
         #expect(try queue.log().map(\.actionId) == [4])
         #expect(try PickListCache(queue: queue).tasks().map(\.qtyPicked) == [1])
+        #expect(try PickListCache(queue: queue).tasks().map(\.lot) == [nil])
+        // The upgraded cache keeps an order line's lot, best-before date and case.
+        let gs1Task = PickTask(
+            id: "t9", batchId: "b9", orderId: "o9", lineId: "l1", sku: "SKU-G1", location: "G1",
+            barcode: "9501101530003",
+            qtyRequired: 30, qtyPicked: 0, qtyLocked: 0, lot: "L123", bestBefore: "2027-01-01",
+            caseGtin: "19501101530000", caseQty: 12)
+        try PickListCache(queue: queue).store(Batch(id: "b9", tasks: [gs1Task]), org: "acme")
+        #expect(try PickListCache(queue: queue).tasks() == [gs1Task])
 
         // The id sequence kept its high-water mark: the deleted #4 is never handed out again.
         let next = try queue.enqueue(NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 1, worker: "w"))
@@ -105,7 +115,7 @@ import Testing
                 (try $0.string("identifier"), try $0.date("applied_at"))
             }
         }
-        #expect(applied.map(\.0) == ["picklist-1", "picklist-2", "queue-1", "queue-2"])
+        #expect(applied.map(\.0) == ["picklist-1", "picklist-2", "picklist-3", "queue-1", "queue-2"])
         #expect(applied[0].1 == Date(timeIntervalSince1970: 1_796_032_800))  // 2026-11-30T10:00:00Z
         let texts = try queue.database.read { db in
             try db.rows("SELECT applied_at FROM schema_migrations").map { try $0.string("applied_at") }

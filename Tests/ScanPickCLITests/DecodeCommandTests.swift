@@ -102,9 +102,32 @@ import Testing
         for object in objects.dropLast() {
             #expect(object["ms"] is Double)
             for symbol in object["symbols"] as? [[String: Any]] ?? [] {
-                #expect(Set(symbol.keys) == ["symbology", "data", "quality", "points", "orientation"])
+                // GS1 symbols (DataBar, GS1-128) carry their elements too.
+                let gs1 = ["DataBar", "DataBar-Exp"].contains(symbol["symbology"] as? String) || symbol["gs1"] != nil
+                let keys: Set<String> = ["symbology", "data", "quality", "points", "orientation"]
+                #expect(Set(symbol.keys) == (gs1 ? keys.union(["gs1"]) : keys))
             }
         }
+    }
+
+    @Test func jsonReportsAGS1DataMatrixsElementsWhenDataMatrixIsAskedFor() async throws {
+        let file = "SampleImages/matrix/datamatrix-gs1.png"
+        let unasked = try await ProcessRunner.scanpick(["decode", "-q", "--json", file])
+        #expect(unasked.status == 4)
+        let asked = try await ProcessRunner.scanpick(["decode", "-q", "--json", "-S", "datamatrix", file])
+        #expect(asked.status == 0)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(asked.standardOutput.utf8)) as? [String: Any])
+        let symbol = try #require((object["symbols"] as? [[String: Any]])?.first)
+        #expect(symbol["symbology"] as? String == "DataMatrix")
+        #expect(
+            symbol["gs1"] as? [String: String] == [
+                "01": "09501101530003", "17": "2027-01-01", "10": "AB-12", "21": "SN0001",
+            ])
+        // The keys keep the element string's order.
+        #expect(
+            asked.standardOutput.contains(
+                #""gs1":{"01":"09501101530003","17":"2027-01-01","10":"AB-12","21":"SN0001"}"#))
     }
 
     @Test func chosenSymbologiesLimitWhatIsReported() async throws {
@@ -170,11 +193,12 @@ import Testing
         let command = "\(ProcessRunner.scanpick) decode -q SampleImages SampleImages"
         let onTerminal = try await ProcessRunner.run(
             "/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], in: Repository.root)
-        #expect(onTerminal.standardOutput.contains("decoding 112/112 images"))
+        #expect(onTerminal.standardOutput.contains("decoding 126/126 images"))
         let piped = try await ProcessRunner.scanpick(["decode", "-q", "SampleImages", "SampleImages"])
         #expect(!piped.standardError.contains("decoding"))
-        // 52 codes in the main set and 2 of the 7 in SampleImages/try-harder (DataBar symbols ZBar reads), twice.
-        #expect(piped.standardOutput.split(separator: "\n").count == 108)
+        // 52 codes in the main set, 2 of the 7 in SampleImages/try-harder (DataBar symbols ZBar reads) and
+        // 1 of the 7 in SampleImages/matrix (the GS1-128: the rest are symbologies ZBar lacks), twice.
+        #expect(piped.standardOutput.split(separator: "\n").count == 110)
     }
 
     @Test func helpDocumentsOptionsAndExitCodes() async throws {

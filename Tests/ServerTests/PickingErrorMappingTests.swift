@@ -1,3 +1,4 @@
+import GS1
 import Testing
 import Wire
 
@@ -18,6 +19,18 @@ import Wire
             (.overPick(task: task, asked: .scan), 422, "over_pick"),
             (.overPick(task: task, asked: .pick(2)), 422, "over_pick"),
             (.overPick(task: task, asked: .setQty(4)), 422, "over_pick"),
+            (.overPick(task: task, asked: .scanUnits(12)), 422, "over_pick"),
+            (.scanRefused(.lotMismatch(expected: "L1", scanned: "L2"), task: task), 422, "lot_mismatch"),
+            (
+                .scanRefused(
+                    .expired(expires: GS1Date(iso: "2026-12-01")!, needs: GS1Date(iso: "2027-01-01")!), task: task),
+                422, "expired"
+            ),
+            (
+                .scanRefused(.malformed(.checkDigit(ai: "01", value: "09501101530004")), task: task), 422,
+                "malformed_gs1"
+            ),
+            (.scanRefused(.noCount, task: task), 422, "malformed_gs1"),
             (.lockedByShipment(task: task), 422, "locked_by_shipment"),
             (.taskNotInOrder(task: task, order: "o2"), 422, "task_not_in_order"),
             (.notPicked(task: task, free: 1, asked: 2), 422, "not_picked"),

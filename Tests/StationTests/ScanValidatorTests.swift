@@ -1,3 +1,4 @@
+import Scanning
 import Testing
 import Wire
 
@@ -9,11 +10,13 @@ import Wire
         qtyRequired: 3, qtyPicked: 1, qtyLocked: 0)
 
     @Test func acceptsTheTasksBarcodeInAnyGTINForm() {
-        #expect(ScanValidator.check("036000291452", against: task, batchId: "b1") == .accepted(task))
-        #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1") == .accepted(task))
+        #expect(ScanValidator.check("036000291452", against: task, batchId: "b1") == .accepted(task, units: 1))
+        #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1") == .accepted(task, units: 1))
         #expect(ScanValidator.check("0036000291452", against: task, batchId: "b1").message == "✓ A1: SKU-A1 2/3")
         // A DataBar Expanded on a weighed pack: AI 01 with the item's GTIN, then its weight.
-        #expect(ScanValidator.check("01000360002914523103001750", against: task, batchId: "b1") == .accepted(task))
+        #expect(
+            ScanValidator.check("01000360002914523103001750", against: task, batchId: "b1") == .accepted(task, units: 1)
+        )
         // A case of the item (indicator digit 1) is not the item.
         #expect(!ScanValidator.check("0110036000291459", against: task, batchId: "b1").isAccepted)
     }
@@ -62,8 +65,10 @@ import Wire
         other.barcode = "5901234123457"
         let tasks = [done, task, other]
         // The active task's code counts for it; another unfinished task's code counts for that one.
-        #expect(ScanValidator.check("036000291452", in: tasks, active: task, batchId: "b1") == .accepted(task))
-        #expect(ScanValidator.check("5901234123457", in: tasks, active: task, batchId: "b1") == .accepted(other))
+        #expect(
+            ScanValidator.check("036000291452", in: tasks, active: task, batchId: "b1") == .accepted(task, units: 1))
+        #expect(
+            ScanValidator.check("5901234123457", in: tasks, active: task, batchId: "b1") == .accepted(other, units: 1))
         // A complete task's code: already complete, never counted.
         let complete = ScanValidator.check("96385074", symbology: .ean8, in: tasks, active: task, batchId: "b1")
         #expect(complete == .alreadyComplete(done))
@@ -81,5 +86,50 @@ import Wire
             ScanValidator.check("96385074", symbology: .ean8, in: tasks, active: nil, batchId: "b1")
                 == .alreadyComplete(done))
         #expect(ScanValidator.check("036000291452", in: [], active: nil, batchId: nil) == .noOpenBatch)
+    }
+
+    @Test func gs1DataIsCheckedAgainstTheLinesLotAndDateAndACaseCountsItsUnits() {
+        // GS1's example item, with a lot, a best-before date and a case of 12.
+        let line = PickTask(
+            id: "t9", batchId: "b1", orderId: "o9", lineId: "l1", sku: "SKU-G1", location: "G1",
+            barcode: "9501101530003",
+            qtyRequired: 30, qtyPicked: 20, qtyLocked: 0, lot: "L123", bestBefore: "2027-01-01",
+            caseGtin: "19501101530000", caseQty: 12)
+        let item = "0109501101530003"
+        #expect(
+            ScanValidator.check(item + "17270101" + "10L123", against: line, batchId: "b1") == .accepted(line, units: 1)
+        )
+        let otherLot = ScanValidator.check(item + "17270101" + "10L999", against: line, batchId: "b1")
+        #expect(otherLot == .refused(reason: "lot L123 expected, L999 scanned", task: line))
+        #expect(otherLot.message == "✗ G1: lot L123 expected, L999 scanned")
+        let tooSoon = ScanValidator.check(item + "17261201" + "10L123", against: line, batchId: "b1")
+        #expect(tooSoon.message == "✗ G1: expires 2026-12-01, needs ≥ 2027-01-01")
+        #expect(!ScanValidator.check("0109501101530004", against: line, batchId: "b1").isAccepted)
+        // 20 picked of 30: a case of 12 would go over, 8 counted by (02) + (37) fits.
+        #expect(ScanValidator.check("19501101530000", against: line, batchId: "b1") == .overPick(units: 12, task: line))
+        let counted = ScanValidator.check("0209501101530003" + "378\u{1D}10L123", against: line, batchId: "b1")
+        #expect(counted == .accepted(line, units: 8))
+        #expect(counted.message == "✓ G1: SKU-G1 28/30 (a case of 8)")
+        var fresh = line
+        fresh.qtyPicked = 0
+        #expect(ScanValidator.check("19501101530000", against: fresh, batchId: "b1") == .accepted(fresh, units: 12))
+    }
+
+    @Test func aGS1SymbolThatDoesNotLookLikeGS1TravelsWithItsSymbologyIdentifier() throws {
+        // A GS1-128 opening with (17): without its identifier it would pass for plain digits.
+        let dateFirst = Barcode(
+            symbology: .code128, payload: Array(("17270101" + "0109501101530003" + "10L123").utf8), isGS1: true)
+        let sent = String(decoding: ScanLoop.transmitted(dateFirst), as: UTF8.self)
+        #expect(sent == "]C1" + "17270101" + "0109501101530003" + "10L123")
+        let line = PickTask(
+            id: "t9", batchId: "b1", orderId: "o9", lineId: "l1", sku: "SKU-G1", location: "G1",
+            barcode: "9501101530003",
+            qtyRequired: 30, qtyPicked: 0, qtyLocked: 0, lot: "L123")
+        #expect(ScanValidator.check(sent, against: line, batchId: "b1") == .accepted(line, units: 1))
+        // One that already reads as GS1, and any plain code, travel as they are.
+        let gtinFirst = Barcode(symbology: .dataMatrix, payload: Array("0109501101530003".utf8), isGS1: true)
+        #expect(ScanLoop.transmitted(gtinFirst) == gtinFirst.payload)
+        let plain = Barcode(symbology: .code128, payload: Array("17270101".utf8))
+        #expect(ScanLoop.transmitted(plain) == plain.payload)
     }
 }

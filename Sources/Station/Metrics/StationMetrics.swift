@@ -26,8 +26,8 @@ public final class StationMetrics: Sendable {
     /// Why a scan was refused, as the scan log says it, then `not_a_scan` (keys a person typed on a
     /// scanner) and `not_recorded` (the database failed).
     public static let refusalReasons = [
-        "mismatch", "no_open_batch", "batch_complete", "scanning_off", "unacceptable", "already_complete",
-        "sign_in_required", "not_a_scan", "not_recorded",
+        "mismatch", "refused", "over_pick", "no_open_batch", "batch_complete", "scanning_off", "unacceptable",
+        "already_complete", "sign_in_required", "not_a_scan", "not_recorded",
     ]
 
     /// Decode times of a 1280×720 frame are milliseconds to tens of milliseconds.

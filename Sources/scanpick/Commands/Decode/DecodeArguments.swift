@@ -9,7 +9,7 @@ extension DecodeCommand {
         var symbologies = Option<Set<Symbology>?>(
             "symbologies", short: "S", valueName: "LIST",
             help:
-                "Comma-separated ZBar names to look for (\(Symbology.allCases.map(\.configName).joined(separator: ", ")); 'all'). Default: all but isbn10/isbn13.",
+                "Comma-separated names to look for (\(Symbology.allCases.map(\.configName).joined(separator: ", ")); 'all'). Default: all but isbn10/isbn13 and those ZBar lacks (\(Symbology.zbarLacks.map(\.configName).sorted().joined(separator: ", ")), read by zxing-cpp).",
             parse: { text throws(UsageError) in
                 do {
                     return try Symbology.parseList(text)

@@ -15,7 +15,8 @@ enum DecodeCommand: Command {
                 CODE-128, QR-Code, ...); with --json, one JSON object per image per line, in input order:
                   {"file": PATH, "symbols": [{"symbology", "data", "quality", "points", "orientation"}], "ms": N}
                 plus "error" for an image that could not be read. A payload that is not UTF-8 text is base64
-                with "dataEncoding": "base64". UPC-A and UPC-E are reported as themselves, never as an EAN-13
+                with "dataEncoding": "base64". A GS1 symbol (DataBar, GS1-128, GS1 Data Matrix or QR) has
+                "gs1": {"01": GTIN, "17": "YYYY-MM-DD", ...}, or "gs1Error" when its data breaks the standard. UPC-A and UPC-E are reported as themselves, never as an EAN-13
                 with a leading zero. Directories are walked recursively in sorted order; files in them
                 without an image extension are skipped, while a file named explicitly is always tried.
 
