@@ -94,7 +94,7 @@ let package = Package(
             name: "Station",
             dependencies: [
                 "Queue", "Wire", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture", "Scanning",
-                "Imaging", "HTTPServing",
+                "Imaging", "HTTPServing", "ServiceManager",
             ],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
@@ -146,6 +146,7 @@ let package = Package(
         .testTarget(name: "LineLogTests", dependencies: ["LineLog", "TestSupport"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
+        .testTarget(name: "ServiceManagerTests", dependencies: ["ServiceManager"]),
         .testTarget(
             name: "ServerTests",
             dependencies: [

@@ -110,7 +110,7 @@ public final class VirtualScanner: @unchecked Sendable {
 
     deinit { libevdev_uinput_destroy(uinput) }
 
-    /// Types `code` and Enter through the US key table, a key every `spacing` seconds.
+    /// Types `code` and Enter through the US key table (GS as Ctrl+]), a key every `spacing` seconds.
     public func type(_ code: String, spacing: Double = 0.002) {
         var keyOf: [Character: (UInt16, Bool)] = [:]
         for (key, pair) in KeyCodeDecoder.usLayout where key < 71 {
@@ -122,6 +122,13 @@ public final class VirtualScanner: @unchecked Sendable {
             libevdev_uinput_write_event(uinput, UInt32(EV_SYN), UInt32(SYN_REPORT), 0)
         }
         for character in code {
+            if character == "\u{1D}" {  // GS, as scanners type it: Ctrl+]
+                press(KeyCode.leftControl, 1)
+                press(KeyCode.rightBrace, 1)
+                press(KeyCode.rightBrace, 0)
+                press(KeyCode.leftControl, 0)
+                continue
+            }
             guard let (key, shifted) = keyOf[character] else { continue }
             if shifted { press(KeyCode.leftShift, 1) }
             press(key, 1)

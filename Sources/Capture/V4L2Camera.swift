@@ -21,6 +21,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private let requested: (width: Int, height: Int, fps: Int)
     private let report: @Sendable (String) -> Void
     private let onState: @Sendable (CameraState) -> Void
+    private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private var thread: Thread?
 
     /// What the camera is doing, for a person.
@@ -40,16 +41,21 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         report: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(CaptureError) {
         let stream = try Stream(device: device, width: width, height: height, fps: fps)
-        self.init(device: device, requested: (width, height, fps), report: report, onState: { _ in }, first: stream)
+        self.init(
+            device: device, requested: (width, height, fps), report: report, onState: { _ in }, heartbeat: { _ in },
+            first: stream)
     }
 
     /// The camera, open at once if it can be, or else reopened with backoff until it can (it is
     /// missing, busy or unusable now): never fails, so the station keeps running without it.
-    /// `onState` hears whether it captures, at once and on every change.
+    /// `onState` hears whether it captures, at once and on every change; `heartbeat` hears `true` on
+    /// each turn of the capture loop (a frame or a 2-second poll timeout) and `false` while it
+    /// waits out a backoff (for a watchdog: a capture loop that stops turning is wedged).
     public static func waitingFor(
         device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
         report: @escaping @Sendable (String) -> Void = { _ in },
-        onState: @escaping @Sendable (CameraState) -> Void
+        onState: @escaping @Sendable (CameraState) -> Void,
+        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
     ) -> V4L2Camera {
         var first: Stream?
         do {
@@ -59,17 +65,20 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             report("\(error); trying again with backoff")
         }
         return V4L2Camera(
-            device: device, requested: (width, height, fps), report: report, onState: onState, first: first)
+            device: device, requested: (width, height, fps), report: report, onState: onState, heartbeat: heartbeat,
+            first: first)
     }
 
     private init(
         device: String, requested: (width: Int, height: Int, fps: Int), report: @escaping @Sendable (String) -> Void,
-        onState: @escaping @Sendable (CameraState) -> Void, first stream: Stream?
+        onState: @escaping @Sendable (CameraState) -> Void, heartbeat: @escaping @Sendable (_ busy: Bool) -> Void,
+        first stream: Stream?
     ) {
         self.device = device
         self.requested = requested
         self.report = report
         self.onState = onState
+        self.heartbeat = heartbeat
         if let stream { started(stream) }
         // Hand the stream over through a box the capture loop empties: a closure capturing it would
         // keep it (and the device's file descriptor) alive for the thread's whole life, so an
@@ -104,7 +113,9 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         var index = 0
         while !slot.isClosed {
             guard let current = stream else {
+                heartbeat(false)
                 Thread.sleep(forTimeInterval: backoff)
+                heartbeat(true)
                 do {
                     let reopened = try Stream(
                         device: device, width: requested.width, height: requested.height, fps: requested.fps)
@@ -117,6 +128,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                 }
                 continue
             }
+            heartbeat(true)
             switch current.capture() {
             case .frame(let image, let timestamp):
                 let frameTime = timestamp > 0 ? timestamp : Date().timeIntervalSince(clockStart)
@@ -133,6 +145,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                 stream = nil
             }
         }
+        heartbeat(false)
         stream = nil
     }
 

@@ -28,8 +28,7 @@ public struct ConfigReader {
         do {
             parsed = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ConfigError(
-                file: file, key: nil, problem: "not valid JSON (\((error as NSError).localizedDescription))")
+            throw ConfigError(file: file, key: nil, problem: Self.syntaxProblem(error, in: data))
         }
         guard let object = parsed as? [String: Any] else {
             throw ConfigError(file: file, key: nil, problem: "the top level must be a JSON object")
@@ -59,7 +58,13 @@ public struct ConfigReader {
     }
 
     public mutating func requiredString(_ key: String) throws(ConfigError) -> String {
-        guard let text = try string(key) else { throw error(key, "is required") }
+        guard let text = try string(key) else {
+            // A misspelling of it is the likelier mistake than leaving it out: name that key.
+            if let misspelt = object.keys.sorted().first(where: { !read.contains($0) && Self.isNear($0, key) }) {
+                throw error(misspelt, "is not a known setting; did you mean \"\(key)\"? (\"\(key)\" is required)")
+            }
+            throw error(key, "is required")
+        }
         return text
     }
 
@@ -109,12 +114,26 @@ public struct ConfigReader {
         return ConfigReader(object: nested, file: file, path: keyPath(key))
     }
 
-    /// Throws for the first key that was never read.
-    public func finish() throws(ConfigError) {
-        if let unknown = object.keys.sorted().first(where: { !read.contains($0) }) {
-            throw error(
-                unknown, "is not a known setting (check its spelling; see the README's configuration reference)")
+    /// The list of objects at `key`, each as its own reader (`scanners[0]`; finish each), or nil
+    /// when absent.
+    public mutating func objects(_ key: String) throws(ConfigError) -> [ConfigReader]? {
+        guard let value = take(key) else { return nil }
+        guard let list = value as? [Any] else { throw error(key, "must be a list of JSON objects") }
+        var readers: [ConfigReader] = []
+        for (index, item) in list.enumerated() {
+            guard let nested = item as? [String: Any] else { throw error("\(key)[\(index)]", "must be a JSON object") }
+            readers.append(ConfigReader(object: nested, file: file, path: keyPath("\(key)[\(index)]")))
         }
+        return readers
+    }
+
+    /// Throws for the first key that was never read, suggesting the known key it is closest to.
+    public func finish() throws(ConfigError) {
+        guard let unknown = object.keys.sorted().first(where: { !read.contains($0) }) else { return }
+        if let known = read.sorted().first(where: { Self.isNear(unknown, $0) }) {
+            throw error(unknown, "is not a known setting; did you mean \"\(known)\"?")
+        }
+        throw error(unknown, "is not a known setting (check its spelling; see the README's configuration reference)")
     }
 
     /// An error about `key` of this object.
@@ -129,6 +148,53 @@ public struct ConfigReader {
     }
 
     private func keyPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+    /// Whether `typed` looks like a misspelling of `known`: a letter or two wrong, missing, added or
+    /// swapped (at most one for short keys), ignoring case.
+    static func isNear(_ typed: String, _ known: String) -> Bool {
+        let a = Array(typed.lowercased().unicodeScalars)
+        let b = Array(known.lowercased().unicodeScalars)
+        guard a != b || typed != known else { return false }
+        let allowed = min(a.count, b.count) <= 4 ? 1 : 2
+        guard abs(a.count - b.count) <= allowed, a.count < 64, b.count < 64 else { return false }
+        // Optimal string alignment distance: edits are insertions, deletions, substitutions and
+        // swaps of two neighbours.
+        var distance = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { distance[i][0] = i }
+        for j in 0...b.count { distance[0][j] = j }
+        for i in stride(from: 1, through: a.count, by: 1) {
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                distance[i][j] = min(distance[i - 1][j] + 1, distance[i][j - 1] + 1, distance[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    distance[i][j] = min(distance[i][j], distance[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return distance[a.count][b.count] <= allowed
+    }
+
+    /// What is wrong with JSON that does not parse, with the line and column it went wrong at.
+    static func syntaxProblem(_ error: any Error, in data: Data) -> String {
+        let bytes = [UInt8](data)
+        // Foundation's own message says little and points roughly; find the first bad byte ourselves.
+        guard let offset = JSONSyntax.firstError(in: bytes) else {
+            return
+                "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
+        }
+        var line = 1
+        var column = 1
+        for byte in bytes.prefix(offset) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {  // count characters, not UTF-8 continuation bytes
+                column += 1
+            }
+        }
+        let what = offset == bytes.count ? "the JSON ends early" : "this is not valid JSON"
+        return "\(what) at line \(line), column \(column)"
+    }
 
     /// JSON `true`/`false` arrive as NSNumbers whose type is `char`; integers never do.
     private static func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }

@@ -112,6 +112,10 @@ public final class HTTPServer: Sendable {
     /// How many connections were closed because they sent a request too slowly.
     public var slowConnectionsClosed: Int { core.deadlines.closedCount }
 
+    /// How long the longest request handler now running has run, in nanoseconds (0 when none runs):
+    /// for a watchdog, a handler that never returns is a wedged server.
+    public var longestRunningHandler: UInt64 { core.longestRunningHandler }
+
     /// Stops accepting, lets the requests being answered finish, and frees the server. Safe to call twice.
     public func stop() {
         daemon.stop(core)

@@ -44,6 +44,9 @@ final class ServerCore: Sendable {
         workers = WorkerPool(threads: limits.workerThreads, maxQueued: limits.maxQueuedRequests, name: "http-worker")
     }
 
+    /// How long the longest request handler now running has run, in nanoseconds (0: none runs).
+    var longestRunningHandler: UInt64 { max(workers.longestRunningJob, bulkWorkers.longestRunningJob) }
+
     /// Suspends `connection` until `answer` (work on a worker, or a responder called later) has
     /// produced its response; false when the server is stopping (the connection stays as it was).
     func dispatch(_ answer: HTTPAnswer, state: RequestState, connection: SuspendedConnection) -> Bool {

@@ -32,16 +32,19 @@ final class WorkerPool: Sendable {
     private let ready = DispatchSemaphore(value: 0)
     private let threadCount: Int
     private let finished = DispatchGroup()
+    /// When each thread's job in hand began (uptime ns; 0: waiting for one).
+    private let startedAt: Mutex<[UInt64]>
 
     init(threads: Int, maxQueued: Int, name: String) {
         capacity = max(1, maxQueued)
         threadCount = max(1, threads)
         state = Mutex(State(jobs: Array(repeating: nil, count: capacity)))
+        startedAt = Mutex(Array(repeating: 0, count: max(1, threads)))
         for index in 0..<threadCount {
             finished.enter()
             let thread = Thread { [self] in
                 _ = scanpick_name_this_thread(String("\(name)-\(index)".prefix(15)))  // for top -H and perf
-                work()
+                work(index)
                 finished.leave()
             }
             thread.name = "\(name)-\(index)"
@@ -93,7 +96,13 @@ final class WorkerPool: Sendable {
         finished.wait()
     }
 
-    private func work() {
+    /// How long the longest-running job in hand has run (nanoseconds; 0 when every thread waits).
+    var longestRunningJob: UInt64 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return startedAt.withLock { $0.map { $0 == 0 ? 0 : now &- $0 }.max() ?? 0 }
+    }
+
+    private func work(_ index: Int) {
         while true {
             ready.wait()
             let job: Job? = state.withLock { state in
@@ -106,7 +115,9 @@ final class WorkerPool: Sendable {
                 return state.jobs[state.head]
             }
             guard let job else { return }
+            startedAt.withLock { $0[index] = DispatchTime.now().uptimeNanoseconds }
             job.run()
+            startedAt.withLock { $0[index] = 0 }
         }
     }
 }

@@ -25,10 +25,13 @@ public final class SyncService: Sendable {
     private let log: @Sendable (String) -> Void
     private let onPass: @Sendable (DrainPass) -> Void
     private let afterPass: (@Sendable () async throws -> Void)?
+    private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let state = Mutex(State())
 
     private struct State {
         var wake: CheckedContinuation<Void, Never>?
+        /// Which wait `wake` belongs to: a timer of an earlier wait must not end a later one.
+        var waitNumber = 0
         var poked = false
         var loop: Task<Void, Never>?
         var watcher: Task<Void, Never>?
@@ -36,12 +39,15 @@ public final class SyncService: Sendable {
     }
 
     /// `afterPass` runs after each pass while online (the station refreshes its pick list); a
-    /// failure of it other than the server being unreachable is logged and shown too.
+    /// failure of it other than the server being unreachable is logged and shown too. `heartbeat`
+    /// hears `true` as a pass starts and after each action it delivers, and `false` when the loop
+    /// goes back to waiting (for a watchdog: a pass that stops turning is wedged).
     public init(
         drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions, attention: AttentionBoard = AttentionBoard(),
         log: @escaping @Sendable (String) -> Void = { _ in },
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
-        afterPass: (@Sendable () async throws -> Void)? = nil
+        afterPass: (@Sendable () async throws -> Void)? = nil,
+        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
     ) {
         self.drainer = drainer
         self.monitor = monitor
@@ -50,6 +56,7 @@ public final class SyncService: Sendable {
         self.log = log
         self.onPass = onPass
         self.afterPass = afterPass
+        self.heartbeat = heartbeat
     }
 
     /// Whether the server answered the last probe.
@@ -97,13 +104,15 @@ public final class SyncService: Sendable {
     private func run() async {
         var nextWake = Date()
         while !isStopped {
+            heartbeat(false)
             await waitUntil(nextWake)
             if isStopped { break }
+            heartbeat(true)
             nextWake = Date().addingTimeInterval(options.drainInterval)
             guard monitor.isOnline == true else { continue }
             let pass: DrainPass
             do {
-                pass = try await drainer.drainPass()
+                pass = try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
                 attention.set("sync", nil)
             } catch {
                 // The queue database failed (a damaged page, a full disk): say so, and try again soon.
@@ -160,21 +169,23 @@ public final class SyncService: Sendable {
         let delay = date.timeIntervalSinceNow
         guard delay > 0 else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
+            let number = state.withLock { state -> Int? in
                 if state.poked {
                     state.poked = false
-                    return true
+                    return nil
                 }
                 state.wake = continuation
-                return false
+                state.waitNumber &+= 1
+                return state.waitNumber
             }
-            if resumeNow {
+            guard let number else {
                 continuation.resume()
                 return
             }
             Task {
                 try? await Task.sleep(for: .seconds(delay))
-                let wake = self.state.withLock { state in
+                let wake = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    guard state.waitNumber == number else { return nil }  // that wait already ended
                     defer { state.wake = nil }
                     return state.wake
                 }

@@ -93,5 +93,9 @@ public final class DatabaseQueue: Sendable {
         committer.submit(GroupJob(body, isBulk: priority == .bulk, completion: completion))
     }
 
+    /// How long the group commit in progress has run, in nanoseconds (0 when none runs): for a
+    /// watchdog, a commit that never ends is a wedged database.
+    public var commitRunningFor: UInt64 { committer.withLock { $0 }?.roundRunningFor ?? 0 }
+
     deinit { committer.withLock { $0?.stop() } }
 }

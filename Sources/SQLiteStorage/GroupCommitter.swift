@@ -27,6 +27,8 @@ final class GroupCommitter: Sendable {
     private let ended = DispatchSemaphore(value: 0)
     /// The committing thread, so that a stop asked from inside a completion does not wait for itself.
     private let thread = Mutex<pthread_t?>(nil)
+    /// When the round in progress began (uptime ns; 0 between rounds).
+    private let roundStartedAt = Atomic<UInt64>(0)
 
     init(_ connection: LockedDatabase) {
         self.connection = connection
@@ -38,6 +40,12 @@ final class GroupCommitter: Sendable {
         }
         thread.name = "group-commit"
         thread.start()
+    }
+
+    /// How long the round in progress has run, in nanoseconds (0 between rounds).
+    var roundRunningFor: UInt64 {
+        let start = roundStartedAt.load(ordering: .relaxed)
+        return start == 0 ? 0 : DispatchTime.now().uptimeNanoseconds &- start
     }
 
     func submit(_ job: any GroupWork) {
@@ -64,7 +72,9 @@ final class GroupCommitter: Sendable {
                 wake.wait()
                 continue
             }
+            roundStartedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             let left = commitRound(waiting.filter { !$0.isBulk } + waiting.filter(\.isBulk))
+            roundStartedAt.store(0, ordering: .relaxed)
             if !left.isEmpty { state.withLock { $0.pending.insert(contentsOf: left, at: 0) } }
         }
     }

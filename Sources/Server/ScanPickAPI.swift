@@ -146,6 +146,10 @@ public final class ScanPickAPI: Sendable {
         return response
     }
 
+    /// How long the database's commit in progress has run, in nanoseconds (0 when none runs): for a
+    /// watchdog, a commit that never ends is a wedged database.
+    public var commitRunningFor: UInt64 { store.commitRunningFor }
+
     /// `GET /health/ready`: 200 when the database answers a query, 503 when it does not.
     private func ready() throws(APIError) -> HTTPResponse {
         do {

@@ -61,6 +61,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Reads and checks the configuration file at `path`.
     public static func load(path: String) throws(ConfigError) -> ServerConfiguration {
         var reader = try ConfigReader(contentsOf: path)
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
         let listenText = try reader.string("listen", default: "127.0.0.1:8080")
         let listen: ListenAddress
         do {
@@ -69,6 +70,11 @@ public struct ServerConfiguration: Sendable, Equatable {
             throw reader.error("listen", "is not HOST:PORT (\(error.reason))")
         }
         let database = try reader.string("database", default: "var/server.sqlite")
+        if case .sqlite(let file) = ServerDatabase(database, relativeTo: base),
+            let problem = DatabaseFolder.problem(forDatabase: file, configFolder: base.path)
+        {
+            throw reader.error("database", problem)
+        }
         let retention = try reader.integer("idempotencyRetentionDays", default: 30, in: 1...3650)
         let margin = try reader.integer("idempotencyMarginHours", default: min(24, retention * 24 - 1), in: 0...87_599)
         guard margin < retention * 24 else {
@@ -101,7 +107,6 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
             try limits.finish()
         }
-        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
         var tls: TLSFiles?
         if var files = try reader.object("tls") {
             func resolved(_ key: String) throws(ConfigError) -> String {

@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import PostgresStorage
 import SQLiteStorage
@@ -27,8 +28,17 @@ protocol ServerStore: Sendable {
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Throws unless the database answers a query now (`GET /health/ready`).
     func checkReady() throws
+    /// How long the store's own committing work in progress has run, in nanoseconds (0: none; a
+    /// store whose writes run on the caller's thread has none).
+    var commitRunningFor: UInt64 { get }
     /// `error` in the domain's terms: an engine's failure as a ``PickingError``, anything else as it is.
     static func domainError(_ error: any Error) -> any Error
+}
+
+/// A database that cannot be opened as configured, in the operator's words.
+struct StoreOpenError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// How a write is scheduled among the others waiting for the same commit (SQLite's group commit;
@@ -41,6 +51,7 @@ extension ServerDatabase {
         switch self {
         case .sqlite(let path):
             try Self.createFolder(of: path)
+            if let problem = DatabaseFolder.accessProblem(forDatabase: path) { throw StoreOpenError(problem) }
             return try SQLiteServerStore(path: path)
         case .postgres(let connectionString):
             let pool = try PostgresPool(connectionString, size: poolSize)
@@ -55,6 +66,7 @@ extension ServerDatabase {
         switch self {
         case .sqlite(let path):
             try Self.createFolder(of: path)
+            if let problem = DatabaseFolder.accessProblem(forDatabase: path) { throw StoreOpenError(problem) }
             return try Migration.apply(ServerSchema.sqlite, to: try Database(path: path))
         case .postgres(let connectionString):
             return try PostgresMigrator.apply(ServerSchema.postgres, to: try PostgresPool(connectionString, size: 1))
@@ -70,6 +82,7 @@ extension ServerDatabase {
 /// SQLite: every write goes through one connection's group commit, so transactions never overlap.
 struct SQLiteServerStore: ServerStore {
     let queue: DatabaseQueue
+    var commitRunningFor: UInt64 { queue.commitRunningFor }
     /// A connection of its own for reads (and the readiness probe), so that they run beside the
     /// writes (WAL) instead of waiting for them.
     let reader: DatabaseQueue
@@ -118,6 +131,8 @@ struct SQLiteServerStore: ServerStore {
 /// ones that touch the same pick task, batch list or idempotency key.
 struct PostgresServerStore: ServerStore {
     let pool: PostgresPool
+    /// Writes run on the request's worker thread, which the HTTP server watches.
+    var commitRunningFor: UInt64 { 0 }
     var dialect: SQLDialect { .postgres }
 
     /// Transactions run side by side here; `priority` does not apply.

@@ -34,63 +34,104 @@ public enum ServiceManager {
         _ = sd_notify(0, state)
     }
 
-    /// Pings systemd's watchdog at half its interval while every registered loop has said it is
-    /// alive within the interval; a loop that has not (a wedged capture or sync loop) stops the
-    /// pings, is logged by name, and systemd restarts the service.
+    /// Pings systemd's watchdog at half its interval while every watched loop is alive; a loop that
+    /// has been busy longer than its allowance (a wedged capture, sync or database loop) stops the
+    /// pings, is logged by name, and systemd restarts the service. A loop waiting for work (a frame,
+    /// a key, a request) is not wedged: it says so with ``Loop/idle()``.
     public final class Watchdog: Sendable {
-        /// One loop that must stay alive: it calls ``alive()`` on each turn (at least once per
-        /// interval; a loop that waits long calls it while waiting).
+        /// One loop that must stay alive: it calls ``alive()`` on each turn and ``idle()`` before it
+        /// waits for work that may be long in coming.
         public final class Loop: Sendable {
             public let name: String
-            private let lastAlive: Atomic<Int64>
+            /// The uptime (ns) of the turn in progress; 0 while idle.
+            private let busySince: Atomic<Int64>
             init(name: String) {
                 self.name = name
-                lastAlive = Atomic(Watchdog.now())
+                busySince = Atomic(Watchdog.now())
             }
-            public func alive() { lastAlive.store(Watchdog.now(), ordering: .relaxed) }
-            var silentFor: Int64 { Watchdog.now() - lastAlive.load(ordering: .relaxed) }
+            /// The loop is turning (call at least once per allowance while busy).
+            public func alive() { busySince.store(Watchdog.now(), ordering: .relaxed) }
+            /// The loop waits for work (a frame, a key press, a request): not wedged however long.
+            public func idle() { busySince.store(0, ordering: .relaxed) }
+            /// ``alive()`` when `busy`, ``idle()`` otherwise (for a component's heartbeat closure).
+            @Sendable public func beat(_ busy: Bool) { if busy { alive() } else { idle() } }
+            var silentFor: Int64 {
+                let since = busySince.load(ordering: .relaxed)
+                return since == 0 ? 0 : Watchdog.now() - since
+            }
         }
 
-        private let loops = Mutex<[Loop]>([])
+        private struct Watched {
+            let name: String
+            let allowance: Int64
+            let silentFor: @Sendable () -> Int64
+        }
+
+        private let watched = Mutex<[Watched]>([])
         private let interval: Duration?
         private let log: @Sendable (String) -> Void
+        private let notify: @Sendable (String) -> Void
         private let stopped = Atomic(false)
+        /// How many times the ping thread has looked at the loops (for tests).
+        let turns = Atomic(0)
 
         /// Starts pinging if the unit has a watchdog; `log` hears which loop went silent.
-        public init(interval: Duration? = ServiceManager.watchdogInterval, log: @escaping @Sendable (String) -> Void) {
+        public convenience init(
+            interval: Duration? = ServiceManager.watchdogInterval, log: @escaping @Sendable (String) -> Void
+        ) {
+            self.init(interval: interval, log: log, notify: ServiceManager.notify)
+        }
+
+        /// `notify` sends a state to systemd (tests listen instead).
+        init(
+            interval: Duration?, log: @escaping @Sendable (String) -> Void,
+            notify: @escaping @Sendable (String) -> Void
+        ) {
             self.interval = interval
             self.log = log
+            self.notify = notify
             guard let interval else { return }
             let thread = Thread { [self] in ping(every: interval / 2) }
+            thread.name = "scanpick-watchdog"
             thread.start()
         }
 
-        /// Registers a loop that must keep saying it is alive.
-        public func loop(_ name: String) -> Loop {
+        /// Whether systemd watches the service (a `WatchdogSec=` interval is set).
+        public var isEnabled: Bool { interval != nil }
+
+        /// Registers a loop that must keep saying it is alive, busy for at most `allowance` per turn
+        /// (default: the watchdog interval).
+        public func loop(_ name: String, allowance: Duration? = nil) -> Loop {
             let loop = Loop(name: name)
-            loops.withLock { $0.append(loop) }
+            watch(name, allowance: allowance) { loop.silentFor }
             return loop
+        }
+
+        /// Watches something that reports for itself how long it has been busy (in nanoseconds; 0
+        /// when idle), such as a pool of worker threads.
+        public func watch(_ name: String, allowance: Duration? = nil, silentFor: @escaping @Sendable () -> Int64) {
+            let limit = Self.nanoseconds(allowance ?? interval ?? .seconds(30))
+            watched.withLock { $0.append(Watched(name: name, allowance: limit, silentFor: silentFor)) }
         }
 
         /// Stops pinging (the service is stopping on purpose).
         public func stop() { stopped.store(true, ordering: .relaxed) }
 
         private func ping(every period: Duration) {
-            guard let interval else { return }
-            let limit = Self.nanoseconds(interval)
             var reported: Set<String> = []
             while !stopped.load(ordering: .relaxed) {
-                let silent = loops.withLock { $0.filter { $0.silentFor > limit } }
+                let silent = watched.withLock { $0.map { ($0, $0.silentFor()) }.filter { $0.1 > $0.0.allowance } }
                 if silent.isEmpty {
-                    ServiceManager.notify("WATCHDOG=1")
+                    notify("WATCHDOG=1")
                     reported.removeAll()
                 } else {
-                    for loop in silent where reported.insert(loop.name).inserted {
+                    for (loop, silence) in silent where reported.insert(loop.name).inserted {
                         log(
-                            #"{"event":"watchdog","loop":"\#(loop.name)","message":"silent for \#(loop.silentFor / 1_000_000) ms: no more watchdog pings, systemd will restart the service"}"#
+                            #"{"event":"watchdog","loop":"\#(loop.name)","message":"busy for \#(silence / 1_000_000) ms: no more watchdog pings, systemd will restart the service"}"#
                         )
                     }
                 }
+                turns.add(1, ordering: .relaxed)
                 Thread.sleep(forTimeInterval: Double(Self.nanoseconds(period)) / 1e9)
             }
         }

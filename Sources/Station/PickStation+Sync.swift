@@ -32,10 +32,11 @@ extension PickStation {
     }
 
     /// The long-running drain loop with its network monitor; failed passes are logged and shown
-    /// on `attention`.
+    /// on `attention`; `heartbeat` hears whether a pass is turning (``SyncService``).
     public func syncService(
         attention: AttentionBoard = AttentionBoard(), log: @escaping @Sendable (String) -> Void = { _ in },
-        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in }
+        onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
+        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
     ) -> SyncService {
         let transport = self.transport
         let timeout = min(2, configuration.queue.requestTimeout)
@@ -43,6 +44,6 @@ extension PickStation {
         let station = self
         return SyncService(
             drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,
-            onPass: onPass, afterPass: { try await station.refreshPickList() })
+            onPass: onPass, afterPass: { try await station.refreshPickList() }, heartbeat: heartbeat)
     }
 }

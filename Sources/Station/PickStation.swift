@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Queue
 import Synchronization
@@ -20,6 +21,9 @@ public struct PickStation: Sendable {
 
     public init(configuration: StationConfiguration) throws {
         live = LiveConfiguration(configuration)
+        if let problem = DatabaseFolder.accessProblem(forDatabase: configuration.databasePath) {
+            throw StationOpenError(description: problem)
+        }
         queue = try ActionQueue(path: configuration.databasePath, extraMigrations: PickListCache.migrations)
         cache = PickListCache(queue: queue)
         transport = HTTPActionTransport(
@@ -50,6 +54,7 @@ public struct PickStation: Sendable {
         keep("page", \.page)
         keep("camera", \.camera)
         keep("debounce", \.debounce)
+        keep("scanners", \.scanners)
         live.replace(merged)
         transport.update(server: merged.server, tokens: merged.tokens)
         return restart
@@ -62,4 +67,9 @@ private final class LiveConfiguration: Sendable {
     init(_ configuration: StationConfiguration) { value = Mutex(configuration) }
     var current: StationConfiguration { value.withLock { $0 } }
     func replace(_ configuration: StationConfiguration) { value.withLock { $0 = configuration } }
+}
+
+/// A station database that cannot be opened as configured, in the operator's words.
+public struct StationOpenError: Error, CustomStringConvertible {
+    public let description: String
 }

@@ -106,6 +106,7 @@ public final class ScanLoop {
         case .scanningOff(let org):
             line.add("reason", string: "scanning_off")
             line.add("org", string: org)
+        case .unacceptable: line.add("reason", string: "unacceptable")
         }
         if let id = outcome.actionId { line.add("actionId", number: id) }
         line.add("message", string: outcome.verdict.message)

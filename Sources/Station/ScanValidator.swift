@@ -18,6 +18,9 @@ public enum ScanValidator {
         case batchComplete(batchId: String)
         /// The open batch's organisation does not have scanning turned on.
         case scanningOff(org: String)
+        /// The code breaks the contract's barcode rules (too long, control characters): the server
+        /// would refuse it, so it is never queued.
+        case unacceptable(problem: String)
 
         public var isAccepted: Bool {
             if case .accepted = self { return true }
@@ -37,6 +40,8 @@ public enum ScanValidator {
                 "✗ every task of batch \(batchId) is already picked"
             case .scanningOff(let org):
                 "✗ scanning is off for \(org) (organisations.\(org).scanning.enabled): tap the row instead"
+            case .unacceptable(let problem):
+                "✗ not a barcode the server accepts: \(problem)"
             }
         }
     }
@@ -47,6 +52,11 @@ public enum ScanValidator {
     public static func check(_ code: String, symbology: Symbology? = nil, against task: PickTask?, batchId: String?)
         -> Verdict
     {
+        do {
+            try FieldRules.barcode(code, field: "barcode")
+        } catch {
+            return .unacceptable(problem: error.description)
+        }
         guard let batchId else { return .noOpenBatch }
         guard let task else { return .batchComplete(batchId: batchId) }
         let readAs: GTIN.EightDigitSymbology? =

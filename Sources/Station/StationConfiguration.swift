@@ -1,3 +1,4 @@
+import Capture
 import ConfigFile
 import Foundation
 import HTTPServing
@@ -30,6 +31,8 @@ public struct StationConfiguration: Sendable, Equatable {
     public var camera: CameraSettings
     /// The station's local page and API: where it listens and who may use it (`page`).
     public var page: PageSettings
+    /// Handheld scanners (`scanners`), read alongside the camera.
+    public var scanners: [ScannerSettings] = []
     /// The files the configuration was read from (the config and any `tokenFile`), so a running
     /// station can notice a change.
     public var sourceFiles: [String] = []
@@ -45,11 +48,28 @@ public struct StationConfiguration: Sendable, Equatable {
 
     /// What the station asks of its camera.
     public struct CameraSettings: Sendable, Equatable {
+        /// `camera.enabled`: false for a station with only handheld scanners (no camera is looked for).
+        public var enabled = true
         public var device: String = "/dev/video0"
         public var width: Int = 1280
         public var height: Int = 720
         public var fps: Int = 30
     }
+
+    /// A USB handheld scanner (a keyboard to Linux) read through evdev: `{"device": PATH}` with
+    /// optional `terminator` (`"enter"` or `"tab"`), `maxKeyGapMilliseconds` and `groupSeparator`
+    /// (the text the scanner types for GS in GS1 codes, e.g. `"~"`).
+    public struct ScannerSettings: Sendable, Equatable {
+        /// The input device: `/dev/input/by-id/…-event-kbd`, `/dev/scanpick/scanner-…` or `/dev/input/eventN`.
+        public var device: String
+        /// How its key events become codes.
+        public var decoding = KeyCodeDecoder.Options()
+
+        public init(device: String) { self.device = device }
+    }
+
+    /// The most scanners one station reads (each has its own thread).
+    public static let maxScanners = 8
 
     /// Where the page listens and who may use it.
     public struct PageSettings: Sendable, Equatable {
@@ -91,6 +111,9 @@ public struct StationConfiguration: Sendable, Equatable {
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
         let database = resolve(try reader.string("database", default: Self.defaultDatabasePath))
+        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path) {
+            throw reader.error("database", problem)
+        }
 
         // Each default is QueueOptions' own (as for debounce and camera below): written once.
         var queue = QueueOptions()
@@ -122,15 +145,10 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         for name in organisationsReader.keys {
             guard var organisation = try organisationsReader.object(name) else { continue }
-            let sources = [
-                try organisation.string("token"),
-                try organisation.string("tokenFile").map { file -> String? in
-                    tokenFiles.append(resolve(file))
-                    return (try? String(contentsOfFile: resolve(file), encoding: .utf8))?.trimmingCharacters(
-                        in: .whitespacesAndNewlines)
-                } ?? nil,
-                try organisation.string("tokenEnv").map { environment[$0] } ?? nil,
-            ]
+            let given = (
+                token: try organisation.string("token"), file: try organisation.string("tokenFile"),
+                variable: try organisation.string("tokenEnv")
+            )
             let named = ["token", "tokenFile", "tokenEnv"].filter(organisation.contains)
             guard named.count == 1 else {
                 throw organisation.error(
@@ -138,8 +156,22 @@ public struct StationConfiguration: Sendable, Equatable {
                     named.isEmpty
                         ? "is required (or tokenFile, or tokenEnv)" : "give only one of token, tokenFile, tokenEnv")
             }
-            guard let token = sources.compactMap({ $0 }).first, !token.isEmpty else {
-                throw organisation.error(named[0], "does not give a token (missing file or unset variable?)")
+            let token: String
+            if let file = given.file {
+                tokenFiles.append(resolve(file))
+                do {
+                    token = try NamedFile.readText(resolve(file))
+                } catch {
+                    throw organisation.error("tokenFile", "cannot be read: \(error)")
+                }
+            } else if let variable = given.variable {
+                guard let value = environment[variable], !value.isEmpty else {
+                    throw organisation.error("tokenEnv", "names the environment variable \(variable), which is not set")
+                }
+                token = value
+            } else {
+                guard let value = given.token, !value.isEmpty else { throw organisation.error("token", "is empty") }
+                token = value
             }
             if !Self.demoTokens.contains(token) {
                 switch named[0] {
@@ -179,11 +211,41 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         var camera = CameraSettings()
         if var options = try reader.object("camera") {
+            camera.enabled = try options.bool("enabled", default: camera.enabled)
             camera.device = try options.string("device", default: camera.device)
             camera.width = try options.integer("width", default: camera.width, in: 16...8192)
             camera.height = try options.integer("height", default: camera.height, in: 16...8192)
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
             try options.finish()
+        }
+        var scanners: [ScannerSettings] = []
+        for var options in try reader.objects("scanners") ?? [] {
+            guard scanners.count < Self.maxScanners else {
+                throw reader.error("scanners", "may list at most \(Self.maxScanners) scanners")
+            }
+            var scanner = ScannerSettings(device: try options.requiredString("device"))
+            guard scanner.device.hasPrefix("/dev/"), scanner.device.utf8.count <= 4096,
+                !scanner.device.utf8.contains(0)
+            else {
+                throw options.error("device", "must be a device path under /dev/ (e.g. /dev/input/by-id/…-event-kbd)")
+            }
+            switch try options.string("terminator", default: "enter") {
+            case "enter": scanner.decoding.terminator = KeyCode.enter
+            case "tab": scanner.decoding.terminator = KeyCode.tab
+            case let other: throw options.error("terminator", "must be \"enter\" or \"tab\", not '\(other.prefix(20))'")
+            }
+            scanner.decoding.maxGap =
+                Double(
+                    try options.integer(
+                        "maxKeyGapMilliseconds", default: Int(scanner.decoding.maxGap * 1000), in: 5...1000)) / 1000
+            if let separator = try options.string("groupSeparator") {
+                guard (1...4).contains(separator.count),
+                    separator.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
+                else { throw options.error("groupSeparator", "must be 1 to 4 visible ASCII characters (e.g. \"~\")") }
+                scanner.decoding.groupSeparator = separator
+            }
+            try options.finish()
+            scanners.append(scanner)
         }
         var page = PageSettings()
         if var options = try reader.object("page") {
@@ -208,10 +270,12 @@ public struct StationConfiguration: Sendable, Equatable {
                 page.allowedHosts.append(host.lowercased())
             }
             if let file = try options.string("tokenFile").map(resolve) {
-                guard
-                    let secret = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(
-                        in: .whitespacesAndNewlines)
-                else { throw options.error("tokenFile", "cannot be read: \(file)") }
+                let secret: String
+                do {
+                    secret = try NamedFile.readText(file)
+                } catch {
+                    throw options.error("tokenFile", "cannot be read: \(error)")
+                }
                 guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                     throw options.error("tokenFile", "must hold a secret of at least 16 visible ASCII characters")
                 }
@@ -228,7 +292,7 @@ public struct StationConfiguration: Sendable, Equatable {
         try reader.finish()
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations, debounce: debounce, camera: camera, page: page,
+            organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
             sourceFiles: [path] + tokenFiles)
     }
 

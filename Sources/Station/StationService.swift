@@ -2,15 +2,18 @@ import Capture
 import Foundation
 import Queue
 import Scanning
+import ServiceManager
 import Synchronization
 import Timestamps
 import Wire
 
 /// The running station, the composition root of `scanpick station`: the sync loop (drainer and
-/// network monitor), the local page, the scan loop on one frame source, the config watcher and the
-/// signals, with their lifetimes. It keeps running whatever the frame source does: a camera missing
-/// at start is looked for again with backoff, a keyboard-wedge input that ends is shown, and taps,
-/// the page and the drainer carry on. It re-reads its config on SIGHUP or when a config file changes.
+/// network monitor), the local page, the scan loop on one frame source and on each handheld scanner
+/// of the config, the config watcher, the signals and systemd's notifications (ready, watchdog),
+/// with their lifetimes. It keeps running whatever a source does: a camera or scanner missing at
+/// start or unplugged is looked for again with backoff, a keyboard-wedge input that ends is shown,
+/// and taps, the page and the drainer carry on. It re-reads its config on SIGHUP or when a config
+/// file changes.
 ///
 ///     let service = StationService(configPath: path, station: station, output: print, log: log)
 ///     let summary = try await service.run(source: .wedge, org: nil)  // until SIGINT or SIGTERM
@@ -24,6 +27,7 @@ public final class StationService: Sendable {
     private let state = Mutex(RunState())
     private let done = DispatchSemaphore(value: 0)
     private let scanFinished = DispatchSemaphore(value: 0)
+    private let scannersFinished = DispatchGroup()
 
     /// Where scans come from.
     public enum Source: Sendable, Equatable {
@@ -49,6 +53,9 @@ public final class StationService: Sendable {
         var stopped = false
         var summary = Summary()
         var camera: V4L2Camera?
+        var scanners: [Int: HandheldScanner] = [:]
+        /// What each source is doing, for the page ("camera: YUYV 1280x720", "scanner 1: ready").
+        var sourceStates: [String: String] = [:]
         var sync: SyncService?
         var watcher: ConfigWatcher?
         var page: StationPage?
@@ -95,8 +102,13 @@ public final class StationService: Sendable {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")
         }
 
+        // systemd's watchdog (under a unit with WatchdogSec=): every loop below says it is alive. A
+        // drain pass may wait out a request's timeout for its refresh and its action.
+        let watchdog = ServiceManager.Watchdog(log: log)
+        let syncLoop = watchdog.loop(
+            "sync", allowance: .seconds(2 * configuration.queue.requestTimeout + 30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
-        let sync = station.syncService(attention: attention, log: log)
+        let sync = station.syncService(attention: attention, log: log, heartbeat: syncLoop.beat)
         sync.start()
         let page: StationPage
         do {
@@ -125,15 +137,28 @@ public final class StationService: Sendable {
             )
             page.show(scanner: "scanning off")
             if case .frames = source { stop() }  // a replay has nothing to do
-        } else if let source {
-            let thread = Thread { [self] in
-                self.scan(source, organisation: organisation, page: page)
-                self.scanFinished.signal()
+        } else {
+            if let source, source != .camera(device: nil) || configuration.camera.enabled {
+                let thread = Thread { [self] in
+                    self.scan(source, organisation: organisation, page: page, watchdog: watchdog)
+                    self.scanFinished.signal()
+                }
+                thread.name = "scanpick-scan"
+                scanThread = thread
+                thread.start()
             }
-            thread.name = "scanpick-scan"
-            scanThread = thread
-            thread.start()
+            for (index, scanner) in configuration.scanners.enumerated() {
+                let heartbeat = watchdog.loop("scanner-\(index + 1)")
+                scannersFinished.enter()
+                let thread = Thread { [self] in
+                    self.read(scanner, number: index + 1, organisation: organisation, heartbeat: heartbeat)
+                    self.scannersFinished.leave()
+                }
+                thread.name = "scanpick-scanner-\(index + 1)"
+                thread.start()
+            }
         }
+        ServiceManager.ready(status: "page on http://\(page.address)/")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 self.done.wait()
@@ -141,10 +166,16 @@ public final class StationService: Sendable {
             }
         }
 
+        ServiceManager.stopping()
+        watchdog.stop()
         signals.cancel()
         watcher.stop()
         page.stop()
         await sync.stop()
+        // Each scanner thread sees the close within a quarter of a second.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            scannersFinished.notify(queue: .global()) { continuation.resume() }
+        }
         // A camera or replay thread finishes its frame; a wedge read blocked on input is left to the exit.
         if scanThread != nil, source != .wedge {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -159,11 +190,12 @@ public final class StationService: Sendable {
 
     /// Ends the run after the frame in hand (safe from any thread, more than once).
     public func stop() {
-        let (first, camera) = state.withLock { state in
+        let (first, camera, scanners) = state.withLock { state in
             defer { state.stopped = true }
-            return (!state.stopped, state.camera)
+            return (!state.stopped, state.camera, Array(state.scanners.values))
         }
         camera?.close()  // wakes a thread waiting for the next frame
+        for scanner in scanners { scanner.close() }
         if first { done.signal() }
     }
 
@@ -203,7 +235,10 @@ public final class StationService: Sendable {
 
     // MARK: The scan thread
 
-    private func scan(_ source: Source, organisation: StationConfiguration.Organisation, page: StationPage) {
+    private func scan(
+        _ source: Source, organisation: StationConfiguration.Organisation, page: StationPage,
+        watchdog: ServiceManager.Watchdog
+    ) {
         let configuration = station.configuration
         let loop = ScanLoop(
             station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
@@ -222,26 +257,32 @@ public final class StationService: Sendable {
             stop()  // a replay ends with its frames
         case .camera(let requested):
             let device = requested ?? configuration.camera.device
+            let capture = watchdog.loop("capture")
+            let decode = watchdog.loop("decode")
             let camera = V4L2Camera.waitingFor(
                 device: device, width: configuration.camera.width, height: configuration.camera.height,
                 fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
-                onState: { [weak self] state in self?.camera(device, state, page: page) })
+                onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat)
             state.withLock { $0.camera = camera }
             if isStopped { camera.close() }
-            while !isStopped, let frame = try? camera.nextFrame() {
+            while !isStopped {
+                decode.idle()  // waiting for a frame is the capture loop's to watch
+                guard let frame = try? camera.nextFrame() else { break }
+                decode.alive()
                 handle { try loop.process(frame) }
                 state.withLock { $0.summary.frames += 1 }
             }
+            decode.idle()
             state.withLock { $0.summary.dropped = camera.droppedFrames }
         case .wedge:
-            page.show(scanner: "scanner: reading")
+            show("wedge", "scanner: reading")
             while !isStopped, let line = readLine() {
                 let code = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !code.isEmpty, !isStopped else { continue }
                 handle { [try loop.submit(code: code)] }
             }
             if !isStopped {
-                page.show(scanner: "scanner: input ended")
+                show("wedge", "scanner: input ended")
                 report(
                     "scanner", "scanner_input_ended",
                     "the keyboard-wedge scanner's input ended: no more scans are read until the station restarts; taps still work"
@@ -269,14 +310,96 @@ public final class StationService: Sendable {
         }
     }
 
-    private func camera(_ device: String, _ state: V4L2Camera.CameraState, page: StationPage) {
+    // MARK: Handheld scanners
+
+    /// Reads one handheld scanner until the station stops: opened (and grabbed) when it is there,
+    /// looked for again with backoff when it is not or is unplugged. Each code is one scan (the
+    /// scanner has already made one deliberate read of it: no debounce); keys typed by a person are
+    /// refused and logged without what they typed.
+    private func read(
+        _ settings: StationConfiguration.ScannerSettings, number: Int, organisation: StationConfiguration.Organisation,
+        heartbeat: ServiceManager.Watchdog.Loop
+    ) {
+        let source = "scanner-\(number)"
+        let loop = ScanLoop(
+            station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
+            debounce: station.configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() })
+        var backoff = 0.5
+        var lastProblem: String?
+        while !isStopped {
+            heartbeat.alive()
+            let scanner: HandheldScanner
+            do {
+                scanner = try HandheldScanner(device: settings.device, options: settings.decoding)
+            } catch {
+                show(source, "scanner \(number): not found")
+                if error.description != lastProblem {  // said once per problem, not per retry
+                    lastProblem = error.description
+                    report(source, "scanner_unavailable", "\(error); looking for it again")
+                }
+                heartbeat.idle()
+                pause(seconds: backoff)
+                backoff = min(backoff * 2, 5)
+                continue
+            }
+            state.withLock { $0.scanners[number] = scanner }
+            if isStopped { scanner.close() }
+            backoff = 0.5
+            lastProblem = nil
+            attention.set(source, nil)
+            output("scanner \(settings.device): \(scanner.name)")
+            show(source, "scanner \(number): ready")
+            log(Self.line("scanner_ready", "\(settings.device): \(scanner.name), grabbed"))
+            do {
+                while true {
+                    heartbeat.idle()  // a scanner may rest for hours
+                    guard let read = try scanner.nextRead() else { break }  // closed: the station stops
+                    heartbeat.alive()
+                    switch read {
+                    case .code(let code):
+                        handle { [try loop.submit(code: code)] }
+                    case .refused(let typed, let reason):
+                        // What a person typed may be anything (a password): log its length, not its text.
+                        log(
+                            Self.line(
+                                "scanner_keys_refused",
+                                "\(settings.device): \(typed.count) characters refused: \(reason)"))
+                        state.withLock { $0.page }?.show(scanAccepted: false, message: "✗ not a scan: \(reason)")
+                    }
+                }
+            } catch {
+                show(source, "scanner \(number): unplugged")
+                report(source, "scanner_lost", "\(error); looking for it again")
+                lastProblem = nil
+            }
+            state.withLock { _ = $0.scanners.removeValue(forKey: number) }
+        }
+        heartbeat.idle()
+    }
+
+    /// Sleeps for `seconds`, or less when the station stops.
+    private func pause(seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !isStopped, Date() < end { Thread.sleep(forTimeInterval: min(0.1, end.timeIntervalSinceNow)) }
+    }
+
+    /// Shows what one source is doing on the page, next to the others'.
+    private func show(_ source: String, _ text: String) {
+        let (page, summary) = state.withLock { state in
+            state.sourceStates[source] = text
+            return (state.page, state.sourceStates.sorted { $0.key < $1.key }.map(\.value).joined(separator: " · "))
+        }
+        page?.show(scanner: summary)
+    }
+
+    private func camera(_ device: String, _ state: V4L2Camera.CameraState) {
         switch state {
         case .capturing(let format):
             output("camera \(device): \(format)")
-            page.show(scanner: "camera: \(format)")
+            show("camera", "camera: \(format)")
             attention.set("camera", nil)
         case .unavailable(let reason):
-            page.show(scanner: "camera: not found")
+            show("camera", "camera: not found")
             attention.set(
                 "camera",
                 Attention(code: "camera_not_found", message: "camera: \(reason); looking for it again with backoff"))

@@ -28,12 +28,32 @@ public enum FieldRules {
     /// (U+0080–U+009F), line and paragraph separators (U+2028, U+2029) or bidirectional overrides
     /// (U+202A–U+202E, U+2066–U+2069), which make a value read differently from what it is.
     public static func text(_ value: String, field: String, maxLength: Int = maxTextLength) throws(FieldError) {
+        try check(value, field: field, maxLength: maxLength, allowing: nil)
+    }
+
+    /// The group separator (GS, U+001D) that ends a variable-length element of a GS1 code, as
+    /// handheld scanners and readers deliver it.
+    public static let groupSeparator: Unicode.Scalar = "\u{1D}"
+
+    /// Checks a barcode as ``text(_:field:maxLength:)`` checks text, up to ``maxBarcodeLength``
+    /// characters, except that it may hold the GS1 group separator: a GS1 code keeps it intact.
+    public static func barcode(_ value: String, field: String) throws(FieldError) {
+        try check(value, field: field, maxLength: maxBarcodeLength, allowing: groupSeparator)
+    }
+
+    private static func check(_ value: String, field: String, maxLength: Int, allowing allowed: Unicode.Scalar?)
+        throws(FieldError)
+    {
         guard !value.isEmpty else { throw FieldError(field: field, problem: "must not be empty") }
         guard value.utf8.count <= maxLength * 4, value.count <= maxLength else {
             throw FieldError(field: field, problem: "must be at most \(maxLength) characters")
         }
-        guard !value.unicodeScalars.contains(where: isRefused) else {
-            throw FieldError(field: field, problem: "must not contain control characters")
+        guard !value.unicodeScalars.contains(where: { $0 != allowed && isRefused($0) }) else {
+            throw FieldError(
+                field: field,
+                problem: allowed == nil
+                    ? "must not contain control characters"
+                    : "must not contain control characters (other than the GS1 group separator)")
         }
     }
 

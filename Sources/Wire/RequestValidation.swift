@@ -7,7 +7,7 @@ public protocol ValidatedRequest {
 extension SubmitScanRequest: ValidatedRequest {
     public func validate() throws(FieldError) {
         try FieldRules.text(pickTaskId, field: "pickTaskId")
-        try FieldRules.text(barcode, field: "barcode", maxLength: FieldRules.maxBarcodeLength)
+        try FieldRules.barcode(barcode, field: "barcode")
         try FieldRules.text(scannedAt, field: "scannedAt")
         try FieldRules.text(workerId, field: "workerId")
     }
@@ -72,7 +72,7 @@ extension UpsertOrdersRequest: ValidatedRequest {
                 }
                 try FieldRules.text(line.sku, field: "\(lineAt).sku")
                 try FieldRules.text(line.location, field: "\(lineAt).location")
-                try FieldRules.text(line.barcode, field: "\(lineAt).barcode", maxLength: FieldRules.maxBarcodeLength)
+                try FieldRules.barcode(line.barcode, field: "\(lineAt).barcode")
                 try FieldRules.quantity(line.qty, field: "\(lineAt).qty", in: FieldRules.unitCount)
             }
         }

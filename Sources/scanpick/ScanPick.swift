@@ -10,7 +10,7 @@ enum ScanPick {
             commands: [
                 DecodeCommand.self, ScoreCommand.self, ServeCommand.self, MigrateCommand.self, TokenCommand.self,
                 TapCommand.self, QueueCommand.self, DrainCommand.self, StatusCommand.self, BatchCommand.self,
-                SelectCommand.self, PickListCommand.self, StationCommand.self, DevicesCommand.self,
+                SelectCommand.self, PickListCommand.self, StationCommand.self, DevicesCommand.self, ConfigCommand.self,
             ])
     }
 }

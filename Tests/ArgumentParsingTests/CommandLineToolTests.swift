@@ -98,6 +98,7 @@ struct Run {
         let noCommand = await Run(["batch"])
         #expect(noCommand.status == 2)
         #expect(noCommand.errors.hasPrefix("t batch: missing COMMAND: one of echo"))
+        #expect(noCommand.errors.contains("Usage: t batch COMMAND"))  // the group's usage, not just a pointer to it
         let empty = await Run([])
         #expect(empty.status == 2)
         #expect(empty.errors.contains("Usage: t COMMAND [options]"))

@@ -40,4 +40,59 @@ import Testing
         #expect(throws: ConfigError.self) { try ConfigReader(data: Data("[1]".utf8), file: "c.json") }
         #expect(throws: ConfigError.self) { try ConfigReader(contentsOf: "/nonexistent.json") }
     }
+
+    @Test func aMisspeltKeyIsNamedWithTheKeyItWasMeantToBe() throws {
+        var config = try reader(#"{"wroker": "picker", "station": "s1", "Listen": "x", "sevrer": "y"}"#)
+        #expect(
+            throws: ConfigError(
+                file: "c.json", key: "wroker",
+                problem: #"is not a known setting; did you mean "worker"? ("worker" is required)"#)
+        ) { try config.requiredString("worker") }
+        var optional = try reader(#"{"station": "s1", "Listen": "x", "sevrer": "y", "zzz": 1}"#)
+        _ = try optional.requiredString("station")
+        _ = try optional.string("listen")
+        _ = try optional.string("server")
+        #expect(
+            throws: ConfigError(
+                file: "c.json", key: "Listen", problem: #"is not a known setting; did you mean "listen"?"#)
+        ) { try optional.finish() }
+        #expect(ConfigReader.isNear("sevrer", "server"))
+        #expect(ConfigReader.isNear("databse", "database"))
+        #expect(!ConfigReader.isNear("tls", "token"))
+        #expect(!ConfigReader.isNear("page", "queue"))
+    }
+
+    @Test func invalidJSONSaysWhereWithLineAndColumn() {
+        let cases = [
+            ("{\n  \"station\": \"s1\",\n  \"worker\": tru\n}", "this is not valid JSON at line 3, column 13"),
+            ("{\n  \"station\": \"s1\",\n  \"worker\": tru}", "this is not valid JSON at line 3, column 13"),
+            ("{\"a\" 1}", "this is not valid JSON at line 1, column 6"),
+            ("{\n \"é\": \"x", "the JSON ends early at line 2, column 9"),
+            ("{\"a\": [1, 2}", "this is not valid JSON at line 1, column 12"),
+            ("{\"a\": 01}", "this is not valid JSON at line 1, column 8"),
+            ("{\"a\": \"line\nbreak\"}", "this is not valid JSON at line 1, column 12"),
+            ("{} {}", "this is not valid JSON at line 1, column 4"),
+            ("", "the JSON ends early at line 1, column 1"),
+        ]
+        for (json, problem) in cases {
+            #expect(throws: ConfigError(file: "c.json", key: nil, problem: problem)) {
+                try ConfigReader(data: Data(json.utf8), file: "c.json")
+            }
+        }
+    }
+
+    @Test func aListOfObjectsGivesOneReaderEachWithItsIndexInTheKeyPath() throws {
+        var config = try reader(#"{"scanners": [{"device": "/dev/a"}, {"devise": "/dev/b"}], "bad": [1]}"#)
+        var scanners = try #require(try config.objects("scanners"))
+        #expect(try scanners[0].string("device") == "/dev/a")
+        try scanners[0].finish()
+        #expect(
+            throws: ConfigError(
+                file: "c.json", key: "scanners[1].devise",
+                problem: #"is not a known setting; did you mean "device"? ("device" is required)"#)
+        ) { try scanners[1].requiredString("device") }
+        #expect(throws: ConfigError(file: "c.json", key: "bad[0]", problem: "must be a JSON object")) {
+            try config.objects("bad")
+        }
+    }
 }

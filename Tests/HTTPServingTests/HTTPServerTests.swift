@@ -55,6 +55,36 @@ import Testing
         #expect(done?.text == "done")
     }
 
+    /// What a watchdog looks at: how long the longest handler in hand has run, 0 once none runs.
+    @Test func theLongestRunningHandlerIsMeasuredWhileItRunsAndZeroAfter() async throws {
+        let running = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { _ in
+            .onWorker {
+                running.signal()
+                release.wait()
+                return HTTPResponse(status: 200)
+            }
+        }
+        defer { server.stop() }
+        #expect(server.longestRunningHandler == 0)
+        let connection = try RawConnection(port: server.address.port)
+        connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await onOwnThread { running.wait() }
+        let first = server.longestRunningHandler
+        #expect(first > 0)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.longestRunningHandler <= first, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(server.longestRunningHandler > first)  // it grows while the handler is stuck
+        release.signal()
+        let reply = try await onOwnThread { connection.readResponse(timeout: .seconds(5)) }
+        #expect(reply?.status == 200)
+        // The worker lets go of the job just after the answer is handed over.
+        let after = ContinuousClock.now + .seconds(5)
+        while server.longestRunningHandler != 0, ContinuousClock.now < after { await Task.yield() }
+        #expect(server.longestRunningHandler == 0)
+    }
+
     @Test func aHeadRefusalComesBeforeTheBodyIsRead() async throws {
         let bodies = Mutex<[Int]>([])
         let server = try HTTPServer(

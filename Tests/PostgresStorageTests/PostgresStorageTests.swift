@@ -84,7 +84,7 @@ import Testing
             }
         }
         do {
-            try pool.transaction { db in try db.run("INSERT INTO t VALUES (?)", ["a"]) }
+            _ = try pool.transaction { db in try db.run("INSERT INTO t VALUES (?)", ["a"]) }
         } catch let error as PostgresError {
             Issue.record("the pool should go on after a failed transaction: \(error)")
         }

@@ -9,16 +9,6 @@ import Testing
 /// Waits are up to 30 s: in a full parallel run other suites block the two-thread cooperative pool
 /// while they wait for subprocesses, which can starve the monitor's task for seconds.
 @Suite struct NetworkMonitorTests {
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 5, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
-
     @Test func reportsOnlineAndOfflineEdgesOnce() async throws {
         let reachable = Mutex(true)
         let edges = Mutex<[Bool]>([])
@@ -28,14 +18,14 @@ import Testing
             return reachable.withLock { $0 }
         }
         monitor.start { online in edges.withLock { $0.append(online) } }
-        #expect(await Self.eventually(30) { edges.withLock { $0 } == [true] })
+        #expect(await eventually(30) { edges.withLock { $0 } == [true] })
         let seen = probes.withLock { $0 }
-        #expect(await Self.eventually(60) { probes.withLock { $0 } >= seen + 2 })
+        #expect(await eventually(60) { probes.withLock { $0 } >= seen + 2 })
         #expect(edges.withLock { $0 } == [true])  // steady state: more probes, no more edges
         reachable.withLock { $0 = false }
-        #expect(await Self.eventually(30) { edges.withLock { $0 } == [true, false] })
+        #expect(await eventually(30) { edges.withLock { $0 } == [true, false] })
         reachable.withLock { $0 = true }
-        #expect(await Self.eventually(30) { edges.withLock { $0 } == [true, false, true] })
+        #expect(await eventually(30) { edges.withLock { $0 } == [true, false, true] })
         #expect(monitor.isOnline == true)
         await monitor.stop()
     }
@@ -47,9 +37,9 @@ import Testing
             return true
         }
         monitor.start { _ in }
-        #expect(await Self.eventually(30) { probes.withLock { $0 } == 1 })
+        #expect(await eventually(30) { probes.withLock { $0 } == 1 })
         monitor.probeNow()
-        #expect(await Self.eventually(30) { probes.withLock { $0 } == 2 })
+        #expect(await eventually(30) { probes.withLock { $0 } == 2 })
         await monitor.stop()
     }
 
@@ -62,7 +52,7 @@ import Testing
         let added = try await ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
         #expect(added.status == 0, "\(added.standardError)")
         defer { _ = try? ProcessRunner.runBlocking("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
-        #expect(await Self.eventually(30) { changes.withLock { $0 } > 0 })
+        #expect(await eventually(30) { changes.withLock { $0 } > 0 })
         watcher.stop()
     }
 }
@@ -87,21 +77,21 @@ import Testing
 
         _ = try fixture.pick(0)
         sync.poke()  // what the station does after an enqueue
-        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
+        #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
 
         // The dead spot: taps pile up, nothing is lost.
         try await fixture.server.stop()
-        #expect(await NetworkMonitorTests.eventually(30) { !sync.isOnline })
+        #expect(await eventually(30) { !sync.isOnline })
         _ = try fixture.pick(0)
         _ = try fixture.pick(1)
         sync.poke()
         let seen = probes.withLock { $0 }
-        #expect(await NetworkMonitorTests.eventually(30) { probes.withLock { $0 } >= seen + 2 })  // offline all along
+        #expect(await eventually(30) { probes.withLock { $0 } >= seen + 2 })  // offline all along
         #expect(try fixture.queue.counts().pending == 2)
 
         // Back in range: the online edge drains without anyone asking.
         try await fixture.server.start()
-        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 3 })
+        #expect(try await eventually(30) { try fixture.queue.counts().sent == 3 })
         #expect(try await fixture.picked() == [2, 1, 0])
     }
 
@@ -114,12 +104,12 @@ import Testing
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
         sync.start()
         defer { Task { await sync.stop() } }
-        #expect(await NetworkMonitorTests.eventually(30) { sync.isOnline })
+        #expect(await eventually(30) { sync.isOnline })
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
         let tap = try await ProcessRunner.scanpick(
             ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
         #expect(tap.status == 0)
-        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
+        #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
     }
 
     @Test func aFailedPassIsLoggedAndShownNeverSwallowed() async throws {
@@ -135,20 +125,20 @@ import Testing
             log: { line in logged.withLock { $0.append(line) } })
         sync.start()
         defer { Task { await sync.stop() } }
-        #expect(await NetworkMonitorTests.eventually(30) { sync.isOnline })
+        #expect(await eventually(30) { sync.isOnline })
 
         // The queue's table becomes unreadable under the running station (as a damaged page would).
         _ = try fixture.pick(0)
         let other = try Database(path: fixture.queue.database.path)
         try other.execute("ALTER TABLE actions RENAME TO actions_gone")
         sync.poke()
-        #expect(await NetworkMonitorTests.eventually(30) { attention.current.map(\.code).contains("sync_failed") })
+        #expect(await eventually(30) { attention.current.map(\.code).contains("sync_failed") })
         #expect(logged.withLock { $0 }.contains { $0.contains(#""event":"sync_failed""#) && $0.contains("actions") })
 
         // Mended: the next pass sends the action and the attention goes.
         try other.execute("ALTER TABLE actions_gone RENAME TO actions")
         sync.poke()
-        #expect(try await NetworkMonitorTests.eventually(30) { try fixture.queue.counts().sent == 1 })
-        #expect(await NetworkMonitorTests.eventually(30) { attention.current.isEmpty })
+        #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
+        #expect(await eventually(30) { attention.current.isEmpty })
     }
 }

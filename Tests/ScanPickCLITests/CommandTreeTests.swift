@@ -55,7 +55,7 @@ import Testing
             (["tap", "pick", "t1", "--org", "a", "--from", "1"], ["unknown option '--from'"]),
             (["queue", "retry"], ["scanpick queue retry: missing ID"]),
             (["queue", "retry", "x1"], ["ID wants a whole number"]),
-            (["token"], ["scanpick token: missing COMMAND: one of new"]),
+            (["token"], ["scanpick token: missing COMMAND: one of new", "Usage: scanpick token COMMAND", "new "]),
             (["frobnicate"], ["scanpick: unknown command 'frobnicate'"]),
         ]
         for (arguments, messages) in cases {

@@ -16,6 +16,8 @@ import Testing
         let fixture = try await PickingFixture(store: store)
         _ = try await fixture.scan(fixture.tasks[0], "036000291452")
         _ = try await APIClient(fixture.server.baseURL, token: "secret-wrong-token").get("/api/batches/x")
+        // The log is written in batches, off the request's path: wait for the second request's line.
+        #expect(try await eventually { fixture.server.log.contains(#""status":401"#) })
         let lines = fixture.server.log.split(separator: "\n").map(String.init)
         let scan = try #require(lines.first { $0.contains("/api/picking/submit-scan") })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(scan.utf8)) as? [String: Any])
@@ -81,6 +83,7 @@ import Testing
         let port = server.baseURL.port ?? 0
         let busy = try await ProcessRunner.scanpick([
             "serve", "--config", server.configPath, "--listen", "127.0.0.1:\(port)",
+            "--database", server.folder.file("another.sqlite"),
         ])
         #expect(busy.status == 1)
         #expect(busy.standardError.contains("127.0.0.1:\(port)"))
@@ -101,6 +104,43 @@ import Testing
         #expect(
             try await ProcessRunner.scanpick(["serve", "--config", badHash]).standardError.contains(
                 "organisations.acme.tokenSha256"))
+    }
+
+    /// SQLite serves one server process: a second serve of the same file is refused at start (and
+    /// the first one keeps serving).
+    @Test func aSecondServeOfTheSameSQLiteFileIsRefused() async throws {
+        let server = try await ServerProcess()
+        let second = try await ProcessRunner.scanpick([
+            "serve", "--config", server.configPath, "--listen", "127.0.0.1:0",
+        ])
+        #expect(second.status == 1)
+        #expect(second.standardError.contains("another scanpick serve is already using the database"))
+        #expect(second.standardError.contains("server.sqlite: SQLite serves one server process"))
+        let health = try await APIClient(server.baseURL, token: nil).get("/health")
+        #expect(health.status == 200)
+        // Once the first has stopped, the file is free again.
+        #expect(try await server.stop() == 0)
+        try await server.start()
+        #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
+    }
+
+    /// A database the service's user cannot write says whose it is, not SQLite's "readonly database".
+    @Test(.enabled(if: getuid() == 0, "needs root to run serve as another user"))
+    func aDatabaseThisUserCannotWriteNamesItsOwner() async throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let config = try folder.write(
+            "server.json", text: #"{"listen": "127.0.0.1:0", "database": "s.sqlite", "organisations": {}}"#)
+        chmod(config, 0o644)
+        #expect(try await ProcessRunner.scanpick(["migrate", "--config", config]).status == 0)
+        let refused = try await ProcessRunner.run(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", ProcessRunner.scanpick, "serve", "--config", config],
+            in: folder.path)
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError.contains("s.sqlite is owned by root:root, mode 0644 and this process runs as nobody"))
+        #expect(!refused.standardError.contains("readonly database"))
     }
 
     @Test(arguments: ServerStoreKind.allCases)

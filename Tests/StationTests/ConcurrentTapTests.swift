@@ -134,13 +134,3 @@ final class ExitSignal: Sendable {
         }
     }
 }
-
-/// Waits up to `seconds` for `condition` (polled), for events seen from outside a process.
-func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}

@@ -1,3 +1,4 @@
+import Capture
 import ConfigFile
 import Foundation
 import Queue
@@ -54,6 +55,26 @@ import Testing
         #expect(try load(minimal).organisations["acme"]?.symbologies == Symbology.defaults)
     }
 
+    @Test func handheldScannersTakeTheirDeviceTerminatorKeyGapAndGroupSeparator() throws {
+        let config = try load(
+            #"{"station": "s", "worker": "w", "server": "http://x", "camera": {"enabled": false}, "scanners": [{"device": "/dev/scanpick/scanner-a"}, {"device": "/dev/input/event7", "terminator": "tab", "maxKeyGapMilliseconds": 120, "groupSeparator": "~"}], "organisations": {"a": {"token": "t"}}}"#
+        )
+        #expect(!config.camera.enabled)
+        #expect(config.scanners.map(\.device) == ["/dev/scanpick/scanner-a", "/dev/input/event7"])
+        #expect(config.scanners[0].decoding == KeyCodeDecoder.Options())
+        #expect(config.scanners[1].decoding.terminator == KeyCode.tab)
+        #expect(config.scanners[1].decoding.maxGap == 0.12)
+        #expect(config.scanners[1].decoding.groupSeparator == "~")
+        #expect(try load(minimal).scanners.isEmpty)
+        #expect(try load(minimal).camera.enabled)
+        let nine = Array(repeating: #"{"device": "/dev/input/event1"}"#, count: 9).joined(separator: ",")
+        #expect(throws: ConfigError.self) {
+            try load(
+                #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [\#(nine)], "organisations": {"a": {"token": "t"}}}"#
+            )
+        }
+    }
+
     @Test(arguments: [
         (
             #"{"station": "s", "worker": "w", "server": "http://x", "organisations": {"a": {"token": "t", "scanning": {"symbologies": ["ean99"]}}}}"#,
@@ -101,6 +122,30 @@ import Testing
         (
             #"{"station": "s", "worker": "w", "server": "http://x", "queue": {"drainEvery": 3}, "organisations": {"a": {"token": "t"}}}"#,
             "queue.drainEvery"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "input/event3"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].device"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/input/event3", "terminator": "space"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].terminator"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{}, {"device": "/dev/x"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].device"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/x", "groupSeparator": "\u001d"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].groupSeparator"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": {"device": "/dev/x"}, "organisations": {"a": {"token": "t"}}}"#,
+            "scanners"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "database": "/nonexistent-scanpick/q.sqlite", "organisations": {"a": {"token": "t"}}}"#,
+            "database"
         ),
     ])
     func badConfigurationNamesTheKey(json: String, key: String) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Queue
 import Synchronization
 import TestSupport
 import Testing
@@ -29,5 +30,35 @@ import Testing
         _ = try await fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [2, 0, 0])
         #expect(try station.queue.counts().pending == 0)
+    }
+
+    /// Handheld scanners that are not there, or are not scanners, are shown and looked for again;
+    /// the station runs on (its page, its drainer) and stops promptly.
+    @Test func aMissingOrWrongScannerIsShownAndTheStationRunsOn() async throws {
+        let fixture = try await StationFixture()
+        try fixture.rewriteConfig { settings in
+            settings["camera"] = ["enabled": false]
+            settings["scanners"] = [["device": "/dev/input/scanpick-test-missing"], ["device": "/dev/null"]]
+        }
+        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let service = StationService(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
+        let run = Task { try await service.run(source: .camera(device: nil), org: nil) }
+
+        let deadline = ContinuousClock.now + .seconds(20)
+        var shown: [Attention] = []
+        while shown.filter({ $0.code == "scanner_unavailable" }).count < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            shown = service.attention.current
+        }
+        let messages = shown.filter { $0.code == "scanner_unavailable" }.map(\.message).sorted()
+        #expect(messages.count == 2, "\(shown)")
+        #expect(messages.contains { $0.contains("/dev/input/scanpick-test-missing: no such device") })
+        #expect(messages.contains { $0.contains("/dev/null is not a handheld scanner") })
+        // camera.enabled false: no camera is looked for.
+        #expect(!shown.contains { $0.code == "camera_not_found" })
+
+        service.stop()  // the scanner threads, retrying with backoff, end with the run
+        let summary = try await run.value
+        #expect(summary.accepted == 0)
     }
 }

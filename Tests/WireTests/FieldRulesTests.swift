@@ -16,6 +16,23 @@ import Testing
         }
     }
 
+    @Test func aBarcodeKeepsTheGS1GroupSeparatorButNoOtherControlCharacter() throws {
+        let gs1 = "0109501101530003\u{1D}10ABC123\u{1D}17261231"
+        try FieldRules.barcode(gs1, field: "barcode")
+        #expect(throws: FieldError.self) { try FieldRules.text(gs1, field: "barcode") }
+        for refused in ["01\u{1D}\n", "a\u{0}b", "\u{1E}", "\u{202E}1"] {
+            #expect(
+                throws: FieldError(
+                    field: "barcode",
+                    problem: "must not contain control characters (other than the GS1 group separator)")
+            ) { try FieldRules.barcode(refused, field: "barcode") }
+        }
+        try FieldRules.barcode(String(repeating: "9", count: FieldRules.maxBarcodeLength), field: "barcode")
+        #expect(throws: FieldError.self) {
+            try FieldRules.barcode(String(repeating: "9", count: FieldRules.maxBarcodeLength + 1), field: "barcode")
+        }
+    }
+
     @Test func quantitiesAndListsHaveTheirOwnKinds() {
         #expect(throws: FieldError(field: "qty", problem: "must be from 1 to 100000, not 0", kind: .quantity)) {
             try FieldRules.quantity(0, field: "qty", in: FieldRules.pickQuantity)

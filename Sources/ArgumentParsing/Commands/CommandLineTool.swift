@@ -57,7 +57,10 @@ public struct CommandLineTool {
                 return 0
             }
             guard let fallback else {
-                return refuse("missing COMMAND: one of \(listing(node.children.map(\.name), joinedBy: "or"))")
+                // A group named alone (`scanpick token`): what it can do is the answer, so show its usage.
+                let names = listing(node.children.map(\.name), joinedBy: "or")
+                standardError("\(node.invocation): missing COMMAND: one of \(names)\n\n\(node.helpText)\n")
+                return Self.usageExitCode
             }
             node = fallback
         }

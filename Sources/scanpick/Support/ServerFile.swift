@@ -1,4 +1,7 @@
 import ArgumentParsing
+import ConfigFile
+import Foundation
+import HTTPServing
 import Server
 
 /// The `--config FILE` and `--database` options the server commands take (`var server = ServerFile()`).
@@ -12,7 +15,64 @@ struct ServerFile: CommandArguments {
     /// The configuration file at `path`, with `database` (when given) over it.
     static func load(_ path: String, database: String?) throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.load(path: path)
-        if let database { configuration.database = ServerDatabase(commandLine: database) }
+        if let database {
+            configuration.database = ServerDatabase(commandLine: database)
+            if case .sqlite(let file) = configuration.database,
+                let problem = DatabaseFolder.problem(
+                    forDatabase: file, configFolder: (path as NSString).deletingLastPathComponent)
+            {
+                throw UsageError("--database \(problem)")
+            }
+        }
         return configuration
     }
+
+    /// What `serve` checks of a loaded configuration before it opens anything: the plain-HTTP rule
+    /// and the TLS files. Returns the TLS identity to serve with (nil: plain HTTP).
+    static func startupCheck(_ configuration: ServerConfiguration) throws -> TLSIdentity? {
+        if let refusal = configuration.plainHTTPRefusal { throw ServeFailure(description: refusal) }
+        return try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
+    }
+
+    /// What is legal but probably not meant: said at start-up and by `config check`.
+    static func warnings(_ configuration: ServerConfiguration) -> [String] {
+        configuration.organisations.isEmpty
+            ? [
+                "no organisations are configured: every API request will be refused 401 (add organisations.ORG.tokenSha256)"
+            ]
+            : []
+    }
+}
+
+/// Why the server could not start, in the operator's words.
+struct ServeFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Holds a SQLite database for one `scanpick serve`: SQLite serves one server process (several
+/// would each run their own group commit and idempotency checks over one file), so a second serve
+/// of the same file is refused instead of running silently. An `flock` on the database file itself,
+/// which SQLite's own (fcntl) locks never touch; the kernel lets go of it when the process ends,
+/// however it ends.
+final class ServeLock {
+    private let descriptor: Int32
+
+    /// Locks `path` (creating its folder and the file as SQLite would), or throws naming who to stop.
+    init(database path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ServeFailure(description: "cannot open the database \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw ServeFailure(
+                description:
+                    "another scanpick serve is already using the database \(path): SQLite serves one server process (stop the other, or use PostgreSQL for several)"
+            )
+        }
+    }
+
+    deinit { close(descriptor) }
 }

@@ -43,11 +43,19 @@ enum ServeCommand: Command {
         var configuration = try ServerFile.load(arguments[\.server.config], database: arguments[\.server.database])
         if let listen = arguments[\.listen] { configuration.listen = listen }
 
-        if let refusal = configuration.plainHTTPRefusal { throw ServeFailure(description: refusal) }
-        let tls = try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
+        let tls = try ServerFile.startupCheck(configuration)
         let lines = LineLog()
         defer { lines.flush() }
         let log: @Sendable (String) -> Void = { lines.write($0) }
+        for warning in ServerFile.warnings(configuration) { log(event("warning", ["message": warning])) }
+        var lock: ServeLock?
+        if case .sqlite(let path) = configuration.database {
+            if let problem = DatabaseFolder.accessProblem(forDatabase: path) {
+                throw ServeFailure(description: problem)
+            }
+            lock = try ServeLock(database: path)
+        }
+        defer { withExtendedLifetime(lock) {} }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.pruneIdempotencyKeys()
         let server: HTTPServer
@@ -78,9 +86,15 @@ enum ServeCommand: Command {
         }
         pruning.resume()
 
+        // systemd's watchdog (WatchdogSec=): pinged while no request handler and no commit has been
+        // stuck for two minutes (an order feed takes seconds; a commit, milliseconds).
+        let watchdog = ServiceManager.Watchdog(log: log)
+        watchdog.watch("http-handlers", allowance: Self.stuckAfter) { Int64(clamping: server.longestRunningHandler) }
+        watchdog.watch("database-commit", allowance: Self.stuckAfter) { Int64(clamping: api.commitRunningFor) }
         ServiceManager.ready(status: "serving on \(server.address)")
         let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
         ServiceManager.stopping()
+        watchdog.stop()
         pruning.cancel()
         log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
         server.stop()
@@ -88,15 +102,13 @@ enum ServeCommand: Command {
         return 0
     }
 
+    /// How long a request handler or a commit may run before the server counts as wedged.
+    static let stuckAfter = Duration.seconds(120)
+
     private static func event(_ name: String, _ fields: [String: String]) -> String {
         var line = JSONObjectWriter()
         line.add("event", string: name)
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
         return line.finished()
     }
-}
-
-/// Why the server could not start, in the operator's words.
-private struct ServeFailure: Error, CustomStringConvertible {
-    let description: String
 }

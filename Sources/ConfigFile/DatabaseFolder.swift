@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where scanpick may create a missing folder for a SQLite database: inside the folder of the
+/// config that names it, or the packaged data folder. Anywhere else a missing folder is more likely
+/// a typo (`/var/lib/scanpik/…`) than a wish, so the operator is told which folder is missing.
+///
+///     if let problem = DatabaseFolder.problem(forDatabase: path, configFolder: "/etc/scanpick") { … }
+public enum DatabaseFolder {
+    /// The packaged install's data folder (made by its tmpfiles.d entry).
+    public static let packagedDataFolder = "/var/lib/scanpick"
+
+    /// Why the database at `path` cannot be opened as configured, or nil when its folder exists or
+    /// may be created.
+    public static func problem(forDatabase path: String, configFolder: String) -> String? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
+            return isFolder.boolValue ? nil : "is in \(folder), which is a file, not a folder"
+        }
+        let roots = [URL(fileURLWithPath: configFolder).standardizedFileURL.path, packagedDataFolder]
+        if roots.contains(where: { folder == $0 || folder.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) {
+            return nil
+        }
+        return
+            "is in \(folder), which does not exist: create it (mkdir -p \(folder)) or correct the path; scanpick creates a database's folder only inside the config's folder or \(packagedDataFolder)"
+    }
+
+    /// Why this process cannot write the SQLite database at `path` (or create it), with the owner and
+    /// mode of what stands in the way and who we run as; nil when it can. SQLite itself would say
+    /// only "attempt to write a readonly database", and only at the first write.
+    public static func accessProblem(forDatabase path: String) -> String? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+        // SQLite makes -wal and -shm files beside the database: the folder must be writable too.
+        for (target, mode) in [(path, R_OK | W_OK), (folder, W_OK | X_OK)] where access(target, F_OK) == 0 {
+            guard access(target, mode) != 0 else { continue }
+            return
+                "cannot write the database \(path): \(target) is \(NamedFile.ownership(target)) and this process runs as \(NamedFile.currentUser()) (the database and its folder must be writable by that user)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,146 @@
+/// Finds where JSON text stops being valid JSON, for a message a person can act on. Foundation's
+/// parser says only "around character N" for some mistakes and "unexpected end of file" for
+/// others (a misspelt `true` among them); this walks the grammar (RFC 8259) and returns the offset
+/// of the first byte that cannot be part of valid JSON, or the end when the text stops too early.
+///
+///     JSONSyntax.firstError(in: Array(#"{"a": tru}"#.utf8))  // 6: the "t" that begins no value
+enum JSONSyntax {
+    /// The offset of the first offending byte, or nil when the text is valid JSON.
+    static func firstError(in bytes: [UInt8]) -> Int? {
+        var scanner = Scanner(bytes: bytes)
+        do {
+            scanner.skipSpace()
+            try scanner.value(depth: 0)
+            scanner.skipSpace()
+            return scanner.offset == bytes.count ? nil : scanner.offset
+        } catch {
+            return error.offset
+        }
+    }
+
+    private struct Failure: Error {
+        let offset: Int
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var offset = 0
+
+        /// Deeper than this is refused rather than recursed into (a config is never this deep).
+        static let maxDepth = 512
+
+        var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
+        mutating func skipSpace() {
+            while let byte = current, [0x20, 0x09, 0x0A, 0x0D].contains(byte) { offset += 1 }
+        }
+
+        mutating func expect(_ byte: UInt8) throws(Failure) {
+            guard current == byte else { throw Failure(offset: offset) }
+            offset += 1
+        }
+
+        mutating func value(depth: Int) throws(Failure) {
+            guard depth < Self.maxDepth, let byte = current else { throw Failure(offset: offset) }
+            switch byte {
+            case UInt8(ascii: "{"): try container(close: UInt8(ascii: "}"), keyed: true, depth: depth)
+            case UInt8(ascii: "["): try container(close: UInt8(ascii: "]"), keyed: false, depth: depth)
+            case UInt8(ascii: "\""): try string()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            default: throw Failure(offset: offset)
+            }
+        }
+
+        mutating func container(close: UInt8, keyed: Bool, depth: Int) throws(Failure) {
+            offset += 1
+            skipSpace()
+            if current == close {
+                offset += 1
+                return
+            }
+            while true {
+                if keyed {
+                    guard current == UInt8(ascii: "\"") else { throw Failure(offset: offset) }
+                    try string()
+                    skipSpace()
+                    try expect(UInt8(ascii: ":"))
+                    skipSpace()
+                }
+                try value(depth: depth + 1)
+                skipSpace()
+                if current == close {
+                    offset += 1
+                    return
+                }
+                try expect(UInt8(ascii: ","))
+                skipSpace()
+            }
+        }
+
+        mutating func string() throws(Failure) {
+            offset += 1
+            while let byte = current {
+                switch byte {
+                case UInt8(ascii: "\""):
+                    offset += 1
+                    return
+                case UInt8(ascii: "\\"):
+                    offset += 1
+                    guard let escaped = current else { throw Failure(offset: offset) }
+                    if escaped == UInt8(ascii: "u") {
+                        for _ in 0..<4 {
+                            offset += 1
+                            guard let hex = current, hex.isHexDigit else { throw Failure(offset: offset) }
+                        }
+                    } else if !Array("\"\\/bfnrt".utf8).contains(escaped) {
+                        throw Failure(offset: offset)
+                    }
+                    offset += 1
+                case 0x00..<0x20:
+                    throw Failure(offset: offset)  // a raw control character (a line break) inside a string
+                default:
+                    offset += 1
+                }
+            }
+            throw Failure(offset: offset)
+        }
+
+        /// A misspelt `true` is pointed at where it begins.
+        mutating func literal(_ word: String) throws(Failure) {
+            let start = offset
+            for expected in word.utf8 {
+                guard current == expected else { throw Failure(offset: start) }
+                offset += 1
+            }
+        }
+
+        mutating func number() throws(Failure) {
+            if current == UInt8(ascii: "-") { offset += 1 }
+            guard let first = current, first.isDigit else { throw Failure(offset: offset) }
+            offset += 1
+            if first != UInt8(ascii: "0") { while current?.isDigit == true { offset += 1 } }
+            if current == UInt8(ascii: ".") {
+                offset += 1
+                guard current?.isDigit == true else { throw Failure(offset: offset) }
+                while current?.isDigit == true { offset += 1 }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                offset += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
+                guard current?.isDigit == true else { throw Failure(offset: offset) }
+                while current?.isDigit == true { offset += 1 }
+            }
+        }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
+    fileprivate var isHexDigit: Bool {
+        isDigit || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

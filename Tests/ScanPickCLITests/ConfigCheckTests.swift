@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `scanpick config check` as an operator runs it before a restart: the start-up's checks and
+/// messages, exit 0 or 1, without opening a database, a port or a device.
+@Suite struct ConfigCheckTests {
+    static let hash = String(repeating: "ab", count: 32)
+
+    @Test func validServerAndStationConfigsAreDescribedWithTheirWarnings() async throws {
+        let folder = try TemporaryDirectory()
+        let server = try folder.write(
+            "server.json", text: #"{"listen": "127.0.0.1:0", "database": "db/s.sqlite", "organisations": {}}"#)
+        let checked = try await ProcessRunner.scanpick(["config", "check", "--config", server])
+        #expect(checked.status == 0, "\(checked.standardError)")
+        #expect(checked.standardOutput.contains("a valid server configuration (listens on 127.0.0.1:0 in plain HTTP"))
+        #expect(checked.standardError.contains("warning: no organisations are configured"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("db")))  // nothing was opened or made
+
+        _ = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let station = try folder.write(
+            "station.json",
+            text: #"""
+                {"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "camera": {"enabled": false},
+                 "scanners": [{"device": "/dev/input/event3"}],
+                 "organisations": {"acme": {"tokenFile": "acme.token", "scanning": {"enabled": true}}}}
+                """#)
+        let stationChecked = try await ProcessRunner.scanpick(["config", "check", "-c", station])
+        #expect(stationChecked.status == 0, "\(stationChecked.standardError)")
+        #expect(stationChecked.standardOutput.contains("a valid station configuration (station s1, worker w1"))
+        #expect(stationChecked.standardOutput.contains("camera off, 1 handheld scanner"))
+        #expect(stationChecked.standardError.isEmpty)
+    }
+
+    @Test func anInvalidConfigExits1WithTheStartUpMessage() async throws {
+        let folder = try TemporaryDirectory()
+        let cases: [(String, String, [String])] = [
+            (#"{"station": "s", "wroker": "w"}"#, #""wroker" is not a known setting; did you mean "worker"?"#, []),
+            ("{\n \"station\": \"s\",\n \"worker\": tru}", "this is not valid JSON at line 3, column 12", []),
+            (
+                #"{"listen": "0.0.0.0:8080", "organisations": {"acme": {"tokenSha256": ["\#(Self.hash)"]}}}"#,
+                "in plain HTTP would send the organisations' bearer tokens over the network", []
+            ),
+            (
+                #"{"listen": "127.0.0.1:8080", "organisations": {}, "tls": {"certificate": "missing.pem", "key": "k.pem"}}"#,
+                "missing.pem", []
+            ),
+            (#"{"listen": "127.0.0.1:8080", "organisations": {}}"#, "\"station\" is required", ["--kind", "station"]),
+            (
+                #"{"listen": "127.0.0.1:8080", "database": "/nonexistent-scanpick/s.sqlite", "organisations": {}}"#,
+                "\"database\" is in /nonexistent-scanpick, which does not exist: create it (mkdir -p /nonexistent-scanpick)",
+                []
+            ),
+        ]
+        for (index, (json, message, options)) in cases.enumerated() {
+            let file = try folder.write("c\(index).json", text: json)
+            let checked = try await ProcessRunner.scanpick(["config", "check", "--config", file] + options)
+            #expect(checked.status == 1, "\(json)")
+            #expect(checked.standardError.contains(message), "\(checked.standardError)")
+        }
+    }
+
+    /// The operator's most common start-up failure on a packaged install: a token file the service's
+    /// user cannot read. The message names the file, its owner and mode, and who we run as.
+    @Test(.enabled(if: getuid() == 0, "needs root to run the check as another user"))
+    func anUnreadableTokenFileSaysPermissionDeniedAndWhose() async throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let station = try folder.write(
+            "station.json",
+            text:
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
+        )
+        chmod(station, 0o644)
+        let checked = try await ProcessRunner.run(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", ProcessRunner.scanpick, "config", "check", "-c",
+                station,
+            ],
+            in: folder.path)
+        #expect(checked.status == 1)
+        #expect(
+            checked.standardError.contains(
+                "\"organisations.acme.tokenFile\" cannot be read: /\(URL(fileURLWithPath: token).standardizedFileURL.path.dropFirst()) permission denied: owned by root:root, mode 0600; this process runs as nobody"
+            ), "\(checked.standardError)")
+    }
+}

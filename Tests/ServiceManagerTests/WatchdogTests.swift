@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ServiceManager
+
+/// systemd's watchdog is pinged while every watched loop is alive or idle, and not once one is busy
+/// past its allowance.
+@Suite struct WatchdogTests {
+    /// What the watchdog sent and logged.
+    final class Heard: Sendable {
+        let pings = Atomic(0)
+        let lines = Mutex<[String]>([])
+
+        /// Waits until `condition` holds (10 s at most).
+        func wait(_ what: String, until condition: () -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !condition() {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("timed out waiting for \(what)")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+
+    @Test func pingsStopWhileALoopIsBusyTooLongAndResumeWhenItTurnsOrRests() async throws {
+        let heard = Heard()
+        let watchdog = ServiceManager.Watchdog(
+            interval: .milliseconds(400), log: { line in heard.lines.withLock { $0.append(line) } },
+            notify: { state in if state == "WATCHDOG=1" { heard.pings.add(1, ordering: .relaxed) } })
+        defer { watchdog.stop() }
+        #expect(watchdog.isEnabled)
+        let capture = watchdog.loop("capture")
+        capture.idle()  // waiting for its first frame
+        let sync = watchdog.loop("sync", allowance: .seconds(60))
+        sync.alive()  // busy, but well within its own allowance
+
+        try await heard.wait("a first ping") { heard.pings.load(ordering: .relaxed) >= 2 }
+        #expect(heard.lines.withLock { $0.isEmpty })
+
+        capture.alive()  // …and then nothing: wedged
+        try await heard.wait("the wedged loop to be logged") {
+            heard.lines.withLock { $0.contains { $0.contains(#""loop":"capture""#) } }
+        }
+        let silentAt = heard.pings.load(ordering: .relaxed)
+        let turnAt = watchdog.turns.load(ordering: .relaxed)
+        try await heard.wait("three more looks") { watchdog.turns.load(ordering: .relaxed) >= turnAt + 3 }
+        #expect(heard.pings.load(ordering: .relaxed) == silentAt)  // none while the loop is wedged
+        #expect(!heard.lines.withLock { $0.contains { $0.contains(#""loop":"sync""#) } })
+
+        capture.idle()  // waiting for a frame is not wedged
+        try await heard.wait("pings to resume") { heard.pings.load(ordering: .relaxed) > silentAt }
+    }
+
+    @Test func withoutAnIntervalNothingIsWatched() {
+        let watchdog = ServiceManager.Watchdog(interval: nil, log: { _ in }, notify: { _ in Issue.record("pinged") })
+        #expect(!watchdog.isEnabled)
+        watchdog.loop("capture").alive()
+    }
+}
