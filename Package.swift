@@ -139,7 +139,9 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(
             name: "StationTests",
-            dependencies: ["Station", "Queue", "Scanning", "Wire", "ConfigFile", "TestSupport", "scanpick"]),
+            dependencies: [
+                "Station", "Queue", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "TestSupport", "scanpick",
+            ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "Storage", "TestSupport"]),
         .testTarget(name: "HTTPServingTests", dependencies: ["HTTPServing", "TestSupport"]),

@@ -22,14 +22,36 @@ public enum GTIN {
         case upcE
     }
 
-    /// Whether two readings name the same item: equal ``item(_:)`` forms, or equal text otherwise.
-    /// `firstReadAs` is what the reader reported for `first` when it is 8 digits: an EAN-8 is then
-    /// never taken for a UPC-E (which an 8-digit code starting with 0 or 1 otherwise is).
+    /// Whether a reading certainly names the same item as a task's code: equal text, or else one
+    /// item that both can only name. An 8-digit code is ambiguous — the same digits are an EAN-8 and,
+    /// starting with 0 or 1, a UPC-E — so it names every item its valid readings give: `firstReadAs`
+    /// (what the reader reported for `first`) keeps only that reading, and the task's own code, whose
+    /// symbology is never known, keeps both. A keyboard-wedge scan (nil) of an 8-digit code that is a
+    /// valid EAN-8 and a valid UPC-E therefore matches only the same 8 digits, never a UPC-A by
+    /// guessing UPC-E.
     public static func sameItem(_ first: String, _ second: String, firstReadAs: EightDigitSymbology? = nil) -> Bool {
         if first == second { return true }
-        let a = firstReadAs == .ean8 && first.utf8.count == 8 ? gtin8(first) : item(first)
-        guard let a, let b = item(second) else { return false }
-        return a == b
+        let a = items(first, readAs: firstReadAs)
+        return a.count == 1 && a == items(second, readAs: nil)
+    }
+
+    /// Whether two readings may name the same item: some reading of each agrees. For a judge that
+    /// does not know what the reader reported (the API server): the station has already checked the
+    /// scan with ``sameItem(_:_:firstReadAs:)``, which is stricter, so what it accepts passes here.
+    public static func mayBeSameItem(_ first: String, _ second: String) -> Bool {
+        first == second || !items(first, readAs: nil).isDisjoint(with: items(second, readAs: nil))
+    }
+
+    /// The items (13- or 14-digit forms, as ``item(_:)``) a reading may name: one for an EAN-13,
+    /// UPC-A, GTIN-14 or DataBar element string; for 8 digits, its EAN-8 reading when its check digit
+    /// is valid as one and its UPC-E reading when it expands to a valid UPC-A, only the reported one
+    /// when `readAs` says which.
+    static func items(_ code: String, readAs: EightDigitSymbology?) -> Set<String> {
+        guard code.utf8.count == 8 else { return item(code).map { [$0] } ?? [] }
+        var readings: Set<String> = []
+        if readAs != .upcE, hasValidCheckDigit(code), let ean8 = gtin8(code) { readings.insert(ean8) }
+        if readAs != .ean8, let upca = upcEToUPCA(code), hasValidCheckDigit(upca) { readings.insert("0" + upca) }
+        return readings
     }
 
     /// An EAN-8's 13-digit form (the GTIN-8 padded with zeros), or nil when it is not 8 digits.

@@ -71,7 +71,9 @@ public final class LineLog: Sendable {
             }
             guard !lines.isEmpty || dropped > 0 else { continue }
             var text = lines.joined(separator: "\n") + "\n"
-            if dropped > 0 { text += #"{"event":"log_lines_dropped","count":\#(dropped)}"# + "\n" }
+            if dropped > 0 {
+                text += JournalPriority.tagged(#"{"event":"log_lines_dropped","count":\#(dropped)}"#) + "\n"
+            }
             Self.writeAll(Array(text.utf8), to: descriptor)
             progress.lock()
             state.withLock { $0.written += lines.count }

@@ -42,12 +42,14 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    /// `PRAGMA quick_check` on its own connection, before anything writes to the file.
+    /// `PRAGMA quick_check` on its own read-only connection, before anything writes to the file: a
+    /// damaged queue (and its -wal, which may hold the last actions) is left exactly as it was found,
+    /// for salvage.
     private static func checkIntegrity(_ path: String) throws(QueueError) {
         guard FileManager.default.fileExists(atPath: path) else { return }
         let findings: [String]
         do {
-            let db = try Database(path: path)
+            let db = try Database(readingOnly: path)
             findings = try db.rows("PRAGMA quick_check(5)").compactMap { try $0.optionalString("quick_check") }
         } catch {
             guard let error = error as? SQLiteError, error.isDamage, case .sqlite(_, let message, _) = error else {
@@ -80,8 +82,13 @@ public final class ActionQueue: Sendable {
         try database.write { db in try db.transaction { try body(db) } }
     }
 
-    /// Inserts `action` as pending inside the caller's transaction; returns its id.
+    /// Inserts `action` as pending inside the caller's transaction; returns its id. Its payload must
+    /// be a JSON object carrying its own key (``QueueError/badPayload(_:)`` otherwise): a body that
+    /// could never be sent as this action is refused now, not found dead later.
     public static func insert(_ action: NewAction, in db: Database) throws -> Int {
+        guard let body = try? JSONSerialization.jsonObject(with: Data(action.payload)) as? [String: Any],
+            body["idempotencyKey"] as? String == action.idempotencyKey
+        else { throw QueueError.badPayload(action.label) }
         let now = Timestamp.iso8601()
         try db.run(
             """
@@ -99,6 +106,22 @@ public final class ActionQueue: Sendable {
     public func actions(in states: Set<ActionState> = Set(ActionState.allCases)) throws -> [QueuedAction] {
         try database.read { db in
             try db.rows("SELECT * FROM actions ORDER BY id").map(QueuedAction.init).filter { states.contains($0.state) }
+        }
+    }
+
+    /// What a screen that polls the queue shows, bounded in SQL whatever the queue holds: the oldest
+    /// `unsentLimit` actions not sent (pending, in flight, dead) and the newest `sentLimit` sent
+    /// ones (sent actions are kept for `sentRetentionHours`, up to a year), oldest first.
+    public func recentActions(unsentLimit: Int, sentLimit: Int) throws -> [QueuedAction] {
+        try database.read { db in
+            try db.rows(
+                """
+                SELECT * FROM (SELECT * FROM actions WHERE state IN ('pending', 'inFlight', 'dead') ORDER BY id LIMIT ?)
+                UNION ALL
+                SELECT * FROM (SELECT * FROM actions WHERE state = 'sent' ORDER BY id DESC LIMIT ?)
+                ORDER BY id
+                """, [unsentLimit, sentLimit]
+            ).map(QueuedAction.init)
         }
     }
 
@@ -162,12 +185,17 @@ public final class ActionQueue: Sendable {
 
     // MARK: Support: retry and clear dead letters
 
-    /// Whether `name` can stand in the station log as who did something: 1–64 characters, none of
-    /// them control characters.
+    /// Whether `name` can stand in the station log as who did something: 1–64 characters, not all
+    /// blank, with none of the characters the API refuses in text (control characters, line
+    /// separators, bidirectional overrides that make a name read as another: ``FieldRules``).
     public static func isSupportName(_ name: String) -> Bool {
-        (1...64).contains(name.count)
-            && !name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
-            && !name.trimmingCharacters(in: .whitespaces).isEmpty
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { return false }
+        do {
+            try FieldRules.text(name, field: "by", maxLength: 64)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Puts a dead action back in line (it keeps its place by age and its idempotency key).
@@ -199,6 +227,43 @@ public final class ActionQueue: Sendable {
                 WHERE id = ?
                 """, [key, [UInt8](payload), Timestamp.iso8601(now), id])
             try Self.log(db, event: "retry-as-new", action: action, actor: actor, newKey: key)
+        }
+    }
+
+    /// Sets aside as dead a pending action that a pause holds back (its organisation's, or the whole
+    /// queue's): the way to stop waiting for one support has decided cannot go as it is (its
+    /// organisation was removed from the config, an imported action for an organisation this station
+    /// does not serve). It can then be retried or cleared like any dead letter; recorded in the
+    /// station log.
+    public func park(_ id: Int, by actor: String, now: Date = Date()) throws(QueueError) {
+        do {
+            try database.write { db in
+                try db.transaction {
+                    guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
+                    else { throw QueueError.noSuchAction(id) }
+                    let pauses = try Self.pauses(db)
+                    guard action.state == .pending,
+                        let pause = pauses.first(where: { $0.org == nil || $0.org == action.org })
+                    else { throw QueueError.notHeld(id, action.state) }
+                    try db.run(
+                        "UPDATE actions SET state = 'dead', last_error = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                        [
+                            "parked by \(actor) while the queue waited (\(pause.attention.code)): \(pause.attention.message)",
+                            Timestamp.iso8601(now), id,
+                        ])
+                    try Self.log(db, event: "park", action: action, actor: actor)
+                    // An organisation's pause with nothing left to hold back has nothing to say.
+                    try db.run(
+                        """
+                        DELETE FROM queue_state WHERE key = ?1
+                          AND NOT EXISTS (SELECT 1 FROM actions WHERE org = ?2 AND state IN ('pending', 'inFlight'))
+                        """, [Self.pauseKey(action.org), action.org])
+                }
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
         }
     }
 
@@ -273,24 +338,53 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    /// The head of the line (the oldest pending action), marked in flight when it is due at `now`
-    /// (or whenever, when `honouringBackoff` is false); `.notDue` when it must wait, `.paused` while
-    /// the queue is paused and its next look is still ahead, nil when none. No wait is ever longer
-    /// than `longestWait` from `now`, whatever is stored: a clock set back (an NTP correction, a
-    /// dead RTC battery) leaves times far in the future that would otherwise stall the queue.
-    func claimHead(now: Date, honouringBackoff: Bool, longestWait: TimeInterval) throws -> Claim? {
+    /// The head of the line (the oldest pending action of an organisation that is not paused, nor
+    /// in `skipping`), marked in flight when it is due at `now` (or whenever, when
+    /// `honouringBackoff` is false: stored pauses are then looked past too); `.notDue` when it must
+    /// wait, `.paused` while the whole queue is paused, or every organisation with pending work is,
+    /// and its next look is still ahead; nil when none. A pause of one organisation holds back its
+    /// actions only: the others keep their order and go on. No wait is ever longer than
+    /// `longestWait` from `now`, whatever is stored: a clock set back (an NTP correction, a dead
+    /// RTC battery) leaves times far in the future that would otherwise stall the queue.
+    func claimHead(now: Date, honouringBackoff: Bool, longestWait: TimeInterval, skipping: Set<String> = [])
+        throws -> Claim?
+    {
         try bookkeeping { db in
-            guard
-                let head = try db.row("SELECT * FROM actions WHERE state = 'pending' ORDER BY id LIMIT 1").map(
-                    QueuedAction.init)
-            else { return nil }
             let latest = now.addingTimeInterval(longestWait)
-            if honouringBackoff, var pause = try Self.pause(db), pause.retryAt > now {
-                if pause.retryAt > latest {  // capped where it is stored, so it comes due by then
-                    pause.retryAt = latest
-                    try Self.store(pause, in: db)
+            /// A stored pause still ahead, capped where it is stored so it comes due by `latest`.
+            func active(_ pause: QueuePause) throws -> QueuePause? {
+                guard honouringBackoff, pause.retryAt > now else { return nil }
+                guard pause.retryAt > latest else { return pause }
+                var capped = pause
+                capped.retryAt = latest
+                try Self.store(capped, in: db)
+                return capped
+            }
+            let pauses = try Self.pauses(db)
+            if let stationWide = pauses.first(where: { $0.org == nil }), let pause = try active(stationWide) {
+                guard try db.row("SELECT 1 AS found FROM actions WHERE state = 'pending' LIMIT 1") != nil else {
+                    return nil
                 }
                 return .paused(pause)
+            }
+            var held: [String: QueuePause] = [:]
+            for pause in pauses {
+                if let org = pause.org, let pause = try active(pause) { held[org] = pause }
+            }
+            let excluded = skipping.union(held.keys).sorted()
+            let placeholders = excluded.map { _ in "?" }.joined(separator: ", ")
+            guard
+                let head = try db.row(
+                    "SELECT * FROM actions WHERE state = 'pending' AND org NOT IN (\(placeholders)) ORDER BY id LIMIT 1",
+                    excluded.map { $0 }
+                ).map(QueuedAction.init)
+            else {
+                // Only held organisations have work left: say so, with the first of them to look again.
+                let waiting = try Set(
+                    db.rows("SELECT DISTINCT org FROM actions WHERE state = 'pending'").map { try $0.string("org") })
+                return held.filter { waiting.contains($0.key) }.values.min { $0.retryAt < $1.retryAt }.map {
+                    .paused($0)
+                }
             }
             if honouringBackoff, let next = head.nextAttemptAt, next > now {
                 guard next > latest else { return .notDue(next) }
@@ -303,29 +397,90 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    /// What ``claimHead(now:honouringBackoff:)`` found.
+    /// What ``claimHead(now:honouringBackoff:longestWait:skipping:)`` found.
     enum Claim: Sendable {
         case due(QueuedAction)
         case notDue(Date)
         case paused(QueuePause)
     }
 
+    // MARK: What the running station noticed, for other processes
+
+    /// Keeps what the running station (process `pid`) noticed — a failed sync pass, a missing camera,
+    /// a config that does not load — where `scanpick status` in another process can show it; an
+    /// empty list removes it.
+    public func recordStationAttention(_ items: [Attention], pid: Int32) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let value = String(decoding: try encoder.encode(StationAttention(pid: pid, items: items)), as: UTF8.self)
+        try database.write { db in
+            if items.isEmpty {
+                _ = try db.run("DELETE FROM queue_state WHERE key = 'stationAttention'")
+            } else {
+                _ = try db.run(
+                    "INSERT INTO queue_state (key, value) VALUES ('stationAttention', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [value])
+            }
+        }
+    }
+
+    /// What the running station last noticed (``recordStationAttention(_:pid:)``), while the
+    /// process that recorded it still runs; empty otherwise.
+    public func stationAttention() throws -> [Attention] {
+        guard
+            let text = try database.read({ db in
+                try db.row("SELECT value FROM queue_state WHERE key = 'stationAttention'")?.string("value")
+            })
+        else { return [] }
+        let stored: StationAttention
+        do {
+            stored = try JSONDecoder().decode(StationAttention.self, from: Data(text.utf8))
+        } catch {
+            throw QueueError.storage("the station's stored attention cannot be read (\(error))")
+        }
+        guard stored.pid > 0, kill(stored.pid, 0) == 0 || errno == EPERM else { return [] }
+        return stored.items
+    }
+
+    private struct StationAttention: Codable {
+        var pid: Int32
+        var items: [Attention]
+    }
+
     // MARK: Pause: the server refused the station itself
 
-    /// Why the queue is paused, or nil when it is not. Persisted, so every `scanpick` process sees it.
+    /// Why the queue is paused, or nil when it is not: the station-wide pause, else the first
+    /// organisation's (see ``pauses()``).
     public func pause() throws -> QueuePause? {
-        try database.read { db in try Self.pause(db) }
+        try pauses().first
     }
 
-    /// Lifts the pause (the config was corrected): the next pass tries the head at once.
-    public func resume() throws {
-        try database.write { db in _ = try db.run("DELETE FROM queue_state WHERE key = 'pause'") }
+    /// Every pause in force, the station-wide one first, then each organisation's by name. Persisted,
+    /// so every `scanpick` process sees them.
+    public func pauses() throws -> [QueuePause] {
+        try database.read { db in try Self.pauses(db) }
     }
 
-    private static func pause(_ db: Database) throws -> QueuePause? {
-        guard let text = try db.row("SELECT value FROM queue_state WHERE key = 'pause'")?.string("value") else {
-            return nil
+    /// Lifts the pauses (the config was corrected): the next pass tries the heads at once. With
+    /// `org`, only the station-wide pause and that organisation's (an answer for one of its actions
+    /// shows both are mended; another organisation's token may still be wrong).
+    public func resume(org: String? = nil) throws {
+        try database.write { db in
+            if let org {
+                _ = try db.run("DELETE FROM queue_state WHERE key IN ('pause', ?)", [Self.pauseKey(org)])
+            } else {
+                _ = try db.run("DELETE FROM queue_state WHERE key = 'pause' OR key LIKE 'pause:%'")
+            }
         }
+    }
+
+    /// Where a pause is kept in `queue_state`: `pause` for the whole queue, `pause:ORG` for one
+    /// organisation's actions.
+    private static func pauseKey(_ org: String?) -> String {
+        org.map { "pause:" + $0 } ?? "pause"
+    }
+
+    private static func pauses(_ db: Database) throws -> [QueuePause] {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -334,13 +489,24 @@ public final class ActionQueue: Sendable {
             }
             return date
         }
-        return try? decoder.decode(QueuePause.self, from: Data(text.utf8))
+        return try db.rows("SELECT key, value FROM queue_state WHERE key = 'pause' OR key LIKE 'pause:%' ORDER BY key")
+            .map { row in
+                do {
+                    return try decoder.decode(QueuePause.self, from: Data(try row.string("value").utf8))
+                } catch {
+                    // Never read as "not paused": the queue would send what a pause holds back.
+                    throw QueueError.storage(
+                        "the queue's stored pause \(try row.string("key")) cannot be read (\(error)); a corrected config (or SIGHUP to the station) clears it"
+                    )
+                }
+            }
     }
 
     /// Puts the in-flight action `id` back in line untouched (no try counted: it was not its fault)
-    /// and pauses the queue until `retryAt`, both in one transaction.
-    func pause(_ id: Int, because attention: Attention, retryAt: Date, now: Date) throws {
-        let pause = QueuePause(attention: attention, since: Timestamp.iso8601(now), retryAt: retryAt)
+    /// and pauses until `retryAt` the whole queue, or with `org` only that organisation's actions,
+    /// both in one transaction.
+    func pause(_ id: Int, org: String? = nil, because attention: Attention, retryAt: Date, now: Date) throws {
+        let pause = QueuePause(attention: attention, since: Timestamp.iso8601(now), retryAt: retryAt, org: org)
         try bookkeeping { db in
             try db.transaction {
                 try db.run(
@@ -359,8 +525,8 @@ public final class ActionQueue: Sendable {
             try container.encode(Timestamp.iso8601(date))
         }
         try db.run(
-            "INSERT INTO queue_state (key, value) VALUES ('pause', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [String(decoding: try encoder.encode(pause), as: UTF8.self)])
+            "INSERT INTO queue_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [Self.pauseKey(pause.org), String(decoding: try encoder.encode(pause), as: UTF8.self)])
     }
 
     /// The drainer's own writes skip the per-commit fsync (`synchronous=NORMAL`; enqueues, retries
@@ -408,14 +574,17 @@ public final class ActionQueue: Sendable {
     }
 }
 
-/// Why the queue is paused and until when it waits before looking again (a corrected config, or
-/// `scanpick drain`, looks at once).
+/// Why the queue, or one organisation's actions, is paused and until when it waits before looking
+/// again (a corrected config, or `scanpick drain`, looks at once).
 public struct QueuePause: Sendable, Equatable, Codable {
     public var attention: Attention
     /// When the pause began (ISO 8601).
     public var since: String
     /// When the drainer next tries the head on its own.
     public var retryAt: Date
+    /// The organisation whose actions wait (its token was refused, or it has none), or nil when the
+    /// whole queue waits (the server's address, TLS, the worker id).
+    public var org: String?
 }
 
 /// One entry of the station log: what support did to the queue, when, and by whom.
@@ -432,24 +601,43 @@ public struct StationLogEntry: Sendable, Equatable {
 public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchAction(Int)
     case notDead(Int, ActionState)
+    /// Only a pending action a pause holds back can be parked.
+    case notHeld(Int, ActionState)
     case storage(String)
     /// The queue database at this path failed its integrity check, with what SQLite found.
     case damaged(String, String)
     /// Line N of an import file is not an action this queue can take.
     case badImport(line: Int, String)
+    /// An action whose payload is not a JSON object carrying its key (its label).
+    case badPayload(String)
+    /// Importing now would send old work after new (what, and what to do first).
+    case importOutOfOrder(String)
+    /// The drain lock file at this path cannot be opened or locked, for this reason (not because
+    /// another drainer holds it).
+    case drainLock(String, String)
 
     public var description: String {
         switch self {
         case .damaged(let path, let findings):
             """
-            the queue database \(path) is damaged (\(findings.prefix(300))). Nothing is lost yet: run \
-            `scanpick queue salvage --to FILE` to save every readable unsent action with its key, move \(path) \
-            (and its -wal and -shm files) aside, then `scanpick queue import FILE` into a fresh queue
+            the queue database \(path) is damaged (\(findings.prefix(300))); it was left as it is. Run \
+            `scanpick queue salvage --to FILE` to save every readable unsent action with its key (it lists any \
+            row it cannot read: compare those with the server), move \(path) (and its -wal and -shm files) \
+            aside, then `scanpick queue import FILE` into a fresh queue
             """
         case .badImport(let line, let problem): "line \(line) of the import file: \(problem); nothing was imported"
+        case .importOutOfOrder(let problem): "\(problem); nothing was imported"
+        case .badPayload(let label):
+            "\(label) was not queued: its body is not a JSON object carrying its idempotency key (a bug: please report it)"
+        case .drainLock(let path, let reason):
+            "the queue's drain lock \(path) cannot be taken (\(reason)), so nothing is sent: make it a file this station's user can write (`chown USER \(path)` and `chmod 600 \(path)`, or remove it if it is not a file); the queue is kept"
         case .noSuchAction(let id): "there is no action #\(id) in the queue (see `scanpick queue`)"
         case .notDead(let id, let state):
-            "action #\(id) is \(state.rawValue), not dead: only dead letters can be retried or cleared"
+            state == .pending
+                ? "action #\(id) is pending, not dead: only dead letters can be retried or cleared (one a pause holds back can first be parked: scanpick queue park \(id))"
+                : "action #\(id) is \(state.rawValue), not dead: only dead letters can be retried or cleared"
+        case .notHeld(let id, let state):
+            "action #\(id) is \(state.rawValue) and no pause holds it back: only a pending action of a paused queue or organisation can be parked"
         case .storage(let message): "the queue database failed: \(message)"
         }
     }

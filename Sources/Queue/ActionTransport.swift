@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Timestamps
 import Wire
 
 #if canImport(FoundationNetworking)
@@ -12,7 +13,8 @@ public protocol ActionTransport: Sendable {
 }
 
 /// The ScanPick API over HTTP with Foundation's URLSession: POSTs the action's stored body to its
-/// route with the organisation's bearer token and the `Idempotency-Key` header. The server and the
+/// route with the organisation's bearer token, the `Idempotency-Key` header and the station's clock
+/// (``clockHeader``). The server and the
 /// tokens can be replaced while it runs (a corrected config, re-read without a restart).
 ///
 ///     let transport = HTTPActionTransport(server: url, tokens: ["acme": token], timeout: 10)
@@ -20,14 +22,24 @@ public final class HTTPActionTransport: ActionTransport {
     private let settings: Mutex<(server: URL, tokens: [String: String])>
     private let timeout: TimeInterval
     private let session: URLSession
+    private let now: @Sendable () -> Date
 
     /// `timeout` is whole seconds, at least 1: URLSession on Linux truncates it (measured: 0.5 s
-    /// fails every request that is not answered at once, 1.5 s waits 1 s).
-    public init(server: URL, tokens: [String: String], timeout: TimeInterval) {
+    /// fails every request that is not answered at once, 1.5 s waits 1 s). `now` is the station's
+    /// clock, sent with every action (tests set a wrong one).
+    public init(
+        server: URL, tokens: [String: String], timeout: TimeInterval, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         settings = Mutex((server, tokens))
         self.timeout = timeout
+        self.now = now
         session = Self.makeSession(timeout: timeout)
     }
+
+    /// The request header that tells the server the station's clock when it sends: the server judges
+    /// the idempotency horizon on the station's action times, so it refuses them (422 `clock_skew`)
+    /// when that clock is too far from its own.
+    public static let clockHeader = "X-ScanPick-Clock"
 
     /// The server requests go to.
     public var server: URL { settings.withLock { $0.server } }
@@ -39,11 +51,23 @@ public final class HTTPActionTransport: ActionTransport {
         settings.withLock { $0 = (server, tokens) }
     }
 
+    /// A session that never follows a redirect: URLSession would turn the POST into a GET to
+    /// wherever it points (a 405 there, or a page that is not the API). The 3xx itself comes back
+    /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
     private static func makeSession(timeout: TimeInterval) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpMaximumConnectionsPerHost = 4
-        return URLSession(configuration: configuration)
+        return URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+    }
+
+    /// An answer's header fields with their names in lower case.
+    static func headerFields(_ response: HTTPURLResponse) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            fields[String(describing: name).lowercased()] = String(describing: value)
+        }
+        return fields
     }
 
     public func deliver(_ action: QueuedAction) async -> DeliveryOutcome {
@@ -63,13 +87,14 @@ public final class HTTPActionTransport: ActionTransport {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue(action.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+        request.setValue(Timestamp.iso8601(now()), forHTTPHeaderField: Self.clockHeader)
         do {
             let (body, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else {
                 return .transient(status: nil, reason: "not an HTTP response", retryAfter: nil)
             }
             return DeliveryOutcome.classify(
-                status: http.statusCode, body: body, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"),
+                status: http.statusCode, headers: Self.headerFields(http), body: body, sentKey: action.idempotencyKey,
                 org: action.org, server: server)
         } catch {
             if Self.isTLSFailure(error) {
@@ -84,16 +109,29 @@ public final class HTTPActionTransport: ActionTransport {
         }
     }
 
-    /// Whether `error` is a failed TLS handshake or certificate check (a fault of the setup, not of
-    /// the network: retrying does not mend it). Foundation on Linux reports most of libcurl's TLS
-    /// failures as code -1 with OpenSSL's words ("SSL routines::wrong version number", "SSL
-    /// certificate problem: …"), so the words count as well as the TLS codes.
+    /// Whether `error` is a TLS failure of the setup — a certificate not trusted or not for this
+    /// host, TLS spoken to something that does not speak it — which retrying does not mend. A
+    /// connection cut or reset during the handshake is the network's and stays transient.
+    /// Foundation on Linux reports libcurl's TLS failures as code -1 (NSURLErrorUnknown) with
+    /// OpenSSL's words and drops libcurl's code, so past the TLS codes it takes only the words of
+    /// those setup failures, never any message that merely mentions "SSL" (a cut handshake reads
+    /// "OpenSSL SSL_connect: SSL_ERROR_SYSCALL").
     static func isTLSFailure(_ error: any Error) -> Bool {
         let nsError = error as NSError
         if (-1206 ... -1200).contains(nsError.code) { return true }  // NSURLErrorSecureConnectionFailed …
+        guard nsError.code == NSURLErrorUnknown else { return false }  // a timeout, a refused or lost connection
         let words = nsError.localizedDescription.lowercased()
-        return ["ssl", "tls", "certificate"].contains { words.contains($0) }
+        return tlsSetupFailures.contains { words.contains($0) }
     }
+
+    /// OpenSSL's and libcurl's words for a TLS failure of the setup (see ``isTLSFailure(_:)``).
+    static let tlsSetupFailures = [
+        "ssl certificate problem", "certificate verify failed", "no alternative certificate subject name",
+        "certificate subject name", "wrong version number", "packet length too long", "unknown protocol",
+        "unsupported protocol", "tlsv1 alert", "sslv3 alert", "alert handshake failure", "no shared cipher",
+        "unable to get local issuer certificate", "self-signed certificate", "self signed certificate",
+        "certificate has expired",
+    ]
 
     /// `GET /api/batches/{id}` for `org`: the server's view of a batch.
     public func fetchBatch(_ id: String, org: String) async throws(FetchError) -> Batch {
@@ -185,6 +223,16 @@ public final class HTTPActionTransport: ActionTransport {
         case NSURLErrorNotConnectedToInternet: return "no network"
         default: return nsError.localizedDescription
         }
+    }
+}
+
+/// Refuses every redirect, so the 3xx itself is the answer (see ``HTTPActionTransport``).
+private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -10,6 +11,10 @@ public struct Attention: Sendable, Equatable, Codable {
     public var code: String
     /// A sentence for a person: what happened and what to do.
     public var message: String
+
+    /// The codes of a refusal of one organisation's setup (its token), which pause only that
+    /// organisation's actions; every other pause holds the whole queue.
+    public static let organisationCodes: Set<String> = ["unauthorized", "forbidden", "no_token"]
 
     public init(code: String, message: String) {
         self.code = code
@@ -24,16 +29,32 @@ public struct Attention: Sendable, Equatable, Codable {
 ///     board.set("camera", nil)  // it is back
 public final class AttentionBoard: Sendable {
     private let items = Mutex<[String: Attention]>([:])
+    private let onChange: (@Sendable ([Attention]) -> Void)?
+    private let notifications = DispatchQueue(label: "scanpick.attention")
 
-    public init() {}
+    /// `onChange` hears every new list, in order, on a queue of its own (e.g. to keep a copy where
+    /// other processes can read it).
+    public init(onChange: (@Sendable ([Attention]) -> Void)? = nil) {
+        self.onChange = onChange
+    }
 
     /// Sets (or, with nil, clears) what `source` reports.
     public func set(_ source: String, _ attention: Attention?) {
-        items.withLock { $0[source] = attention }
+        items.withLock { items in
+            guard items[source] != attention else { return }
+            items[source] = attention
+            guard let onChange else { return }
+            let current = Self.list(items)
+            notifications.async { onChange(current) }  // queued under the lock: heard in order
+        }
+    }
+
+    private static func list(_ items: [String: Attention]) -> [Attention] {
+        items.keys.sorted().compactMap { items[$0] }
     }
 
     /// Every current item, in a stable order.
     public var current: [Attention] {
-        items.withLock { items in items.keys.sorted().compactMap { items[$0] } }
+        items.withLock { Self.list($0) }
     }
 }

@@ -3,16 +3,25 @@ import Timestamps
 
 /// What happened when an action was sent, and so what the queue does with it.
 public enum DeliveryOutcome: Sendable, Equatable {
-    /// 2xx: the server has it (first time, or a replay of the first time).
+    /// A 2xx JSON answer echoing the action's key: the server has it (first time, or a replay).
     case delivered(status: Int)
-    /// A refusal that would refuse again tomorrow (a 4xx other than the transient ones): dead letter.
+    /// A refusal that would refuse again tomorrow (a 4xx in the API's error shape, other than the
+    /// transient ones): dead letter.
     case refused(status: Int, reason: String)
     /// Try again later: no connection, timeout, 5xx, 408, 425, 429, or 409 request_in_progress.
     case transient(status: Int?, reason: String, retryAfter: TimeInterval?)
     /// The server refused the station itself, not this action: its token (401, 403), its base URL
-    /// (a 404 for a route that does not exist), TLS, or no token configured. The whole queue pauses
-    /// with the action untouched, and a person is told what to fix.
+    /// (a 404 for a route that does not exist, a 405, a redirect, an answer that is not the API's),
+    /// TLS, or no token configured. The whole queue pauses with the action untouched, and a person
+    /// is told what to fix.
     case paused(Attention, status: Int?)
+
+    /// Whether a pause concerns only the action's organisation (its token was refused, or it has
+    /// none configured), not the whole station.
+    var concernsOneOrganisation: Bool {
+        guard case .paused(let attention, _) = self else { return false }
+        return Attention.organisationCodes.contains(attention.code)
+    }
 
     /// Whether the server took or judged the action itself (so it accepts the station again).
     var reachedTheServer: Bool {
@@ -22,25 +31,53 @@ public enum DeliveryOutcome: Sendable, Equatable {
         }
     }
 
-    /// Sorts an HTTP answer: delivered (2xx), transient (a transport failure, 5xx, 408, 425, 429, a 409
-    /// for a key still in flight: retried for ever), paused (a refusal of the station itself: 401,
-    /// 403, a 404 for a route that does not exist), or refused (any other 4xx: this action's fault,
-    /// parked as a dead letter). `org` and `server` make a pause's message concrete.
+    /// Sorts an HTTP answer (the rules below and in docs/station.md). `headers` are the answer's, names in lower case;
+    /// `sentKey` is the action's idempotency key; `org` and `server` make a pause's message concrete.
+    ///
+    /// Only the API's own answers count: a 2xx is delivered only when it is JSON and echoes
+    /// `sentKey` in its `Idempotency-Key` header (a captive portal's or another program's `200
+    /// <html>` took nothing), and a 4xx is the action's refusal only in the API's error shape
+    /// (`{"error": code, …}`). Anything else — a redirect, a 405, a page from something that is not
+    /// the API — is the station's address at fault: the queue pauses and nothing goes dead or sent.
     public static func classify(
-        status: Int, body: Data, retryAfterHeader: String?, org: String = "this organisation",
+        status: Int, headers: [String: String], body: Data, sentKey: String, org: String = "this organisation",
         server: URL? = nil, now: Date = Date()
     ) -> DeliveryOutcome {
-        let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        let code = object?["error"] as? String
+        let isJSON = headers["content-type"].map(isJSONMediaType) ?? false
+        let object = isJSON ? (try? JSONSerialization.jsonObject(with: body)) : nil
+        let code = (object as? [String: Any])?["error"] as? String
+        let message = (object as? [String: Any])?["message"] as? String
         // The API's error shape reads better as "over_pick: picking 5 more …"; anything else as sent.
         let text =
-            code.map { "\($0): \(object?["message"] as? String ?? "")" }
+            code.map { "\($0): \(message ?? "")" }
             ?? String(decoding: body.prefix(2000), as: UTF8.self)
         let at = server.map { "the server at \($0)" } ?? "the server"
         let waits = "the queue waits, nothing is lost, and it resumes when the config is fixed"
+        let retryAfter = headers["retry-after"].flatMap { parseRetryAfter($0, now: now) }
+        func notTheAPI(_ why: String) -> DeliveryOutcome {
+            .paused(
+                Attention(
+                    code: "not_the_api",
+                    message:
+                        "\(at) answered \(status) but not as the ScanPick API (\(why)): check `server` in the station config (a captive portal, a proxy or another web application may answer there, or the server is older than this station); the action was not counted as sent and is sent again under its key; \(waits)"
+                ), status: status)
+        }
         switch status {
         case 200..<300:
+            guard object != nil else { return notTheAPI("its answer is not JSON") }
+            guard let echoed = headers["idempotency-key"] else {
+                return notTheAPI("it did not echo the action's Idempotency-Key")
+            }
+            guard echoed == sentKey else { return notTheAPI("it echoed another Idempotency-Key") }
             return .delivered(status: status)
+        case 300..<400:
+            let target = headers["location"].map { " to \($0)" } ?? ""
+            return .paused(
+                Attention(
+                    code: "redirected",
+                    message:
+                        "\(at) redirected the request (\(status)\(target)); the station does not follow redirects: check `server` in the station config (its scheme, http or https, its host and its path); \(waits)"
+                ), status: status)
         case 401:
             return .paused(
                 Attention(
@@ -63,15 +100,47 @@ public enum DeliveryOutcome: Sendable, Equatable {
                     code: "no_such_route",
                     message: "\(at) has no such route (404): check `server` in the station config; \(waits)"),
                 status: status)
+        case 405:
+            // The station only POSTs to the API's POST routes: whatever refuses the method is not it.
+            return .paused(
+                Attention(
+                    code: "method_not_allowed",
+                    message:
+                        "\(at) does not take this request's method (405): check `server` in the station config; \(waits)"
+                ), status: status)
         case 408, 425, 429, 500..<600:
-            return .transient(
-                status: status, reason: text, retryAfter: retryAfterHeader.flatMap { parseRetryAfter($0, now: now) })
+            return .transient(status: status, reason: text, retryAfter: retryAfter)
         case 409 where code == "request_in_progress":
-            return .transient(
-                status: status, reason: text, retryAfter: retryAfterHeader.flatMap { parseRetryAfter($0, now: now) })
-        default:
+            return .transient(status: status, reason: text, retryAfter: retryAfter)
+        case 400 where code == "invalid_field" && message?.hasPrefix("workerId ") == true:
+            // The worker id comes from the station's config, not from the action.
+            return .paused(
+                Attention(
+                    code: "invalid_worker",
+                    message:
+                        "\(at) refused this station's worker id (\(message ?? "")): fix `worker` in the station config; \(waits)"
+                ), status: status)
+        case 422 where code == "clock_skew":
+            // The station's clock, not the action: every action would be judged on it.
+            return .paused(
+                Attention(
+                    code: "clock_skew",
+                    message:
+                        "\(at) says this station's clock is wrong (\(message ?? "")): set this station's clock (NTP: `timedatectl set-ntp true`); the queue waits, nothing is lost, and it looks again every backoff cap"
+                ), status: status)
+        case 400..<500 where code != nil:
             return .refused(status: status, reason: text)
+        case 400..<500:
+            return notTheAPI("its refusal is not in the API's error shape")
+        default:
+            return notTheAPI("the status is not one the API answers")
         }
+    }
+
+    /// Whether a `Content-Type` value names JSON (`application/json`, `…+json`, parameters allowed).
+    static func isJSONMediaType(_ value: String) -> Bool {
+        let type = value.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 
     /// `Retry-After` as seconds: a number of seconds or an HTTP date.

@@ -6,17 +6,19 @@ import Foundation
 /// - transient failure → stays `pending`, the pass stops, the next try waits for the backoff;
 /// - any other 4xx → `dead` with the server's answer kept, and on to the next (a dead letter never
 ///   blocks what is behind it);
-/// - a refusal of the station itself (401, 403, a 404 for a route that does not exist, TLS, no
-///   token) → the action goes back in line untouched and the whole queue pauses, shown as needing
-///   attention, until the config is corrected (``ActionQueue/resume()``) or, on its own, after the
-///   backoff cap; nothing goes dead for it.
+/// - a refusal of the station itself → the action goes back in line untouched and a pause is shown
+///   as needing attention until the config is corrected (``ActionQueue/resume(org:)``) or, on its
+///   own, after the backoff cap; nothing goes dead for it. A refusal of one organisation's token
+///   (401, 403) or no token for it pauses that organisation's actions only, and the pass goes on
+///   with the others in order; anything else (the server's address, TLS, the worker id) pauses the
+///   whole queue.
 ///
 /// Only one drainer runs per database at a time (``DrainLock``), across processes. The action is
 /// marked `inFlight` durably before it is sent; a drainer that died mid-send leaves it inFlight, and
 /// the next pass returns it to pending and sends it again (the server's idempotency makes that safe).
 ///
 ///     let drainer = Drainer(queue: queue, transport: transport, backoff: policy)
-///     let pass = await drainer.drainPass()
+///     let pass = try await drainer.drainPass()
 public final class Drainer: Sendable {
     public let queue: ActionQueue
     private let transport: any ActionTransport
@@ -44,12 +46,16 @@ public final class Drainer: Sendable {
     public func drainPass(honouringBackoff: Bool = true, onEvent: (DrainEvent) -> Void = { _ in }) async throws
         -> DrainPass
     {
-        guard let lock = DrainLock(path: lockPath) else { return DrainPass(stop: .anotherDrainer) }
+        guard let lock = try DrainLock(path: lockPath) else { return DrainPass(stop: .anotherDrainer) }
         defer { withExtendedLifetime(lock) {} }
         try queue.recoverInFlight()
         var pass = DrainPass(stop: .empty)
-        var paused = try queue.pause() != nil
-        while let claim = try queue.claimHead(now: now(), honouringBackoff: honouringBackoff, longestWait: backoff.cap)
+        var paused = try !queue.pauses().isEmpty
+        // Organisations paused during this pass: their actions wait, the others' go on.
+        var held: Set<String> = []
+        var lastPause: (attention: Attention, retryAt: Date)?
+        while let claim = try queue.claimHead(
+            now: now(), honouringBackoff: honouringBackoff, longestWait: backoff.cap, skipping: held)
         {
             let action: QueuedAction
             switch claim {
@@ -64,8 +70,9 @@ public final class Drainer: Sendable {
             let outcome = await transport.deliver(action)
             let settled = now()
             if paused, outcome.reachedTheServer {
-                try queue.resume()  // the server took the station again: whatever was wrong is mended
-                paused = false
+                // The server took the station, and this organisation's token, again: that is mended.
+                try queue.resume(org: action.org)
+                paused = try !queue.pauses().isEmpty
             }
             switch outcome {
             case .delivered(let status):
@@ -90,6 +97,13 @@ public final class Drainer: Sendable {
                 pass.stop = .transient(reason: reason, retryAt: next)
                 onEvent(.retryLater(action, status: status, reason: reason, retryAt: next))
                 return pass
+            case .paused(let attention, _) where outcome.concernsOneOrganisation:
+                // Its token or its place in the config: only this organisation's actions wait.
+                let retryAt = settled.addingTimeInterval(backoff.cap)
+                try queue.pause(action.id, org: action.org, because: attention, retryAt: retryAt, now: settled)
+                held.insert(action.org)
+                lastPause = (attention, retryAt)
+                onEvent(.paused(action, attention))
             case .paused(let attention, _):
                 let retryAt = settled.addingTimeInterval(backoff.cap)
                 try queue.pause(action.id, because: attention, retryAt: retryAt, now: settled)
@@ -98,6 +112,7 @@ public final class Drainer: Sendable {
                 return pass
             }
         }
+        if let lastPause { pass.stop = .paused(lastPause.attention, retryAt: lastPause.retryAt) }
         return pass
     }
 }

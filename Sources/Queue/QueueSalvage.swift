@@ -43,6 +43,8 @@ public struct Salvage: Sendable {
     public var actions: [SalvagedAction]
     /// Ids of rows that could not be read.
     public var unreadable: [Int]
+    /// Set when the damage went on so long that the salvage stopped: no row after this id was read.
+    public var stoppedAfter: Int?
 }
 
 /// What an import did.
@@ -56,15 +58,15 @@ public struct QueueImport: Sendable, Equatable {
 extension ActionQueue {
     /// Reads every readable unsent action (pending, in flight, dead) of the queue database at
     /// `path`, without checking or changing it: the way out of a damaged queue. A whole-table read
-    /// is tried first; if a damaged page breaks it, each row is read by id, and the ones that cannot
-    /// be read are listed.
+    /// is tried first; if a damaged page breaks it, the ids are walked in order, stepping over the
+    /// damage one id at a time, and the rows that cannot be read are listed.
     public static func salvage(path: String) throws(QueueError) -> Salvage {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .storage("there is no queue database at \(path) to salvage (see `database` in the station config)")
         }
         let db: Database
         do {
-            db = try Database(path: path)
+            db = try Database(readingOnly: path)
         } catch {
             throw .damaged(path, "it cannot be opened at all: \(error)")
         }
@@ -75,37 +77,74 @@ extension ActionQueue {
             return Salvage(
                 actions: actions.filter { unsent.contains($0.state) }.map(SalvagedAction.init), unreadable: [])
         }
-        let highest =
-            (try? db.row("SELECT seq FROM sqlite_sequence WHERE name = 'actions'")?.int("seq"))
-            ?? (try? db.row("SELECT MAX(id) AS id FROM actions")?.int("id")) ?? nil
-        guard let highest, highest > 0 else {
-            throw .damaged(path, "not even the number of actions can be read from it")
-        }
+        // Walk the ids in order; where the walk meets a damaged page, step over it id by id (each row
+        // that cannot be read is listed) and walk on. No id is too large to reach.
         var salvage = Salvage(actions: [], unreadable: [])
-        for id in 1...min(highest, 10_000_000) {
+        func readRow(_ id: Int) {
             do {
                 guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
-                else { continue }  // sent and pruned, or cleared
+                else { return }  // sent and pruned, or cleared
                 if unsent.contains(action.state) { salvage.actions.append(SalvagedAction(action)) }
             } catch {
                 salvage.unreadable.append(id)
             }
         }
+        var after = 0
+        var steppedOver = 0
+        while true {
+            let next: Int?
+            do {
+                next = try db.row("SELECT id FROM actions WHERE id > ? ORDER BY id LIMIT 1", [after])?.int("id")
+            } catch {
+                guard after <= Int.max - Self.salvageStep, steppedOver < Self.salvageStepLimit else {
+                    salvage.stoppedAfter = after
+                    break
+                }
+                for id in (after + 1)...(after + Self.salvageStep) { readRow(id) }
+                after += Self.salvageStep
+                steppedOver += Self.salvageStep
+                continue
+            }
+            guard let next, next > after else { break }
+            readRow(next)
+            after = next
+        }
+        guard !salvage.actions.isEmpty || !salvage.unreadable.isEmpty || salvage.stoppedAfter == nil else {
+            throw .damaged(path, "not one of its actions can be read")
+        }
         return salvage
     }
 
+    /// Ids a salvage looks up one by one past a damaged page before it tries to walk on.
+    static let salvageStep = 256
+    /// Ids a salvage looks up one by one in all, at most, before it stops (and says where).
+    static let salvageStepLimit = 10_000_000
+
     /// Puts salvaged actions into this queue with their own keys, in one transaction: in-flight ones
     /// as pending, dead ones still dead. One whose key is already here is left alone, so importing
-    /// twice queues nothing twice. Each action is checked first (`QueueError.badImport` names the
-    /// first bad one and nothing is imported). Recorded in the station log.
-    public func importActions(_ actions: [SalvagedAction], from source: String, by actor: String)
-        throws(QueueError) -> QueueImport
-    {
+    /// twice queues nothing twice. Each action is checked first, and its organisation must be one of
+    /// `organisations` (the station's: an action for another could never be sent): `QueueError.badImport`
+    /// names the first bad one and nothing is imported. Recorded in the station log.
+    ///
+    /// The queue drains by id, so imported actions go after what it already holds. That must not send
+    /// old work after new: the import is refused (``QueueError/importOutOfOrder(_:)``) while the queue
+    /// holds unsent actions of its own (let them go first), and for a set-quantity whose task has a
+    /// newer action here (sending it now would undo that one).
+    public func importActions(
+        _ actions: [SalvagedAction], from source: String, by actor: String, organisations: Set<String>
+    ) throws(QueueError) -> QueueImport {
         for (index, action) in actions.enumerated() {
             if let problem = Self.problem(with: action) { throw .badImport(line: index + 1, problem) }
+            guard organisations.contains(action.org) else {
+                throw .badImport(
+                    line: index + 1,
+                    "organisation '\(action.org)' is not configured on this station (it has \(organisations.sorted().joined(separator: ", "))): add it to the config first"
+                )
+            }
         }
         do {
             return try transaction { db in
+                try Self.checkOrder(of: actions, in: db)
                 var result = QueueImport()
                 for action in actions {
                     let changed = try db.run(
@@ -137,8 +176,37 @@ extension ActionQueue {
         }
     }
 
+    /// Refuses an import that would send old work after new (see ``importActions(_:from:by:organisations:)``).
+    private static func checkOrder(of actions: [SalvagedAction], in db: Database) throws {
+        let importing = Set(actions.map(\.idempotencyKey))
+        let own = try db.rows(
+            "SELECT id, idempotency_key, created_at FROM actions WHERE state IN ('pending', 'inFlight') ORDER BY id"
+        ).filter { try !importing.contains($0.string("idempotency_key")) }
+        if let oldest = own.first {
+            throw QueueError.importOutOfOrder(
+                "this queue has \(own.count) unsent actions of its own (the oldest #\(try oldest.int("id")), made \(try oldest.string("created_at"))): imported now, the older salvaged actions would be sent after them. Let the station send them first (scanpick drain), then import again"
+            )
+        }
+        for (index, action) in actions.enumerated() where action.kind == ActionKind.setQty.rawValue {
+            guard let made = Timestamp.date(action.createdAt) else { continue }  // checked before
+            let newer = try db.rows(
+                "SELECT id, idempotency_key, created_at FROM actions WHERE org = ? AND pick_task_id = ? ORDER BY id",
+                [action.org, action.pickTaskId]
+            ).first { row in
+                try !importing.contains(row.string("idempotency_key"))
+                    && (Timestamp.date(try row.string("created_at")).map { $0 > made } ?? true)
+            }
+            if let newer {
+                throw QueueError.badImport(
+                    line: index + 1,
+                    "\(action.label) (made \(action.createdAt)) is older than action #\(try newer.int("id")) on the same task already in this queue: sent now it would undo that one. Compare with the server's count, then set it by hand or remove this line"
+                )
+            }
+        }
+    }
+
     /// What is wrong with a salvaged action, or nil: every field is bounded and checked before SQL
-    /// sees it, and the body must carry the action's own key and task.
+    /// sees it, and the body must carry the action's own key and task, and its action time.
     static func problem(with action: SalvagedAction) -> String? {
         func text(_ value: String, _ name: String, _ range: ClosedRange<Int>) -> String? {
             guard range.contains(value.utf8.count) else { return "\(name) must be \(range) bytes long" }
@@ -169,6 +237,14 @@ extension ActionQueue {
         guard body["idempotencyKey"] as? String == action.idempotencyKey,
             body["pickTaskId"] as? String == action.pickTaskId
         else { return "payload does not carry the action's idempotencyKey and pickTaskId" }
+        guard Timestamp.date(action.createdAt) != nil else {
+            return "createdAt '\(action.createdAt.prefix(40))' is not an ISO 8601 time"
+        }
+        // The server judges its idempotency horizon on the action time: one without it is not judged.
+        let timeField = action.kind == ActionKind.scan.rawValue ? "scannedAt" : "at"
+        guard let time = body[timeField] as? String, Timestamp.date(time) != nil else {
+            return "payload has no \(timeField) (the action's time, ISO 8601)"
+        }
         return nil
     }
 }

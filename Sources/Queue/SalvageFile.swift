@@ -1,16 +1,23 @@
 import Foundation
 
 /// A salvage file: a damaged queue's unsent actions with their keys, one JSON object per line,
-/// written by a salvage and read back by an import into a fresh queue.
+/// then a last line `{"salvagedActions": N}` that says how many there are (a file cut short is
+/// refused, never half imported), written by a salvage and read back by an import into a fresh queue.
 ///
 ///     try SalvageFile.write(ActionQueue.salvage(path: damaged).actions, to: "salvage.jsonl")
-///     try queue.importActions(SalvageFile.read("salvage.jsonl"), from: "salvage.jsonl", by: "support-jo")
+///     try queue.importActions(SalvageFile.read("salvage.jsonl"), from: "salvage.jsonl", by: "support-jo", organisations: orgs)
 public enum SalvageFile {
     /// The largest file an import reads.
     public static let maxBytes = 256 << 20
 
+    /// The last line: how many actions the file holds.
+    private struct Trailer: Codable {
+        var salvagedActions: Int
+    }
+
     /// Writes `actions` to a new file at `path`, never over another, readable by its owner alone
-    /// (it holds the idempotency keys), and synced to disk before this returns.
+    /// (it holds the idempotency keys). The file is written and synced under a temporary name beside
+    /// it and only then given its name, so `path` never holds half a salvage.
     public static func write(_ actions: [SalvagedAction], to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -19,23 +26,45 @@ public enum SalvageFile {
             bytes.append(try encoder.encode(action))
             bytes.append(0x0A)
         }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        bytes.append(try encoder.encode(Trailer(salvagedActions: actions.count)))
+        bytes.append(0x0A)
+        guard access(path, F_OK) != 0 else { throw SalvageFileError.cannotCreate(path, "it already exists") }
+        let temporary = path + ".partial-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw SalvageFileError.cannotCreate(path, String(cString: strerror(errno))) }
+        defer { unlink(temporary) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         try handle.write(contentsOf: bytes)
         try handle.synchronize()
         try handle.close()
+        // link() gives the file its name only if no other file has it (rename would replace one).
+        guard link(temporary, path) == 0 else {
+            throw SalvageFileError.cannotCreate(path, String(cString: strerror(errno)))
+        }
+        let folder = open(
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+            O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)  // the new name is durable too
+            close(folder)
+        }
     }
 
-    /// Reads the actions of the salvage file at `path` (a regular file of at most ``maxBytes``).
+    /// Reads the actions of the salvage file at `path` (a regular file of at most ``maxBytes``,
+    /// whose last line counts its actions).
     public static func read(_ path: String) throws -> [SalvagedAction] {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         guard attributes?[.type] as? FileAttributeType == .typeRegular else { throw SalvageFileError.notAFile(path) }
         guard (attributes?[.size] as? Int ?? 0) <= maxBytes else { throw SalvageFileError.tooLarge(path) }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().filter {
+            !$0.element.isEmpty
+        }
+        guard let last = lines.last, let trailer = try? JSONDecoder().decode(Trailer.self, from: Data(last.element)),
+            trailer.salvagedActions == lines.count - 1
+        else { throw SalvageFileError.incomplete(path) }
         var actions: [SalvagedAction] = []
-        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated()
-        where !line.isEmpty {
+        for (index, line) in lines.dropLast() {
             do {
                 actions.append(try JSONDecoder().decode(SalvagedAction.self, from: Data(line)))
             } catch {
@@ -51,12 +80,16 @@ public enum SalvageFileError: Error, Equatable, Sendable, CustomStringConvertibl
     case cannotCreate(String, String)
     case notAFile(String)
     case tooLarge(String)
+    /// The last line does not count the actions above it: the file was cut short or changed.
+    case incomplete(String)
 
     public var description: String {
         switch self {
         case .cannotCreate(let path, let reason): "cannot create \(path): \(reason) (a salvage writes a new file)"
         case .notAFile(let path): "\(path) is not a readable file"
         case .tooLarge(let path): "\(path) is over \(SalvageFile.maxBytes >> 20) MiB: not a salvage file"
+        case .incomplete(let path):
+            "\(path) does not end with the line {\"salvagedActions\": N} counting its actions: it was cut short or changed, so nothing was imported (salvage the damaged queue again)"
         }
     }
 }

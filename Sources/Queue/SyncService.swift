@@ -114,6 +114,11 @@ public final class SyncService: Sendable {
             do {
                 pass = try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
                 attention.set("sync", nil)
+            } catch QueueError.drainLock(let path, let reason) {
+                let problem = QueueError.drainLock(path, reason)
+                report("sync", "drain_lock", "\(problem)", problem)
+                nextWake = min(nextWake, Date().addingTimeInterval(options.backoffCap))
+                continue
             } catch {
                 // The queue database failed (a damaged page, a full disk): say so, and try again soon.
                 report("sync", "sync_failed", "a sync pass failed: \(error); the queue is kept and tried again", error)

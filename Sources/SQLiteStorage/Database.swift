@@ -27,10 +27,24 @@ public final class Database {
 
     /// Opens (creating if needed) the database at `path` in WAL mode with `synchronous=FULL`: when a
     /// transaction's commit returns, the change survives a crash or power cut.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
+    public convenience init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
+        try self.init(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+
+    /// Opens the existing database at `path` for reading only: nothing is written to it or its -wal
+    /// (no journal mode is set, no checkpoint runs on close), so a damaged file can be examined and
+    /// read without destroying the evidence. Only SQLite's -shm index may be rebuilt.
+    ///
+    ///     let db = try Database(readingOnly: "var/station.sqlite")
+    public convenience init(readingOnly path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
+        try self.init(path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+
+    private init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         self.path = path
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &opened, flags, nil)
         handle = opened
         guard status == SQLITE_OK else {
@@ -40,6 +54,7 @@ public final class Database {
             throw .sqlite(code: status, message: "\(path): \(message)", sql: nil)
         }
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        guard !readOnly else { return }
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
     }
 

@@ -26,11 +26,11 @@ final class KeepAliveClient {
 
     deinit { close(socket) }
 
-    /// One response: status, body and the `Retry-After` header if any.
+    /// One response: status, body and header fields (names in lower case).
     struct Response {
         var status: Int
         var body: [UInt8]
-        var retryAfter: String?
+        var headers: [String: String]
     }
 
     /// Sends one request and returns the response status and body.
@@ -77,9 +77,13 @@ final class KeepAliveClient {
         while buffer.count < headerEnd! + length { try fill() }
         let body = Array(buffer[headerEnd!..<(headerEnd! + length)])
         buffer.removeFirst(headerEnd! + length)
-        let retryAfter = lines.first { $0.lowercased().hasPrefix("retry-after:") }
-            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
-        return Response(status: status, body: body, retryAfter: retryAfter)
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, body: body, headers: headers)
     }
 
     private func fill() throws {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Queue
 import Synchronization
+import Timestamps
 import Wire
 
 #if canImport(FoundationNetworking)
@@ -142,12 +143,12 @@ private func runStation(
         let roll = Int.random(in: 0..<100, using: &generator)
         let action: NewAction
         if number % 50 == 49 {
-            action = .scan(
+            action = try .scan(
                 org: options.org, pickTaskId: task.id, location: task.location, barcode: "96385074", worker: "w",
                 scannedAt: Date())
             outcome.provoked += 1
         } else if roll < 60 {
-            action = .scan(
+            action = try .scan(
                 org: options.org, pickTaskId: task.id, location: task.location, barcode: task.barcode, worker: "w",
                 scannedAt: Date())
             local[task.id, default: 0] += 1
@@ -155,11 +156,11 @@ private func runStation(
             // Qty taps set an absolute count, which would hide an earlier action counted twice; so
             // they go to the last task only, and the others are checked against every unit added.
             let qty = 1 + roll % 2
-            action = .pick(org: options.org, pickTaskId: task.id, location: task.location, qty: qty, worker: "w")
+            action = try .pick(org: options.org, pickTaskId: task.id, location: task.location, qty: qty, worker: "w")
             local[task.id, default: 0] += qty
         } else {
             let from = local[task.id, default: 0]
-            action = .setQty(
+            action = try .setQty(
                 org: options.org, pickTaskId: task.id, location: task.location, from: from, to: from + 1, worker: "w")
             local[task.id] = from + 1
         }
@@ -228,7 +229,8 @@ private final class LoadTransport: ActionTransport {
             counters.withLock { $0.duplicates += 1 }
             let homeSent = home.send(action)
             let duplicateSent = other.send(action)
-            outcome = homeSent ? home.answer() : .transient(status: nil, reason: "cannot connect", retryAfter: nil)
+            outcome =
+                homeSent ? home.answer(action) : .transient(status: nil, reason: "cannot connect", retryAfter: nil)
             if duplicateSent { _ = other.receive() }
         } else {
             outcome = home.deliver(action)
@@ -259,16 +261,17 @@ private final class SocketTransport: @unchecked Sendable {
     /// Sends `action` and classifies the answer like the product's transport does.
     func deliver(_ action: QueuedAction) -> DeliveryOutcome {
         guard send(action) else { return .transient(status: nil, reason: "cannot connect", retryAfter: nil) }
-        return answer()
+        return answer(action)
     }
 
-    /// Reads and classifies the answer to the request ``send(_:)`` wrote.
-    func answer() -> DeliveryOutcome {
+    /// Reads and classifies the answer to the request ``send(_:)`` wrote for `action`.
+    func answer(_ action: QueuedAction) -> DeliveryOutcome {
         guard let response = receive() else {
             return .transient(status: nil, reason: "the connection was lost", retryAfter: nil)
         }
         return DeliveryOutcome.classify(
-            status: response.status, body: Data(response.body), retryAfterHeader: response.retryAfter)
+            status: response.status, headers: response.headers, body: Data(response.body),
+            sentKey: action.idempotencyKey)
     }
 
     /// Writes the request (connecting first if needed); false if the server cannot be reached.
@@ -282,6 +285,7 @@ private final class SocketTransport: @unchecked Sendable {
                     headers: [
                         "Authorization": "Bearer \(token)", "Content-Type": "application/json",
                         "Idempotency-Key": action.idempotencyKey,
+                        HTTPActionTransport.clockHeader: Timestamp.iso8601(),
                     ], body: action.payload)
                 return true
             } catch {

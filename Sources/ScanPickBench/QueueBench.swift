@@ -9,7 +9,7 @@ func queueBenchmark(port: UInt16, token: String, disk: String, enqueues: Int, dr
     var enqueueLatencies: [Double] = []
     let start = ContinuousClock.now
     for index in 0..<enqueues {
-        let action = NewAction.scan(
+        let action = try NewAction.scan(
             org: "bench", pickTaskId: "task-\(index % 50)", location: "A\(index % 50)", barcode: "5901234123457",
             worker: "worker-bench", scannedAt: Date())
         let begin = ContinuousClock.now

@@ -8,7 +8,7 @@
 /// processing speed.
 ///
 ///     var debouncer = Debouncer(options: .init())
-///     let scans = debouncer.observe(["EAN-13:5901234123457"], at: frame.time)
+///     let scans = debouncer.observe(reader.read(frame.image).map(Debouncer.Code.init), at: frame.time)
 public struct Debouncer: Sendable {
     /// How many consecutive frames confirm a code, and how long it must be gone to count again.
     public struct Options: Sendable, Equatable {

@@ -56,6 +56,7 @@ extension APIError {
         case .keyInUse: self.init(status: 409, code: "request_in_progress", message: error.description)
         case .keyReused: self = .unprocessable("idempotency_key_reused", error.description)
         case .tooOldToDeduplicate: self = .unprocessable("too_old_to_deduplicate", error.description)
+        case .clockSkew: self = .unprocessable("clock_skew", error.description)
         case .unavailable: self = .databaseUnavailable
         case .storage: self = .internalError
         }

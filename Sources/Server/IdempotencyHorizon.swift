@@ -9,21 +9,45 @@ import Wire
 /// `too_old_to_deduplicate`) instead of being counted again, and the station parks it for support.
 /// An action time that does not read as ISO 8601 is not judged.
 ///
+/// The judgement rests on the station's clock, so that clock is checked too: a request whose
+/// station clock (the `X-ScanPick-Clock` header, when sent) or action time lies further than the
+/// margin from the server's now (ahead or behind, and for the action time ahead) is refused (422
+/// `clock_skew`): a station booted at 2000-01-01 is told to set its clock instead of having every
+/// action judged too old, and one running ahead cannot make old actions look recent.
+///
 ///     let horizon = IdempotencyHorizon(retentionDays: 30, marginHours: 24)
-///     try horizon.admit(body)  // only for a key not found
+///     try horizon.admit(body, stationClock: clock)  // only for a key not found
 struct IdempotencyHorizon: Sendable {
     let retentionDays: Int
     let marginHours: Int
+
+    /// The request header that carries the station's clock when it sent the request (ISO 8601).
+    static let clockHeader = "x-scanpick-clock"
 
     /// The oldest action time a request with an unknown key may carry at `now`.
     func oldest(at now: Date) -> Date {
         now.addingTimeInterval(-Double(retentionDays * 86_400 - marginHours * 3_600))
     }
 
-    /// Throws ``PickingError/tooOldToDeduplicate(actionTime:retentionDays:marginHours:)`` when `body`'s
+    /// How far a station's clock may be from the server's: the margin, and never less than five
+    /// minutes (a request takes some time to arrive, and a margin of 0 h must not refuse them all).
+    var clockTolerance: TimeInterval { max(Double(marginHours) * 3_600, 300) }
+
+    /// Throws ``PickingError/clockSkew(stationTime:serverTime:toleranceHours:)`` when the station's
+    /// clock or `body`'s action time is off, then
+    /// ``PickingError/tooOldToDeduplicate(actionTime:retentionDays:marginHours:)`` when `body`'s
     /// action happened before the horizon.
-    func admit(_ body: some Sendable, now: Date = Date()) throws(PickingError) {
+    func admit(_ body: some Sendable, stationClock: Date? = nil, now: Date = Date()) throws(PickingError) {
+        if let stationClock, abs(stationClock.timeIntervalSince(now)) > clockTolerance {
+            throw .clockSkew(
+                stationTime: Timestamp.iso8601(stationClock), serverTime: Timestamp.iso8601(now),
+                toleranceHours: clockTolerance / 3_600)
+        }
         guard let text = (body as? any ActionTimed)?.actionTime, let time = Timestamp.date(text) else { return }
+        if time.timeIntervalSince(now) > clockTolerance {
+            throw .clockSkew(
+                stationTime: text, serverTime: Timestamp.iso8601(now), toleranceHours: clockTolerance / 3_600)
+        }
         guard time < oldest(at: now) else { return }
         throw .tooOldToDeduplicate(actionTime: text, retentionDays: retentionDays, marginHours: marginHours)
     }

@@ -33,6 +33,9 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The action is older than the idempotency horizon and its key is not known: it may have been
     /// counted already under a key since pruned (see ``IdempotencyHorizon``).
     case tooOldToDeduplicate(actionTime: String, retentionDays: Int, marginHours: Int)
+    /// The station's clock (or the action time it stamped) is further from the server's than the
+    /// idempotency margin allows: the horizon cannot be judged on it (see ``IdempotencyHorizon``).
+    case clockSkew(stationTime: String, serverTime: String, toleranceHours: Double)
     /// The database cannot be reached for now (a broken connection, a server restarting): nothing
     /// was changed.
     case unavailable(String)
@@ -78,8 +81,15 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .keyReused: "this idempotency key was already used for a different request"
         case .tooOldToDeduplicate(let time, let days, let hours):
             "this action happened at \(time), before the server's idempotency horizon (keys are kept \(days) days, less a \(hours) h margin), and its key is not known here: it may already have been counted. Compare with the server's count, then drop it or send it again under a new key"
+        case .clockSkew(let station, let server, let hours):
+            "the station's time \(station) is more than \(Self.hours(hours)) from the server's \(server): set the station's clock (NTP); nothing was changed"
         case .unavailable(let reason), .storage(let reason): reason
         }
+    }
+
+    /// "24 h", "5 min": a tolerance as a person reads it.
+    private static func hours(_ hours: Double) -> String {
+        hours >= 1 ? "\(Int(hours.rounded())) h" : "\(Int((hours * 60).rounded())) min"
     }
 
     /// The field rule an empty shipment breaks.

@@ -134,7 +134,9 @@ struct PickingStore {
     /// One scanned unit: the barcode must be the task's (GTIN forms alike) and the task not complete.
     func submitScan(_ request: SubmitScanRequest, key: String) throws -> PickTask {
         let task = try lockedPickTask(request.pickTaskId)
-        guard GTIN.sameItem(request.barcode, task.barcode) else {
+        // The station judged the scan knowing what its reader reported; the server cannot: any
+        // reading of an ambiguous 8-digit code that names the task's item is accepted here.
+        guard GTIN.mayBeSameItem(request.barcode, task.barcode) else {
             throw PickingError.barcodeMismatch(scanned: request.barcode, task: task)
         }
         guard !task.isComplete else {

@@ -19,7 +19,7 @@ extension PickStation {
     public func openBatch(_ id: String, org: String) async throws -> BatchOpening {
         _ = try configuration.organisation(org)
         do {
-            return .fetched(try await fetchIntoCache(id, org: org))
+            return .fetched(try await fetchIntoCache(id, org: org, opening: true))
         } catch let error as FetchError {
             guard case .unreachable = error else { throw error }
             guard try cache.reopen(id, org: org) else { throw BatchOpeningError.neverOpened(id, error) }

@@ -46,17 +46,17 @@ final class PageAccess: Sendable {
     }
 
     /// Throws the refusal for a request that may not use the page.
-    func check(_ request: HTTPRequest) throws(PageFailure) {
+    func check(_ request: HTTPRequest) throws(HTTPError) {
         guard let host = request.header("host").map(Self.hostName), hosts.contains(host) else {
-            throw PageFailure(
+            throw HTTPError(
                 status: 421, code: "misdirected_request",
                 message: "this station's page does not answer to that host name (add it to page.allowedHosts)")
         }
         if let site = request.header("sec-fetch-site"), site != "same-origin" && site != "none" {
-            throw PageFailure(status: 403, code: "cross_origin", message: "requests from other sites are refused")
+            throw HTTPError(status: 403, code: "cross_origin", message: "requests from other sites are refused")
         }
         if let origin = request.header("origin"), !allows(origin: origin) {
-            throw PageFailure(
+            throw HTTPError(
                 status: 403, code: "cross_origin", message: "requests from \(origin.prefix(100)) are refused")
         }
         guard let secret = settings.secret, request.path != "/login" else { return }
@@ -65,7 +65,7 @@ final class PageAccess: Sendable {
         }
         let presented = bearer ?? Self.cookieValue(request.header("cookie"), name: Self.cookie)
         guard let presented, Self.constantTimeEqual(presented, secret) else {
-            throw PageFailure(
+            throw HTTPError(
                 status: 401, code: "secret_required",
                 message: "open the one-time login link the station printed, or send Authorization: Bearer <page secret>"
             )

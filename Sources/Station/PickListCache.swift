@@ -52,11 +52,26 @@ public final class PickListCache: Sendable {
     /// impossible, so no sum of a count and a tap (at most 100 000) can overflow.
     public static let quantityLimit = 1_000_000_000
 
-    /// Stores the server's view of `batch` and makes it the open batch. A row keeps its local picked
-    /// count when it has an action not yet confirmed sent, or one sent after the view was asked for
-    /// (`fetchedAt`): the server does not get to overwrite a tap it has not seen. Decided in the same
-    /// transaction as the write, so a tap queued meanwhile cannot slip between.
+    /// Stores the server's view of `batch` and makes it the open batch (the picker opened it). A row
+    /// keeps its local picked count when it has an action not yet confirmed sent, or one sent after
+    /// the view was asked for (`fetchedAt`): the server does not get to overwrite a tap it has not
+    /// seen. Decided in the same transaction as the write, so a tap queued meanwhile cannot slip
+    /// between.
     public func store(_ batch: Batch, org: String, fetchedAt: Date = .distantPast, now: Date = Date()) throws {
+        try store(batch, org: org, fetchedAt: fetchedAt, now: now, opening: true)
+    }
+
+    /// Stores the server's view of `batch` as ``store(_:org:fetchedAt:now:)`` does, but leaves the
+    /// open batch as it is: a refresh asked for while `batch` was open may arrive after the picker
+    /// opened another one, and must not reopen it. Decided in the write's transaction; returns
+    /// whether `batch` is still the open batch.
+    @discardableResult
+    public func refresh(_ batch: Batch, org: String, fetchedAt: Date, now: Date = Date()) throws -> Bool {
+        try store(batch, org: org, fetchedAt: fetchedAt, now: now, opening: false)
+    }
+
+    @discardableResult
+    private func store(_ batch: Batch, org: String, fetchedAt: Date, now: Date, opening: Bool) throws -> Bool {
         for task in batch.tasks {
             for (name, value) in [
                 ("qtyRequired", task.qtyRequired), ("qtyPicked", task.qtyPicked), ("qtyLocked", task.qtyLocked),
@@ -64,7 +79,7 @@ public final class PickListCache: Sendable {
                 throw CacheError.impossibleQuantity(task: task.id, field: name, value: value)
             }
         }
-        try queue.transaction { db in
+        return try queue.transaction { db in
             let unsent = try ActionQueue.tasksWithUnsentActions(org: org, sentSince: fetchedAt, in: db)
             for (position, task) in batch.tasks.enumerated() {
                 try db.run(
@@ -83,9 +98,9 @@ public final class PickListCache: Sendable {
                     ])
             }
             let stamp = Timestamp.iso8601(now)
-            let current = try db.row("SELECT org, batch_id FROM pick_list_batch")
-            let sameBatch =
-                try current.map { try $0.string("org") == org && $0.string("batch_id") == batch.id } ?? false
+            let current = try Self.openBatch(db)
+            let sameBatch = current.map { $0.org == org && $0.batchId == batch.id } ?? false
+            guard opening || sameBatch else { return false }
             try db.run(
                 """
                 INSERT INTO pick_list_batch (slot, org, batch_id, opened_at, refreshed_at) VALUES (1, ?, ?, ?, ?)
@@ -94,6 +109,7 @@ public final class PickListCache: Sendable {
                     opened_at = CASE WHEN ? THEN opened_at ELSE excluded.opened_at END,
                     selected_task_id = CASE WHEN ? THEN selected_task_id ELSE NULL END
                 """, [org, batch.id, stamp, stamp, sameBatch, sameBatch])
+            return true
         }
     }
 
@@ -159,14 +175,16 @@ public final class PickListCache: Sendable {
             """, [delta, org, task]) == 1
     }
 
-    /// Sets a cached task's picked count inside the caller's transaction, only while it stays
-    /// within the units already in a box and what the task requires; returns whether the row changed.
-    static func setPicked(_ count: Int, task: String, org: String, in db: Database) throws -> Bool {
+    /// Sets a cached task's picked count from `from` to `count` inside the caller's transaction, only
+    /// while the row still holds `from` (the count the picker saw: a stale page must not wipe the
+    /// picks made since) and `count` stays within the units already in a box and what the task
+    /// requires; returns whether the row changed.
+    static func setPicked(from: Int, to count: Int, task: String, org: String, in db: Database) throws -> Bool {
         try db.run(
             """
             UPDATE pick_list_tasks SET qty_picked = ?1
-            WHERE org = ?2 AND id = ?3 AND ?1 >= qty_locked AND ?1 <= qty_required
-            """, [count, org, task]) == 1
+            WHERE org = ?2 AND id = ?3 AND qty_picked = ?4 AND ?1 >= qty_locked AND ?1 <= qty_required
+            """, [count, org, task, from]) == 1
     }
 
     /// One task of the open batch read on `db`, or nil when it is not in it.

@@ -12,17 +12,23 @@ extension PickStation {
     @discardableResult
     public func refreshPickList() async throws -> Bool {
         guard let open = try cache.openBatch() else { return false }
-        try await fetchIntoCache(open.batchId, org: open.org)
+        try await fetchIntoCache(open.batchId, org: open.org, opening: false)
         return true
     }
 
-    /// Fetches batch `id` of `org` from the server and stores it as the open batch (rows with unsent
-    /// actions keep their local counts): the one way a batch gets from the server into the cache.
+    /// Fetches batch `id` of `org` from the server and stores it (rows with unsent actions keep their
+    /// local counts): the one way a batch gets from the server into the cache. `opening` makes it the
+    /// open batch; a refresh (`opening: false`) leaves the open batch alone, since the picker may have
+    /// opened another while it was on its way.
     @discardableResult
-    func fetchIntoCache(_ id: String, org: String) async throws -> Batch {
+    func fetchIntoCache(_ id: String, org: String, opening: Bool) async throws -> Batch {
         let asked = Date()
         let batch = try await transport.fetchBatch(id, org: org)
-        try cache.store(batch, org: org, fetchedAt: asked)
+        if opening {
+            try cache.store(batch, org: org, fetchedAt: asked)
+        } else {
+            try cache.refresh(batch, org: org, fetchedAt: asked)
+        }
         return batch
     }
 

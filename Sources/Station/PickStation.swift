@@ -36,10 +36,12 @@ public struct PickStation: Sendable {
     /// The configuration in force (it changes when a corrected one is applied).
     public var configuration: StationConfiguration { live.current }
 
-    /// Takes a re-read configuration: the server, the tokens, the worker and each organisation's
-    /// scanning settings apply at once, and a paused queue looks again. Returns the keys whose
-    /// change needs a restart (the database, the queue's timings, the page's address and access,
-    /// the camera, debounce), which keep their running values.
+    /// Takes a re-read configuration: the server, the tokens, the worker, each organisation's
+    /// scanning settings and the page's access (its secret, allowed hosts; see
+    /// ``StationPage/apply(_:)``) apply at once, and a paused queue looks again. Returns the keys
+    /// whose change needs a restart (the database, the queue's timings, the page's address, the
+    /// camera, debounce), which keep their running values. A page whose address changed keeps all of
+    /// its running settings: its access rules were checked against the new address, not this one.
     @discardableResult
     public func apply(_ new: StationConfiguration) -> [String] {
         let old = live.current
@@ -51,7 +53,7 @@ public struct PickStation: Sendable {
         }
         keep("database", \.databasePath)
         keep("queue", \.queue)
-        keep("page", \.page)
+        if new.page.listen != old.page.listen { keep("page.listen", \.page) }
         keep("camera", \.camera)
         keep("debounce", \.debounce)
         keep("scanners", \.scanners)

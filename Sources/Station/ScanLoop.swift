@@ -73,7 +73,7 @@ public final class ScanLoop {
             guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
                 return (.batchComplete(batchId: task.batchId), nil)
             }
-            let action = NewAction.scan(
+            let action = try NewAction.scan(
                 org: org, pickTaskId: task.id, location: task.location, barcode: code, worker: worker,
                 scannedAt: time)
             return (verdict, try ActionQueue.insert(action, in: db))

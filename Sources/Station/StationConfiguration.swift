@@ -4,6 +4,7 @@ import Foundation
 import HTTPServing
 import Queue
 import Scanning
+import Wire
 
 /// The station's configuration, `config/station.json`:
 ///
@@ -15,7 +16,8 @@ import Scanning
 ///
 /// Each organisation's token comes from exactly one of `token`, `tokenFile` (a file holding it) or
 /// `tokenEnv` (an environment variable's name). Relative paths are relative to the config file.
-/// Unknown keys and bad values are errors naming the key. A file holding a real token (the config
+/// Unknown keys and bad values are errors naming the key; `worker` keeps the API's rule for a
+/// `workerId` (1–200 characters, no control or bidirectional characters). A file holding a real token (the config
 /// with a `token`, a `tokenFile`, `page.tokenFile`) that other users can read is refused with the
 /// `chmod 600` to run; only the README's demo tokens are exempt (the repository's example config).
 public struct StationConfiguration: Sendable, Equatable {
@@ -33,6 +35,9 @@ public struct StationConfiguration: Sendable, Equatable {
     public var page: PageSettings
     /// Handheld scanners (`scanners`), read alongside the camera.
     public var scanners: [ScannerSettings] = []
+    /// `tls.caFile`: the private CA that signed the server's certificate (PEM), which must be in
+    /// the machine's trust store (``SystemTrust``).
+    public var certificateAuthorityFile: String?
     /// The files the configuration was read from (the config and any `tokenFile`), so a running
     /// station can notice a change.
     public var sourceFiles: [String] = []
@@ -107,6 +112,12 @@ public struct StationConfiguration: Sendable, Equatable {
         }
         let station = try reader.requiredString("station")
         let worker = try reader.requiredString("worker")
+        do {
+            // Sent as every action's workerId: the server's rule, checked here once, not per action.
+            try FieldRules.text(worker, field: "worker")
+        } catch {
+            throw reader.error("worker", "\(error.problem) (it is sent as every action's workerId)")
+        }
         let serverText = try reader.requiredString("server")
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
@@ -247,6 +258,22 @@ public struct StationConfiguration: Sendable, Equatable {
             try options.finish()
             scanners.append(scanner)
         }
+        var certificateAuthorityFile: String?
+        if var options = try reader.object("tls") {
+            if let file = try options.string("caFile").map(resolve) {
+                let text: String
+                do {
+                    text = try NamedFile.readText(file)
+                } catch {
+                    throw options.error("caFile", "cannot be read: \(error)")
+                }
+                guard !SystemTrust.certificates(inPEM: text).isEmpty else {
+                    throw options.error("caFile", "holds no PEM certificate (-----BEGIN CERTIFICATE-----): \(file)")
+                }
+                certificateAuthorityFile = file
+            }
+            try options.finish()
+        }
         var page = PageSettings()
         if var options = try reader.object("page") {
             let text = try options.string("listen", default: page.listen.description)
@@ -293,7 +320,7 @@ public struct StationConfiguration: Sendable, Equatable {
         return StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
             organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
-            sourceFiles: [path] + tokenFiles)
+            certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
     }
 
     /// A file's permission bits, or nil when it cannot be looked at.

@@ -12,41 +12,66 @@ public enum StationJSON {
     /// `counts` (the queue could not be read) the counts are null: unknown, never a made-up 0.
     public static func status(
         online: Bool, serverReady: Bool? = nil, server: URL, counts: QueueCounts?, attention: [Attention],
-        scanner: String? = nil, lastScan: String? = nil
-    ) -> String {
-        var object = JSONObjectWriter()
-        object.add("online", bool: online)
-        if let serverReady {
-            object.add("serverReady", bool: serverReady)
-        } else {
-            object.add("serverReady", raw: "null")
-        }
-        object.add("server", string: server.absoluteString)
-        for (key, value) in [("pending", counts?.pending), ("inFlight", counts?.inFlight), ("dead", counts?.dead)] {
-            if let value { object.add(key, number: value) } else { object.add(key, raw: "null") }
-        }
-        if let last = counts?.lastSyncAt {
-            object.add("lastSyncAt", string: last)
-        } else {
-            object.add("lastSyncAt", raw: "null")
-        }
-        let items = attention.map { item in
-            var entry = JSONObjectWriter()
-            entry.add("code", string: item.code)
-            entry.add("message", string: item.message)
-            return entry.finished()
-        }
-        object.add("attention", raw: "[" + items.joined(separator: ",") + "]")
-        if let scanner { object.add("scanner", string: scanner) }
-        if let lastScan { object.add("lastScan", raw: lastScan) }
-        return object.finished()
+        scanner: String? = nil, lastScan: LastScan? = nil
+    ) throws -> String {
+        try encode(
+            Status(
+                online: online, serverReady: serverReady, server: server.absoluteString, pending: counts?.pending,
+                inFlight: counts?.inFlight, dead: counts?.dead, lastSyncAt: counts?.lastSyncAt, attention: attention,
+                scanner: scanner, lastScan: lastScan))
     }
 
-    /// What needs a person, as the station's own files show it: the queue's pause, if any, then
-    /// `others` (what the running station has noticed), or that the queue database failed.
+    /// The last scan's outcome, as the page shows it in large type.
+    public struct LastScan: Encodable, Sendable, Equatable {
+        public var accepted: Bool
+        public var message: String
+        public var at: String
+
+        public init(accepted: Bool, message: String, at: String = Timestamp.iso8601()) {
+            self.accepted = accepted
+            self.message = message
+            self.at = at
+        }
+    }
+
+    /// `status`'s shape: unknown values are `null`, never left out (scripts read every key).
+    struct Status: Encodable {
+        var online: Bool
+        var serverReady: Bool?
+        var server: String
+        var pending: Int?
+        var inFlight: Int?
+        var dead: Int?
+        var lastSyncAt: String?
+        var attention: [Attention]
+        var scanner: String?
+        var lastScan: LastScan?
+
+        private enum Keys: String, CodingKey {
+            case online, serverReady, server, pending, inFlight, dead, lastSyncAt, attention, scanner, lastScan
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(online, forKey: .online)
+            try container.encode(serverReady, forKey: .serverReady)
+            try container.encode(server, forKey: .server)
+            try container.encode(pending, forKey: .pending)
+            try container.encode(inFlight, forKey: .inFlight)
+            try container.encode(dead, forKey: .dead)
+            try container.encode(lastSyncAt, forKey: .lastSyncAt)
+            try container.encode(attention, forKey: .attention)
+            try container.encodeIfPresent(scanner, forKey: .scanner)  // only the running station has these
+            try container.encodeIfPresent(lastScan, forKey: .lastScan)
+        }
+    }
+
+    /// What needs a person, as the station's own files show it: the queue's pauses (the whole
+    /// queue's, then each organisation's), then `others` (what the running station has noticed), or
+    /// that the queue database failed.
     public static func attention(_ station: PickStation, others: [Attention] = []) -> [Attention] {
         do {
-            return (try station.queue.pause().map { [$0.attention] } ?? []) + others
+            return try station.queue.pauses().map(\.attention) + others
         } catch {
             return [databaseFailed(error)] + others
         }
@@ -66,55 +91,83 @@ public enum StationJSON {
     /// letter support has not retried or cleared.
     public static func pickList(_ station: PickStation) throws -> String {
         guard let open = try station.cache.openBatch() else {
-            return #"{"batchId":null,"activeTaskId":null,"tasks":[]}"#
+            return try encode(PickList(batchId: nil, activeTaskId: nil, tasks: []))
         }
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
         let refused = try station.queue.tasksWithRefusedActions(org: open.org)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let rows = try station.cache.tasks().map { task -> String in
-            let object = String(decoding: try encoder.encode(task), as: UTF8.self)
-            return String(object.dropLast())
-                + #","pending":\#(pending.contains(task.id)),"refused":\#(refused.contains(task.id))}"#
+        let rows = try station.cache.tasks().map {
+            PickList.Row(task: $0, pending: pending.contains($0.id), refused: refused.contains($0.id))
         }
-        var object = JSONObjectWriter()
-        object.add("batchId", string: open.batchId)
-        if let active = try station.cache.activeTask()?.id {
-            object.add("activeTaskId", string: active)
-        } else {
-            object.add("activeTaskId", raw: "null")
+        return try encode(
+            PickList(batchId: open.batchId, activeTaskId: try station.cache.activeTask()?.id, tasks: rows))
+    }
+
+    struct PickList: Encodable {
+        var batchId: String?
+        var activeTaskId: String?
+        var tasks: [Row]
+
+        /// A task of the list with the station's two marks beside its fields.
+        struct Row: Encodable {
+            var task: PickTask
+            var pending: Bool
+            var refused: Bool
+
+            private enum Keys: String, CodingKey { case pending, refused }
+
+            func encode(to encoder: any Encoder) throws {
+                try task.encode(to: encoder)
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(pending, forKey: .pending)
+                try container.encode(refused, forKey: .refused)
+            }
         }
-        object.add("tasks", raw: "[" + rows.joined(separator: ",") + "]")
-        return object.finished()
+
+        private enum Keys: String, CodingKey { case batchId, activeTaskId, tasks }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(batchId, forKey: .batchId)
+            try container.encode(activeTaskId, forKey: .activeTaskId)
+            try container.encode(tasks, forKey: .tasks)
+        }
     }
 
     /// The queue as an array of `{"id","org","kind","pickTaskId","state","tries","idempotencyKey",
     /// "createdAt","nextAttemptAt","lastStatus","lastError","label"}`.
-    public static func queue(_ actions: [QueuedAction]) -> String {
-        "["
-            + actions.map { action in
-                var object = JSONObjectWriter()
-                object.add("id", number: action.id)
-                object.add("org", string: action.org)
-                object.add("kind", string: action.kind.rawValue)
-                object.add("pickTaskId", string: action.pickTaskId)
-                object.add("state", string: action.state.rawValue)
-                object.add("tries", number: action.tries)
-                object.add("idempotencyKey", string: action.idempotencyKey)
-                object.add("createdAt", string: action.createdAt)
-                if let next = action.nextAttemptAt {
-                    object.add("nextAttemptAt", string: Timestamp.iso8601(next))
-                } else {
-                    object.add("nextAttemptAt", raw: "null")
-                }
-                object.add("lastStatus", raw: action.lastStatus.map(String.init) ?? "null")
-                if let error = action.lastError {
-                    object.add("lastError", string: error)
-                } else {
-                    object.add("lastError", raw: "null")
-                }
-                object.add("label", string: action.label)
-                return object.finished()
-            }.joined(separator: ",") + "]"
+    public static func queue(_ actions: [QueuedAction]) throws -> String {
+        try encode(actions.map(QueueRow.init))
+    }
+
+    struct QueueRow: Encodable {
+        var action: QueuedAction
+
+        private enum Keys: String, CodingKey {
+            case id, org, kind, pickTaskId, state, tries, idempotencyKey, createdAt, nextAttemptAt, lastStatus,
+                lastError, label
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(action.id, forKey: .id)
+            try container.encode(action.org, forKey: .org)
+            try container.encode(action.kind.rawValue, forKey: .kind)
+            try container.encode(action.pickTaskId, forKey: .pickTaskId)
+            try container.encode(action.state.rawValue, forKey: .state)
+            try container.encode(action.tries, forKey: .tries)
+            try container.encode(action.idempotencyKey, forKey: .idempotencyKey)
+            try container.encode(action.createdAt, forKey: .createdAt)
+            try container.encode(action.nextAttemptAt.map { Timestamp.iso8601($0) }, forKey: .nextAttemptAt)
+            try container.encode(action.lastStatus, forKey: .lastStatus)
+            try container.encode(action.lastError, forKey: .lastError)
+            try container.encode(action.label, forKey: .label)
+        }
+    }
+
+    /// One shape's JSON: keys sorted, slashes as they are.
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

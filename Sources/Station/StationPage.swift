@@ -19,10 +19,11 @@ public final class StationPage: Sendable {
     private let sync: SyncService
     private let attention: AttentionBoard
     private let server: Mutex<HTTPServer?> = Mutex(nil)
-    private let lastScan = Mutex<String?>(nil)
+    private let lastScan = Mutex<StationJSON.LastScan?>(nil)
     private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
-    private let access: PageAccess
+    /// Who may use the page; replaced whole when the config's page settings change.
+    private let access: Mutex<PageAccess>
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
@@ -50,12 +51,17 @@ public final class StationPage: Sendable {
             box.page?.handle($0) ?? .json(503, [])
         }
         address = server.address
-        access = PageAccess(settings: settings, port: server.address.port)
+        access = Mutex(PageAccess(settings: settings, port: server.address.port))
         self.server.withLock { $0 = server }
         box.set(self)
     }
 
     public func stop() { server.withLock { $0?.stop() } }
+
+    /// `GET /api/queue` shows at most this many unsent (pending, in flight, dead) actions, the
+    /// oldest, and this many sent ones, the newest (`scanpick queue` shows them all).
+    static let queueUnsentShown = 1000
+    static let queueSentShown = 50
 
     /// One picker's page: small bodies, a few hundred connections, a few workers (taps are quick).
     static let limits = {
@@ -69,15 +75,19 @@ public final class StationPage: Sendable {
 
     /// A fresh one-time login link's path and query (`/login?code=…`) when the page needs its
     /// secret; any earlier unused link stops working.
-    public func newLoginLink() -> String? { access.newLoginPath() }
+    public func newLoginLink() -> String? { access.withLock { $0 }.newLoginPath() }
+
+    /// Applies re-read page settings on the same address: a rotated secret replaces the old one at
+    /// once (its cookie and bearer stop working, unused login links too), and so do the allowed
+    /// hosts.
+    public func apply(_ settings: StationConfiguration.PageSettings) {
+        let port = address.port
+        access.withLock { $0 = PageAccess(settings: settings, port: port) }
+    }
 
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
-        var object = JSONObjectWriter()
-        object.add("accepted", bool: accepted)
-        object.add("message", string: message)
-        object.add("at", string: Timestamp.iso8601())
-        lastScan.withLock { $0 = object.finished() }
+        lastScan.withLock { $0 = StationJSON.LastScan(accepted: accepted, message: message) }
     }
 
     /// Shows what the frame source is doing ("camera: not found", "scanner: input ended"), or nil.
@@ -85,122 +95,180 @@ public final class StationPage: Sendable {
         scanner.withLock { $0 = state }
     }
 
+    /// The page's routes: its three files, the login link, and the JSON API.
+    enum Route: Equatable, Sendable {
+        case file(String)
+        case login
+        case status
+        case pickList
+        case queue
+        case tap
+        case retry(id: String)
+        case clear(id: String)
+
+        static let table = RouteTable<Route>([
+            ("GET", "/", { _ in .file("/") }),
+            ("GET", "/page.css", { _ in .file("/page.css") }),
+            ("GET", "/page.js", { _ in .file("/page.js") }),
+            ("GET", "/login", { _ in .login }),
+            ("GET", "/api/status", { _ in .status }),
+            ("GET", "/api/pick-list", { _ in .pickList }),
+            ("GET", "/api/queue", { _ in .queue }),
+            ("POST", "/api/taps", { _ in .tap }),
+            ("POST", "/api/queue/{}/retry", { .retry(id: $0[0]) }),
+            ("POST", "/api/queue/{}/clear", { .clear(id: $0[0]) }),
+        ])
+    }
+
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
+            let access = self.access.withLock { $0 }
             try access.check(request)
+            let route = try Route.table.match(method: request.method, path: request.path)
             if request.method == "POST" { try requireJSON(request) }
-            switch (request.method, request.path) {
-            case ("GET", "/login"):
+            switch route {
+            case .login:
                 return access.login(request)
-            case ("GET", let path) where files[path] != nil:
-                let file = files[path]!
+            case .file(let path):
+                guard let file = files[path] else { throw HTTPError.noSuchRoute(path) }
                 return HTTPResponse(
                     status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")], body: file.bytes
                 )
-            case ("GET", "/api/status"):
-                // The pill answers even when the queue cannot be read: unknown counts, and why.
-                var noticed = attention.current
-                let counts: QueueCounts?
-                do {
-                    counts = try station.queue.counts()
-                } catch {
-                    counts = nil
-                    noticed.append(StationJSON.databaseFailed(error))
-                }
-                return json(
-                    200,
-                    StationJSON.status(
-                        online: sync.isOnline, serverReady: sync.isServerReady, server: station.transport.server,
-                        counts: counts,
-                        attention: StationJSON.attention(station, others: noticed),
-                        scanner: scanner.withLock { $0 }, lastScan: lastScan.withLock { $0 }))
-            case ("GET", "/api/pick-list"):
+            case .status:
+                return json(200, try status())
+            case .pickList:
                 return json(200, try StationJSON.pickList(station))
-            case ("GET", "/api/queue"):
-                return json(200, StationJSON.queue(try station.queue.actions()))
-            case ("POST", "/api/taps"):
-                return try tap(request)
-            case ("POST", let path) where path.hasPrefix("/api/queue/"):
-                return try queueAction(path, request)
-            default:
-                return errorResponse(404, "not_found", "no route \(request.method) \(request.path)")
+            case .queue:
+                // Polled every second or so: bounded, whatever the queue and its sent history hold.
+                let actions = try station.queue.recentActions(
+                    unsentLimit: Self.queueUnsentShown, sentLimit: Self.queueSentShown)
+                return json(200, try StationJSON.queue(actions))
+            case .tap:
+                return try json(200, Self.encode(try tap(request)))
+            case .retry(let id):
+                return try json(200, Self.encode(try queueAction(.retry, id: id, request)))
+            case .clear(let id):
+                return try json(200, Self.encode(try queueAction(.clear, id: id, request)))
             }
-        } catch let refusal as TapRefusal {
-            return errorResponse(422, refusal.code, refusal.description)
-        } catch let failure as PageFailure {
-            return errorResponse(failure.status, failure.code, failure.message)
-        } catch let error where error is SQLiteError || error is StorageError {
-            // The station's own storage (busy past its timeout, a full disk, a row it cannot read):
-            // nothing was done.
-            return errorResponse(503, "storage", "the station could not use its database (\(error)); try again")
         } catch {
-            return errorResponse(400, "bad_request", String(describing: error))
+            var response = Self.httpError(error).response
+            response.headers.append(("Cache-Control", "no-store"))
+            return response
         }
+    }
+
+    /// Every failure as the answer it gets: the page's own refusals as they are, a request that
+    /// does not parse 400, and a fault of the station itself (its database, anything unforeseen)
+    /// a 5xx: the request was fine and nothing was done.
+    static func httpError(_ error: any Error) -> HTTPError {
+        switch error {
+        case let refusal as HTTPError: refusal
+        case let refusal as TapRefusal:
+            HTTPError(status: refusal.status, code: refusal.code, message: refusal.description)
+        case is DecodingError:
+            HTTPError(status: 400, code: "bad_request", message: "the body is not the JSON this route takes (\(error))")
+        case is SQLiteError, is StorageError:
+            HTTPError(
+                status: 503, code: "storage", message: "the station could not use its database (\(error)); try again")
+        default:
+            HTTPError(
+                status: 500, code: "internal", message: "the station failed to answer (\(error)); nothing was done")
+        }
+    }
+
+    /// The pill's JSON; it answers even when the queue cannot be read: unknown counts, and why.
+    private func status() throws -> String {
+        var noticed = attention.current
+        let counts: QueueCounts?
+        do {
+            counts = try station.queue.counts()
+        } catch {
+            counts = nil
+            noticed.append(StationJSON.databaseFailed(error))
+        }
+        return try StationJSON.status(
+            online: sync.isOnline, serverReady: sync.isServerReady, server: station.transport.server, counts: counts,
+            attention: StationJSON.attention(station, others: noticed), scanner: scanner.withLock { $0 },
+            lastScan: lastScan.withLock { $0 })
     }
 
     /// Changes come as JSON only: a form or text body from another page would need a preflight
     /// no one answers.
-    private func requireJSON(_ request: HTTPRequest) throws {
+    private func requireJSON(_ request: HTTPRequest) throws(HTTPError) {
         guard request.header("content-type")?.hasPrefix("application/json") == true else {
-            throw PageFailure(status: 415, code: "json_required", message: "send Content-Type: application/json")
+            throw HTTPError(status: 415, code: "json_required", message: "send Content-Type: application/json")
         }
     }
 
-    private func tap(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// `POST /api/taps`'s answer once the tap is durable.
+    struct TapAnswer: Encodable {
+        var actionId: Int
+        var pickTask: PickTask
+    }
+
+    private func tap(_ request: HTTPRequest) throws -> TapAnswer {
         let body = try JSONDecoder().decode(TapBody.self, from: Data(request.body))
         let result: StationTaps.Result
         switch body.kind {
         case "pick": result = try station.taps.pick(body.pickTaskId, qty: try body.qty.value(default: 1))
         case "setQty":
             guard body.from != .absent, body.to != .absent else {
-                throw PageFailure(status: 400, code: "bad_request", message: "a setQty tap needs from and to")
+                throw HTTPError(status: 400, code: "bad_request", message: "a setQty tap needs from and to")
             }
             result = try station.taps.setQty(
                 body.pickTaskId, from: try body.from.value(default: 0), to: try body.to.value(default: 0))
         default:
-            throw PageFailure(status: 400, code: "bad_request", message: "kind must be pick or setQty")
+            throw HTTPError(status: 400, code: "bad_request", message: "kind must be pick or setQty")
         }
         sync.poke()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let task = String(decoding: try encoder.encode(result.task), as: UTF8.self)
-        return json(200, #"{"actionId":\#(result.actionId),"pickTask":\#(task)}"#)
+        return TapAnswer(actionId: result.actionId, pickTask: result.task)
     }
 
-    private func queueAction(_ path: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let parts = path.split(separator: "/")  // api, queue, ID, verb
-        guard parts.count == 4, let id = Int(parts[2]) else {
-            throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
+    /// What support does to a dead letter from the page.
+    enum SupportAction: String, Encodable {
+        case retry
+        case clear
+    }
+
+    /// `POST /api/queue/{id}/retry|clear`'s answer.
+    struct SupportAnswer: Encodable {
+        var id: Int
+        var done: SupportAction
+    }
+
+    private func queueAction(_ action: SupportAction, id text: String, _ request: HTTPRequest) throws -> SupportAnswer {
+        guard let id = Int(text) else {
+            throw HTTPError(status: 404, code: "not_found", message: "there is no action \(text.prefix(40))")
         }
         // Support names who does it: the station log records a person, never "the page".
-        let by = (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["by"] as? String
+        struct Body: Decodable { var by: String? }
+        let by = try? JSONDecoder().decode(Body.self, from: Data(request.body)).by
         guard let by, ActionQueue.isSupportName(by) else {
-            throw PageFailure(
+            throw HTTPError(
                 status: 400, code: "name_required",
                 message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
         }
         do {
-            switch parts[3] {
-            case "retry": try station.queue.retry(id, by: by)
-            case "clear": try station.queue.clear(id, by: by)
-            default: throw PageFailure(status: 404, code: "not_found", message: "no route POST \(path)")
+            switch action {
+            case .retry: try station.queue.retry(id, by: by)
+            case .clear: try station.queue.clear(id, by: by)
             }
-        } catch let error as QueueError {
-            throw PageFailure(status: error == .noSuchAction(id) ? 404 : 409, code: "queue", message: error.description)
+        } catch {
+            throw HTTPError(status: error == .noSuchAction(id) ? 404 : 409, code: "queue", message: error.description)
         }
         sync.poke()
-        return json(200, #"{"id":\#(id),"done":"\#(parts[3])"}"#)
+        return SupportAnswer(id: id, done: action)
+    }
+
+    /// A response body in the API's JSON form (keys sorted, as the command line's `--json` prints).
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     private func json(_ status: Int, _ text: String) -> HTTPResponse {
         .json(status, Array(text.utf8), headers: [("Cache-Control", "no-store")])
-    }
-
-    private func errorResponse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
-        var object = JSONObjectWriter()
-        object.add("error", string: code)
-        object.add("message", string: message)
-        return json(status, object.finished())
     }
 
     /// Lets the server's handler reach the page once it exists (the server starts inside `init`).
@@ -251,12 +319,6 @@ struct TapBody: Decodable {
         from = try quantity(.from)
         to = try quantity(.to)
     }
-}
-
-struct PageFailure: Error {
-    var status: Int
-    var code: String
-    var message: String
 }
 
 /// The page could not start.

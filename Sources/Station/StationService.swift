@@ -19,8 +19,9 @@ import Wire
 ///     let summary = try await service.run(source: .wedge, org: nil)  // until SIGINT or SIGTERM
 public final class StationService: Sendable {
     public let station: PickStation
-    /// What the running station noticed that a person must see (with the queue's pause, in the pill).
-    public let attention = AttentionBoard()
+    /// What the running station noticed that a person must see (with the queue's pause, in the pill);
+    /// kept in the station database too, so `scanpick status` in another process shows it.
+    public let attention: AttentionBoard
     private let configPath: String
     private let output: @Sendable (String) -> Void
     private let log: @Sendable (String) -> Void
@@ -70,6 +71,27 @@ public final class StationService: Sendable {
         self.station = station
         self.output = output
         self.log = log
+        let queue = station.queue
+        let pid = getpid()
+        attention = AttentionBoard { items in
+            do {
+                try queue.recordStationAttention(items, pid: pid)
+            } catch {
+                log(
+                    Self.line(
+                        "attention_not_stored",
+                        "what needs attention could not be stored for `scanpick status`: \(error)"))
+            }
+        }
+    }
+
+    /// Clears what an earlier run left for `scanpick status` (at start and at a clean stop).
+    private func clearStoredAttention() {
+        do {
+            try station.queue.recordStationAttention([], pid: getpid())
+        } catch {
+            log(Self.line("attention_not_stored", "what needs attention could not be cleared: \(error)"))
+        }
     }
 
     /// Runs the station until ``stop()`` (SIGINT, SIGTERM), or until recorded frames without `loop`
@@ -79,10 +101,12 @@ public final class StationService: Sendable {
         let configuration = station.configuration
         let open = try station.cache.openBatch()
         // What can refuse the run is checked before anything is printed or started.
-        let org =
-            requested ?? open?.org
-            ?? (configuration.organisations.count == 1 ? configuration.organisations.keys.first : nil)
-        guard let org else { throw StationServiceError.whichOrganisation }
+        let org: String
+        do {
+            org = try station.organisation(requested: requested, preferOpenBatch: true)
+        } catch is OrganisationError {
+            throw StationServiceError.whichOrganisation
+        }
         let organisation = try configuration.organisation(org)
         // Frames from a folder that is not there fail now, clearly (when scanning is on: with it
         // off, no frame source is ever opened).
@@ -108,14 +132,16 @@ public final class StationService: Sendable {
         let syncLoop = watchdog.loop(
             "sync", allowance: .seconds(2 * configuration.queue.requestTimeout + 30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
+        clearStoredAttention()
         let sync = station.syncService(attention: attention, log: log, heartbeat: syncLoop.beat)
+        checkTrust(configuration)
         sync.start()
         let page: StationPage
         do {
             page = try StationPage(station: station, sync: sync, attention: attention, settings: configuration.page)
         } catch {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
-            throw error
+            throw StationServiceError.pageCannotListen("\(error)")
         }
         output("page: http://\(page.address)/")
         if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
@@ -176,6 +202,7 @@ public final class StationService: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             scannersFinished.notify(queue: .global()) { continuation.resume() }
         }
+        clearStoredAttention()
         // A camera or replay thread finishes its frame; a wedge read blocked on input is left to the exit.
         if scanThread != nil, source != .wedge {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -201,8 +228,9 @@ public final class StationService: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// Re-reads the config file: the server, tokens, worker and scanning settings apply at once and a
-    /// paused queue looks again; a config that does not load is shown and the previous one kept.
+    /// Re-reads the config file: the server, tokens, worker, scanning settings and the page's access
+    /// (a rotated secret) apply at once and a paused queue looks again; keys that need a restart are
+    /// shown as needing attention; a config that does not load is shown and the previous one kept.
     public func reload() {
         let (sync, watcher, page) = state.withLock { ($0.sync, $0.watcher, $0.page) }
         var line = JSONObjectWriter()
@@ -211,8 +239,29 @@ public final class StationService: Sendable {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
             let restart = station.apply(configuration)
+            checkTrust(configuration)
+            page?.apply(station.configuration.page)
+            attention.set(
+                "restart",
+                restart.isEmpty
+                    ? nil
+                    : Attention(
+                        code: "restart_needed",
+                        message:
+                            "the config changed \(restart.joined(separator: ", ")), which apply when the station restarts: restart it (the running station keeps the previous values)"
+                    ))
             watcher?.watch(configuration.sourceFiles)
-            try station.queue.resume()
+            do {
+                try station.queue.resume()
+                attention.set("resume", nil)
+            } catch {
+                // The new config is in force; only lifting the pause failed (the drainer looks again
+                // on its own after the backoff cap).
+                report(
+                    "resume", "resume_failed",
+                    "the corrected config is applied, but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap, or on the next config change"
+                )
+            }
             sync?.poke()
             if let page, let login = page.newLoginLink() {
                 output("page login link (works once): http://\(page.address)\(login)")
@@ -231,6 +280,17 @@ public final class StationService: Sendable {
             line.add("error", string: String(describing: error))
         }
         log(line.finished())
+    }
+
+    /// Shows a `tls.caFile` that the machine does not trust yet (its HTTPS would fail on it).
+    private func checkTrust(_ configuration: StationConfiguration) {
+        guard let file = configuration.certificateAuthorityFile, !SystemTrust.trusts(certificatesIn: file) else {
+            attention.set("tls-ca", nil)
+            return
+        }
+        let message = SystemTrust.notInstalled(file, config: configPath)
+        output(message)
+        attention.set("tls-ca", Attention(code: "tls_ca_not_installed", message: message))
     }
 
     // MARK: The scan thread
@@ -426,11 +486,14 @@ public final class StationService: Sendable {
 /// Why the station cannot start.
 public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     case whichOrganisation
+    /// The page cannot listen where the config says (the address in use, not an address here).
+    case pageCannotListen(String)
 
     public var description: String {
         switch self {
         case .whichOrganisation:
             "no organisation to scan for: no batch is open and the config has several organisations; open a batch or name one"
+        case .pageCannotListen(let reason): "\(reason) (the address is the config's \"page.listen\")"
         }
     }
 }

@@ -36,23 +36,30 @@ public struct StationTaps: Sendable {
                     "picking \(qty) more of \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
                 )
             }
-            return .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
+            return try .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
         }
     }
 
-    /// Sets a task's picked count from `from` (what the picker saw) to `to`.
+    /// Sets a task's picked count from `from` (what the picker saw) to `to`; refused
+    /// (``TapRefusal/staleCount(_:current:)``) when the row no longer holds `from`, so a page or a
+    /// shell that shows an old count cannot wipe the picks made since.
     public func setQty(_ taskId: String, from: Int, to: Int) throws -> Result {
         try Tap.setQty(from: from, to: to).check()
         let worker = station.configuration.worker
         return try tap(taskId) { db, org, task in
-            guard try PickListCache.setPicked(to, task: taskId, org: org, in: db) else {
+            guard try PickListCache.setPicked(from: from, to: to, task: taskId, org: org, in: db) else {
+                if task.qtyPicked != from {
+                    throw TapRefusal.staleCount(
+                        "\(task.location) is at \(task.qtyPicked) now, not \(from) as shown: nothing was changed; look again and set it from \(task.qtyPicked)",
+                        current: task.qtyPicked)
+                }
                 if to < task.qtyLocked {
                     throw TapRefusal.lockedByShipment(
                         "\(task.qtyLocked) units of \(task.location) are already in a box")
                 }
                 throw TapRefusal.overPick("\(to) is over the \(task.qtyRequired) required at \(task.location)")
             }
-            return .setQty(
+            return try .setQty(
                 org: org, pickTaskId: task.id, location: task.location, from: from, to: to, worker: worker)
         }
     }
@@ -83,12 +90,16 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case overPick(String)
     /// A quantity outside what a tap may carry (``StationTaps/pickQuantities``, ``StationTaps/setQuantities``).
     case invalidQuantity(String)
+    /// A set-quantity tap whose `from` is not the row's count any more (the picker saw an old one).
+    case staleCount(String, current: Int)
 
     public var description: String {
         switch self {
         case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
         case .notInBatch(let id): "task \(id) is not in the open batch"
-        case .lockedByShipment(let message), .overPick(let message), .invalidQuantity(let message): message
+        case .lockedByShipment(let message), .overPick(let message), .invalidQuantity(let message),
+            .staleCount(let message, _):
+            message
         }
     }
 
@@ -96,7 +107,17 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: String {
         switch self {
         case .invalidQuantity: "invalid_quantity"
+        case .staleCount: "stale_count"
         default: "refused"
+        }
+    }
+
+    /// The HTTP status the page's API answers with: 409 when the count changed under the picker
+    /// (look again), 422 for a tap the station refuses outright.
+    public var status: Int {
+        switch self {
+        case .staleCount: 409
+        default: 422
         }
     }
 }

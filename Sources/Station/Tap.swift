@@ -27,20 +27,25 @@ public enum Tap: Sendable, Equatable {
 extension StationTaps {
     /// Queues `tap` on task `taskId` of `org` and returns the action's id, durable when this returns.
     /// A task of the open batch goes through the pick list: its row changes with the action, and the
-    /// station refuses at once what the server would (units already in a box, over-picks). Any other
-    /// task is queued as it is, for the server to judge.
+    /// station refuses at once what the server would (units already in a box, over-picks). A task
+    /// that is not in the open batch is refused (``TapRefusal/notInBatch(_:)``): a mistyped id or
+    /// another organisation's task would only go dead on the server. With `outsideBatch` (support,
+    /// who know the task exists on the server) it is queued as it is, for the server to judge.
     ///
     ///     let id = try station.taps.record(.pick(qty: 2), task: "task-7", org: "acme")
-    public func record(_ tap: Tap, task taskId: String, org: String) throws -> Int {
+    public func record(_ tap: Tap, task taskId: String, org: String, outsideBatch: Bool = false) throws -> Int {
         try tap.check()
         _ = try station.configuration.organisation(org)
-        if let open = try station.cache.openBatch(), open.org == org,
-            try station.cache.tasks().contains(where: { $0.id == taskId })
-        {
+        let open = try station.cache.openBatch()
+        if let open, open.org == org, try station.cache.tasks().contains(where: { $0.id == taskId }) {
             switch tap {
             case .pick(let qty): return try pick(taskId, qty: qty).actionId
             case .setQty(let from, let to): return try setQty(taskId, from: from, to: to).actionId
             }
+        }
+        guard outsideBatch else {
+            guard let open else { throw TapRefusal.noOpenBatch }
+            throw TapRefusal.notInBatch(open.org == org ? taskId : "\(taskId) of \(org)")
         }
         let worker = station.configuration.worker
         switch tap {

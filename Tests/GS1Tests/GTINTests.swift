@@ -33,6 +33,22 @@ import Testing
         #expect(GTIN.hasValidCheckDigit(upca))
     }
 
+    @Test func anAmbiguousEightDigitCodeNamesOneItemOnlyWhenTheReaderSaidWhichItIs() {
+        // 01234565: a valid EAN-8, and the UPC-E of 012345000065.
+        #expect(!GTIN.sameItem("01234565", "012345000065"))
+        #expect(GTIN.sameItem("01234565", "012345000065", firstReadAs: .upcE))
+        #expect(!GTIN.sameItem("01234565", "012345000065", firstReadAs: .ean8))
+        #expect(GTIN.sameItem("01234565", "0000001234565", firstReadAs: .ean8))
+        #expect(!GTIN.sameItem("012345000065", "01234565"))  // the task's 8 digits may be the EAN-8
+        // 04252614 is no valid EAN-8 (its check digit would be 0): only the UPC-E reading is left.
+        #expect(GTIN.sameItem("04252614", "042100005264"))
+        #expect(GTIN.sameItem("96385074", "0000096385074"))  // starts with 9: an EAN-8 only
+        // The server, which never knows the symbology, accepts any reading that fits.
+        #expect(GTIN.mayBeSameItem("01234565", "012345000065"))
+        #expect(GTIN.mayBeSameItem("01234565", "0000001234565"))
+        #expect(!GTIN.mayBeSameItem("01234565", "036000291452"))
+    }
+
     @Test func checksCheckDigits() {
         #expect(GTIN.hasValidCheckDigit("5901234123457"))
         #expect(!GTIN.hasValidCheckDigit("5901234123458"))

@@ -14,7 +14,7 @@ import Testing
 
     @Test func enqueueCommitsTheCallersChangeInTheSameTransaction() throws {
         let (queue, folder) = try queue()
-        let action = NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 2, worker: "w")
+        let action = try NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 2, worker: "w")
         try queue.enqueue(action) { db in try db.run("INSERT INTO rows VALUES ('t1', 2)") }
         // Seen from another connection at once: durable when enqueue returns.
         let other = try Database(path: folder.file("q.sqlite"))
@@ -34,7 +34,7 @@ import Testing
 
     @Test func actionsCarryTheirKeyInTheBodyAndAReadableLabel() throws {
         let (queue, _) = try queue()
-        let scan = NewAction.scan(
+        let scan = try NewAction.scan(
             org: "acme", pickTaskId: "t1", location: "A1", barcode: "036000291452", worker: "worker-003",
             scannedAt: Date(timeIntervalSince1970: 0))
         let id = try queue.enqueue(scan)
@@ -46,10 +46,47 @@ import Testing
         #expect(stored.label == "scan A1 · 036000291452")
         #expect(stored.state == .pending)
         #expect(UUID(uuidString: stored.idempotencyKey) != nil)
-        let tap = NewAction.setQty(org: "acme", pickTaskId: "t9", location: "C2", from: 1, to: 3, worker: "w")
+        let tap = try NewAction.setQty(org: "acme", pickTaskId: "t9", location: "C2", from: 1, to: 3, worker: "w")
         #expect(tap.label == "qty C2 · 1→3")
         #expect(tap.idempotencyKey != scan.idempotencyKey)
         #expect(try queue.tasksWithUnsentActions(org: "acme") == ["t1"])
+    }
+
+    /// A body that could never be sent as its action (empty, not JSON, another key) is refused at
+    /// the enqueue, never queued to die later.
+    @Test func anActionWhoseBodyIsNotItsOwnIsNeverQueued() throws {
+        let (queue, _) = try queue()
+        for payload in ["", "not json", #"{"idempotencyKey":"another","pickTaskId":"t1"}"#] {
+            let action = NewAction(
+                org: "acme", kind: .pick, pickTaskId: "t1", payload: Array(payload.utf8), idempotencyKey: "k-1",
+                label: "pick t1 · ×1")
+            #expect(throws: QueueError.badPayload("pick t1 · ×1")) { try queue.enqueue(action) }
+        }
+        #expect(try queue.actions().isEmpty)
+    }
+
+    /// A stored pause that cannot be read is an error to show, never read as "not paused".
+    @Test func anUnreadableStoredPauseIsAnErrorNotAnOpenQueue() throws {
+        let (queue, _) = try queue()
+        try queue.database.write { db in
+            _ = try db.run("INSERT INTO queue_state (key, value) VALUES ('pause', 'not a pause')")
+        }
+        #expect(throws: QueueError.self) { try queue.pauses() }
+        try queue.resume()  // a corrected config clears it
+        #expect(try queue.pauses().isEmpty)
+    }
+
+    /// Who acts is written in the station log as a name a person reads: no control or
+    /// bidirectional characters that make it read as someone else.
+    @Test func supportNamesKeepTheAPIsTextRules() {
+        #expect(ActionQueue.isSupportName("support-jo"))
+        #expect(ActionQueue.isSupportName("Jo Ørsted"))
+        for bad in [
+            "", "   ", "jo\u{202E}oj", "jo\u{2066}", "jo\u{2028}x", "jo\nx", "jo\u{85}",
+            String(repeating: "j", count: 65),
+        ] {
+            #expect(!ActionQueue.isSupportName(bad), "\(bad.debugDescription)")
+        }
     }
 
     @Test func sentActionsArePrunedAfterTheirRetention() throws {
@@ -100,10 +137,15 @@ import Testing
     }
 
     @Test func outcomesFollowTheBrief() {
-        func classify(_ status: Int, _ body: String = "{}", retryAfter: String? = nil) -> DeliveryOutcome {
-            DeliveryOutcome.classify(
-                status: status, body: Data(body.utf8), retryAfterHeader: retryAfter, now: Date(timeIntervalSince1970: 0)
-            )
+        func classify(
+            _ status: Int, _ body: String = "{}", retryAfter: String? = nil,
+            headers: [String: String] = ["content-type": "application/json", "idempotency-key": "k"]
+        ) -> DeliveryOutcome {
+            var fields = headers
+            fields["retry-after"] = retryAfter
+            return DeliveryOutcome.classify(
+                status: status, headers: fields, body: Data(body.utf8), sentKey: "k",
+                now: Date(timeIntervalSince1970: 0))
         }
         #expect(classify(200) == .delivered(status: 200))
         #expect(classify(201) == .delivered(status: 201))
@@ -119,7 +161,7 @@ import Testing
         }
         #expect(wait == nil)
         for refused in [400, 410, 422] {
-            guard case .refused = classify(refused) else {
+            guard case .refused = classify(refused, #"{"error":"invalid_field","message":"m"}"#) else {
                 Issue.record("\(refused) must be refused")
                 continue
             }
@@ -141,6 +183,61 @@ import Testing
             #expect(attention.code == code)
         }
         #expect(classify(409, #"{"error":"conflict","message":"m"}"#) == .refused(status: 409, reason: "conflict: m"))
+        // A worker id the server refuses is the station's config, not the action's: a pause.
+        guard
+            case .paused(let worker, 400) = classify(
+                400, #"{"error":"invalid_field","message":"workerId must not be empty"}"#)
+        else {
+            Issue.record("a refused workerId must pause the queue")
+            return
+        }
+        #expect(worker.code == "invalid_worker")
+        guard
+            case .paused(let clock, 422) = classify(
+                422,
+                #"{"error":"clock_skew","message":"the station's time 2000-01-01T00:00:00.000Z is more than 24 h …"}"#)
+        else {
+            Issue.record("clock_skew must pause the queue")
+            return
+        }
+        #expect(clock.code == "clock_skew")
+        #expect(worker.message.contains("fix `worker` in the station config"))
+        #expect(
+            classify(400, #"{"error":"invalid_field","message":"pickTaskId must not be empty"}"#)
+                == .refused(status: 400, reason: "invalid_field: pickTaskId must not be empty"))
+        // Only the API's own answers count: a 2xx that is not JSON or does not echo the action's key
+        // (a captive portal, another web application), a redirect, a 405, or a 4xx outside the API's
+        // error shape pause the queue; nothing goes sent or dead for them.
+        let html = ["content-type": "text/html"]
+        for (status, body, headers, code) in [
+            (200, "<html>Welcome to the guest Wi-Fi</html>", html, "not_the_api"),
+            (200, "{}", ["content-type": "application/json"], "not_the_api"),
+            (200, "{}", ["content-type": "application/json", "idempotency-key": "other"], "not_the_api"),
+            (201, "{}", ["idempotency-key": "k"], "not_the_api"),
+            (301, "", ["location": "https://example.test/api/picking/pick"], "redirected"),
+            (308, "", [:], "redirected"),
+            (
+                405, #"{"error":"method_not_allowed","message":"use GET here"}"#, ["content-type": "application/json"],
+                "method_not_allowed"
+            ),
+            (405, "<html>405 Not Allowed</html>", html, "method_not_allowed"),
+            (400, "<html>Bad Request</html>", html, "not_the_api"),
+            (422, "{}", ["content-type": "application/json"], "not_the_api"),
+        ] {
+            guard case .paused(let attention, status) = classify(status, body, headers: headers) else {
+                Issue.record("\(status) \(body) \(headers) must pause the queue")
+                continue
+            }
+            #expect(attention.code == code, "\(status) \(body)")
+        }
+        #expect(
+            classify(200, "[]", headers: ["content-type": "application/json; charset=utf-8", "idempotency-key": "k"])
+                == .delivered(status: 200))
+        // A proxy's 502 page is still the network's trouble: transient, whatever its body.
+        guard case .transient = classify(502, "<html>Bad Gateway</html>", headers: html) else {
+            Issue.record("a 502 page must be transient")
+            return
+        }
         #expect(
             classify(422, #"{"error":"over_pick","message":"too many"}"#)
                 == .refused(status: 422, reason: "over_pick: too many"))

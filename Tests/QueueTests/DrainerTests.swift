@@ -227,6 +227,45 @@ import Testing
         #expect(try await fixture.picked() == [1, 1, 0])
     }
 
+    @Test func aPausedOrganisationHoldsBackOnlyItsOwnActions() async throws {
+        let fixture = try await QueueFixture()
+        let drainer = fixture.drainer()  // a token for acme only
+        let first = try fixture.pick(0)
+        let globex = try fixture.queue.enqueue(
+            .pick(org: "globex", pickTaskId: "g1", location: nil, qty: 1, worker: "w"))
+        let second = try fixture.pick(1)
+        #expect(throws: QueueError.notHeld(first, .pending)) { try fixture.queue.park(first, by: "support-jo") }
+
+        var sent: [Int] = []
+        let pass = try await drainer.drainPass { if case .sent(let action, _) = $0 { sent.append(action.id) } }
+        #expect(sent == [first, second])
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "no_token")
+        #expect(try fixture.queue.pauses().map(\.org) == ["globex"])
+        #expect(try fixture.queue.action(globex)?.state == .pending)
+        #expect(try fixture.queue.action(globex)?.tries == 0)
+
+        // Later work of acme goes on while globex's waits for its pause to end.
+        let third = try fixture.pick(2)
+        fixture.clock.advance(1)
+        let next = try await drainer.drainPass()
+        #expect(next.sent == 1)
+        #expect(try fixture.queue.action(third)?.state == .sent)
+        #expect(try fixture.queue.pauses().map(\.org) == ["globex"])
+
+        // Support parks the stranded action: it is a dead letter to retry or clear, and the pause ends.
+        #expect(throws: QueueError.notDead(globex, .pending)) { try fixture.queue.clear(globex, by: "support-jo") }
+        try fixture.queue.park(globex, by: "support-jo")
+        let parked = try #require(try fixture.queue.action(globex))
+        #expect(parked.state == .dead)
+        #expect(parked.lastError?.contains("parked by support-jo") == true)
+        #expect(try fixture.queue.pauses().isEmpty)
+        #expect(try fixture.queue.log().first?.event == "park")
+        #expect(try await fixture.picked() == [1, 1, 1])
+    }
+
     @Test func aWrongTokenPausesAndTheNextAnswerLiftsThePause() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
@@ -243,6 +282,100 @@ import Testing
         #expect(try fixture.queue.pause() == nil)
     }
 
+    /// An action queued with a worker id the server refuses (by a station whose config was never
+    /// checked for it) pauses the queue instead of going dead; a station's config is now checked.
+    @Test(arguments: ServerStoreKind.allCases)
+    func aWorkerIdTheServerRefusesPausesInsteadOfDeadLettering(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store)
+        let id = try fixture.queue.enqueue(
+            .pick(org: "acme", pickTaskId: fixture.scenario.tasks[0], location: "A1", qty: 1, worker: "w\u{202E}3"))
+        let pass = try await fixture.drainer().drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "invalid_worker")
+        #expect(attention.message.contains("workerId must not contain control characters"))
+        #expect(try fixture.queue.action(id)?.state == .pending)
+        #expect(try fixture.queue.counts().dead == 0)
+
+        // A station with such a worker in its config does not start, nor queue a tap.
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        try text.replacingOccurrences(of: #""worker-test""#, with: #""""#).write(
+            toFile: config, atomically: false, encoding: .utf8)
+        let tap = try await ProcessRunner.scanpick([
+            "tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config,
+        ])
+        #expect(tap.status != 0)
+        #expect(tap.standardError.contains(#""worker" must not be empty"#), "\(tap.standardError)")
+        #expect(try fixture.queue.counts().pending == 1)
+    }
+
+    /// A station whose clock is far off (a dead RTC battery at boot) is told so by the server: the
+    /// whole queue pauses with what to do, nothing goes dead or counts, and once the clock is set
+    /// the actions go.
+    @Test(arguments: ServerStoreKind.allCases)
+    func aWrongStationClockPausesTheQueueUntilItIsSet(store: ServerStoreKind) async throws {
+        let fixture = try await QueueFixture(store: store)
+        let ids = [try fixture.pick(0), try fixture.pick(1)]
+        let booted = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01
+        let transport = HTTPActionTransport(
+            server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5, now: { booted })
+        let wrong = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
+        let pass = try await wrong.drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "clock_skew")
+        #expect(attention.message.contains("set this station's clock (NTP"))
+        #expect(try fixture.queue.pauses().map(\.org) == [nil])
+        for id in ids { #expect(try fixture.queue.action(id)?.tries == 0) }
+        #expect(try fixture.queue.counts().dead == 0)
+        #expect(try await fixture.picked() == [0, 0, 0])
+        #expect(fixture.proxy.log.filter { $0.hasPrefix("POST ") }.count == 1)  // the pause held the second back
+
+        // NTP sets the clock: the next look sends both, once.
+        let sent = try await fixture.drainer().drainPass(honouringBackoff: false).sent
+        #expect(sent == 2)
+        #expect(try fixture.queue.pauses().isEmpty)
+        #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
+    /// A connection dropped during the TLS handshake is the network's trouble: retried, never a
+    /// pause that waits for a person (only a certificate or protocol failure is the setup's).
+    @Test func aConnectionCutDuringTheTLSHandshakeIsTransientNotAPause() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        let listener = try HandshakeCutter()
+        defer { listener.stop() }
+        let server = try #require(URL(string: "https://127.0.0.1:\(listener.port)"))
+        let pass = try await fixture.drainer(to: server).drainPass()
+        guard case .transient(let reason, _) = pass.stop else {
+            throw TestFailure("expected a transient failure, got \(pass.stop)")
+        }
+        #expect(try fixture.queue.pauses().isEmpty, "\(reason)")
+        #expect(try fixture.queue.action(id)?.state == .pending)
+        #expect(try fixture.queue.action(id)?.tries == 1)
+    }
+
+    /// A server certificate the station does not trust is the setup's fault: the queue pauses.
+    @Test func anUntrustedServerCertificatePausesTheQueue() async throws {
+        let fixture = try await QueueFixture()
+        let id = try fixture.pick(0)
+        let certificates = try await TestCertificates()
+        let https = try await ServerProcess(extraConfig: [
+            "tls": ["certificate": certificates.serverCertificate, "key": certificates.serverKey]
+        ])
+        #expect(https.baseURL.scheme == "https")
+        let pass = try await fixture.drainer(to: https.baseURL).drainPass()
+        guard case .paused(let attention, _) = pass.stop else {
+            throw TestFailure("expected a pause, got \(pass.stop)")
+        }
+        #expect(attention.code == "tls")
+        #expect(attention.message.lowercased().contains("certificate"))
+        #expect(try fixture.queue.action(id)?.tries == 0)
+    }
+
     @Test func aTLSFailurePausesTheQueue() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
@@ -254,6 +387,48 @@ import Testing
         }
         #expect(attention.code == "tls")
         #expect(try fixture.queue.action(id)?.tries == 0)
+    }
+}
+
+/// A TCP listener on loopback that drops every connection once the client has spoken: a TLS
+/// handshake cut by the network (a Wi-Fi roam, a restarting proxy), not refused by a certificate or
+/// a protocol.
+final class HandshakeCutter: Sendable {
+    let port: UInt16
+    private let descriptor: Int32
+
+    init() throws {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listening, pointer, length) == 0 && listen(listening, 16) == 0
+                    && getsockname(listening, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listening)
+            throw TestFailure("cannot listen: \(errno)")
+        }
+        descriptor = listening
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread {
+            while true {
+                let client = accept(listening, nil, nil)
+                guard client >= 0 else { return }  // stopped
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                _ = read(client, &buffer, buffer.count)  // the ClientHello, then the line drops
+                close(client)
+            }
+        }
+    }
+
+    func stop() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        close(descriptor)
     }
 }
 

@@ -107,7 +107,7 @@ import Testing
         #expect(await eventually(30) { sync.isOnline })
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
         let tap = try await ProcessRunner.scanpick(
-            ["tap", "pick", fixture.scenario.tasks[1], "--org", "acme", "--config", config])
+            ["tap", "pick", fixture.scenario.tasks[1], "--outside-batch", "--org", "acme", "--config", config])
         #expect(tap.status == 0)
         #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
     }

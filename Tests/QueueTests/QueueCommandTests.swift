@@ -5,18 +5,37 @@ import Testing
 
 /// `scanpick tap`, `queue`, `drain` and `status` as support and pickers run them.
 @Suite struct QueueCommandTests {
+    /// An action of an organisation the station has no token for was never sent: `drain` does not
+    /// say the server refused it.
+    @Test func drainSaysAnActionWithoutATokenWasKeptNotRefused() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let id = try fixture.queue.enqueue(.pick(org: "globex", pickTaskId: "g1", location: nil, qty: 1, worker: "w"))
+        let drained = try await ProcessRunner.scanpick(["drain", "--config", config])
+        #expect(drained.status == 3)
+        #expect(
+            drained.standardOutput.contains("paused   #\(id)  pick g1 · ×1  (no_token: kept;"),
+            "\(drained.standardOutput)")
+        #expect(!drained.standardOutput.contains("the server refused"))
+        #expect(drained.standardOutput.contains("no token is configured for organisation globex"))
+        #expect(fixture.proxy.log.isEmpty && !fixture.server.log.contains("/api/picking/pick"))
+    }
+
     @Test func tapsQueueAtOnceOfflineAndDrainWhenTheServerIsBack() async throws {
         let fixture = try await QueueFixture()
         let config = try fixture.stationConfig(server: fixture.server.baseURL, timeout: 2)
         try await fixture.server.stop()
         let task = fixture.scenario.tasks[0]
         let tap = try await ProcessRunner.scanpick([
-            "tap", "pick", task, "--org", "acme", "--qty", "2", "--config", config,
+            "tap", "pick", task, "--outside-batch", "--org", "acme", "--qty", "2", "--config", config,
         ])
         #expect(tap.status == 0)
         #expect(tap.standardOutput.hasPrefix("queued #1 pick \(task) · ×2"))
         let json = try await ProcessRunner.scanpick(
-            ["tap", "qty", task, "--org", "acme", "--from", "2", "--to", "1", "--json", "--config", config])
+            [
+                "tap", "qty", task, "--outside-batch", "--org", "acme", "--from", "2", "--to", "1", "--json",
+                "--config", config,
+            ])
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["id"] as? Int == 2)
@@ -131,15 +150,64 @@ import Testing
     @Test func commandLineMistakesAreClear() async throws {
         let fixture = try await QueueFixture()
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
-        let unknownOrg = try await ProcessRunner.scanpick(["tap", "pick", "t1", "--org", "globex", "--config", config])
+        let unknownOrg = try await ProcessRunner.scanpick([
+            "tap", "pick", "t1", "--outside-batch", "--org", "globex", "--config", config,
+        ])
         #expect(unknownOrg.status == 1)
         #expect(unknownOrg.standardError.contains("organisations.globex"))
         #expect(
             try await ProcessRunner.scanpick(["tap", "drop", "t1", "--org", "acme", "--config", config]).status == 2)
         #expect(
-            try await ProcessRunner.scanpick(["tap", "qty", "t1", "--org", "acme", "--config", config]).status == 2)
+            try await ProcessRunner.scanpick([
+                "tap", "qty", "t1", "--outside-batch", "--org", "acme", "--config", config,
+            ]).status == 2)
         let missing = try await ProcessRunner.scanpick(["status", "--config", fixture.folder.file("nope.json")])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("cannot read the file"))
+    }
+
+    /// `--org` may be left out where only one answer makes sense: the only configured organisation,
+    /// or for a tap, the open batch's.
+    @Test func theOrganisationDefaultsToTheOnlyOneOrTheOpenBatchs() async throws {
+        let fixture = try await QueueFixture()
+        let config = try fixture.stationConfig(server: fixture.server.baseURL)
+        let task = fixture.scenario.tasks[0]
+        let tap = try await ProcessRunner.scanpick([
+            "tap", "pick", task, "--outside-batch", "--json", "--config", config,
+        ])
+        #expect(tap.status == 0, "\(tap.standardError)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(tap.standardOutput.utf8)) as? [String: Any])?["id"] as? Int)
+        #expect(try fixture.queue.action(id)?.org == "acme")
+
+        // With two organisations and no open batch, the station asks which one.
+        var settings = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
+        var organisations = try #require(settings["organisations"] as? [String: Any])
+        organisations["globex"] = ["token": ServerProcess.tokens["globex"] ?? ""]
+        settings["organisations"] = organisations
+        let two = try fixture.folder.writePrivate(
+            "two.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
+        let which = try await ProcessRunner.scanpick(["tap", "pick", task, "--outside-batch", "--config", two])
+        #expect(which.status == 1)
+        #expect(
+            which.standardError.contains(
+                "no batch is open and this station has 2 organisations (acme, globex): name one with --org ORG"))
+        // Once a batch is open, a tap is for its organisation.
+        #expect(
+            try await ProcessRunner.scanpick(["batch", "open", fixture.scenario.batchId, "--config", two]).status == 1)
+        let opened = try await ProcessRunner.scanpick([
+            "batch", "open", fixture.scenario.batchId, "--org", "acme", "--config", two,
+        ])
+        #expect(opened.status == 0, "\(opened.standardError)")
+        let afterOpen = try await ProcessRunner.scanpick(["tap", "pick", task, "--json", "--config", two])
+        #expect(afterOpen.status == 0, "\(afterOpen.standardError)")
+        // A task that is not in the open batch would only go dead on the server: refused here.
+        let elsewhere = try await ProcessRunner.scanpick(["tap", "pick", "task-typo", "--config", two])
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.standardError.contains("task task-typo is not in the open batch"))
+        let otherOrg = try await ProcessRunner.scanpick(["tap", "pick", task, "--org", "globex", "--config", two])
+        #expect(otherOrg.status == 1)
+        #expect(otherOrg.standardError.contains("of globex is not in the open batch"))
     }
 }

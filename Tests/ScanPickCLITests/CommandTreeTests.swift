@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -15,6 +16,20 @@ import Testing
             ["tap", "qty"], ["decode"], ["station"], ["select"], ["pick-list"],
         ] {
             #expect(paths.contains(path), "\(path)")
+        }
+    }
+
+    /// The command line stays a thin layer over the libraries: no file of it over 120 lines.
+    @Test func everyCommandFileIsThin() throws {
+        let folder = Repository.root + "/Sources/scanpick"
+        let files = try #require(FileManager.default.enumerator(atPath: folder)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 10)
+        for file in files {
+            let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).count
+            #expect(lines <= 121, "Sources/scanpick/\(file) has \(lines - 1) lines")
         }
     }
 
@@ -40,7 +55,7 @@ import Testing
                 ["queue", "retr", "5"],
                 [
                     "scanpick queue: unknown command 'retr' (did you mean 'retry'?)",
-                    "show, retry, clear, salvage and import", "Run 'scanpick queue --help' for usage.",
+                    "show, retry, clear, park, salvage and import", "Run 'scanpick queue --help' for usage.",
                 ]
             ),
             (["batch", "shut"], ["unknown command 'shut'; the commands are open, refresh and create"]),

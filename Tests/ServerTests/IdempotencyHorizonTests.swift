@@ -47,6 +47,49 @@ import Wire
         #expect(try await scenario.picked(on: acme)[b3] == 1)
     }
 
+    /// The horizon is judged on the station's clock, so that clock is judged first: a station clock
+    /// (X-ScanPick-Clock) or an action time further than the margin from the server's is refused as
+    /// clock_skew, never as too old and never counted; a replay of a known key is still answered.
+    @Test(arguments: ServerStoreKind.allCases) func aStationClockOffByMoreThanTheMarginIsRefused(
+        store: ServerStoreKind
+    ) async throws {
+        let server = try await ServerProcess(store: store, extraConfig: Self.shortWindow)
+        let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let scenario = try await PickingScenario.create(on: acme)
+        let a1 = scenario.tasks[0]
+        let now = Date()
+        let booted2000 = Timestamp.iso8601(Date(timeIntervalSince1970: 946_684_800))
+        let threeHoursAhead = Timestamp.iso8601(now.addingTimeInterval(3 * 3_600))
+        let aMinuteAgo = Timestamp.iso8601(now.addingTimeInterval(-60))
+        func pick(at: String, clock: String?, key: String = UUID().uuidString) async throws -> APIClient.Reply {
+            try await acme.post(
+                "/api/picking/pick",
+                json: ["pickTaskId": a1, "qty": 1, "workerId": "w", "at": at, "idempotencyKey": key],
+                headers: clock.map { ["X-ScanPick-Clock": $0] } ?? [:])
+        }
+
+        // A station booted at 2000-01-01: its clock is refused, not its actions judged too old.
+        let behind = try await pick(at: booted2000, clock: booted2000)
+        #expect(behind.status == 422)
+        #expect(behind.errorCode == "clock_skew", "\(behind.text)")
+        #expect((behind.json["message"] as? String)?.contains("set the station's clock") == true)
+        // A clock running ahead, with or without the header: its action times are in the future.
+        for clock in [threeHoursAhead, nil] {
+            let ahead = try await pick(at: threeHoursAhead, clock: clock)
+            #expect(ahead.errorCode == "clock_skew", "\(ahead.text)")
+        }
+        let badHeader = try await pick(at: aMinuteAgo, clock: "yesterday")
+        #expect(badHeader.status == 400)
+        #expect(try await scenario.picked(on: acme)[a1] == 0)
+
+        // A right clock counts; its key then replays even from a clock gone wrong since.
+        #expect(try await pick(at: aMinuteAgo, clock: Timestamp.iso8601(), key: "k-clock").status == 200)
+        let replay = try await pick(at: aMinuteAgo, clock: booted2000, key: "k-clock")
+        #expect(replay.status == 200)
+        #expect(replay.headers["idempotent-replayed"] == "true")
+        #expect(try await scenario.picked(on: acme)[a1] == 1)
+    }
+
     @Test func theDefaultWindowIsThirtyDaysAndTheMarginMustFitInIt() async throws {
         let folder = try TemporaryDirectory()
         func load(_ extra: String) throws -> ServerConfiguration {

@@ -26,6 +26,43 @@ import Testing
         #expect(fixture.server.log.contains(#""replayed":true"#))
     }
 
+    /// A station counts an action as delivered only on an answer that carries its key: every
+    /// idempotent answer, first or replayed, on every idempotent route, echoes it.
+    @Test(arguments: ServerStoreKind.allCases) func everyIdempotentAnswerEchoesItsKey(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
+        let a1 = fixture.tasks[0]
+        let requests: [(String, [String: Any])] = [
+            ("/api/picking/submit-scan", ["pickTaskId": a1, "barcode": "036000291452", "scannedAt": fixture.at]),
+            ("/api/picking/pick", ["pickTaskId": a1, "qty": 1, "at": fixture.at]),
+            ("/api/picking/set-qty", ["pickTaskId": a1, "from": 2, "to": 3, "at": fixture.at]),
+            ("/api/shipments", ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 3]], "at": fixture.at]),
+        ]
+        var shipment: String?
+        for (index, (path, fields)) in requests.enumerated() {
+            var body = fields
+            body["idempotencyKey"] = "echo-\(index)"
+            if path.hasPrefix("/api/picking/") { body["workerId"] = "w" }
+            let first = try await fixture.acme.post(path, json: body)
+            let replay = try await fixture.acme.post(path, json: body)
+            #expect((200..<300).contains(first.status), "\(path): \(first.text)")
+            #expect(first.headers["idempotency-key"] == "echo-\(index)", "\(path)")
+            #expect(replay.headers["idempotency-key"] == "echo-\(index)", "\(path)")
+            #expect(replay.headers["idempotent-replayed"] == "true", "\(path)")
+            shipment = shipment ?? (first.json["id"] as? String)
+        }
+        let id = try #require(shipment)
+        let void = try await fixture.acme.post(
+            "/api/shipments/\(id)/void", json: [:], headers: ["Idempotency-Key": "echo-void"])
+        #expect(void.status == 200)
+        #expect(void.headers["idempotency-key"] == "echo-void")
+        // A refusal is not an idempotent answer: it stores nothing, and carries no key to count on.
+        let refused = try await fixture.pick(a1, qty: 9, key: "echo-refused")
+        #expect(refused.errorCode == "over_pick")
+        #expect(refused.headers["idempotency-key"] == nil)
+    }
+
     @Test(arguments: ServerStoreKind.allCases) func theSameKeyForAnotherRequestIsRefused(store: ServerStoreKind)
         async throws
     {

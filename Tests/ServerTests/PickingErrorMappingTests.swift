@@ -30,6 +30,11 @@ import Wire
                 .tooOldToDeduplicate(actionTime: "2020-01-01T00:00:00Z", retentionDays: 30, marginHours: 24), 422,
                 "too_old_to_deduplicate"
             ),
+            (
+                .clockSkew(
+                    stationTime: "2000-01-01T00:00:00.000Z", serverTime: "2026-11-30T00:00:00.000Z", toleranceHours: 24),
+                422, "clock_skew"
+            ),
             (.unavailable("PostgreSQL: the database system is shutting down"), 503, "database_unavailable"),
             (.storage("SQLite error 13: database or disk is full"), 500, "internal_error"),
         ]

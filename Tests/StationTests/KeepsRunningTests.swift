@@ -23,7 +23,17 @@ import Testing
         let tap = try await page.post("/api/taps", json: ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick"])
         #expect(tap.status == 200)
         #expect(try await eventually { try await fixture.picked() == [1, 0, 0] })
+        // `scanpick status` in another process shows it too, while the station runs.
+        #expect(try await Self.statusAttention(fixture) == ["camera_not_found"])
         #expect(await station.stop() == 0)
+        #expect(try await Self.statusAttention(fixture).isEmpty)
+    }
+
+    /// The attention codes `scanpick status --json` shows.
+    static func statusAttention(_ fixture: StationFixture) async throws -> [String] {
+        let status = try await fixture.scanpick(["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any]
+        return (object?["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
     }
 
     @Test func aWedgeInputThatEndsIsShownAndTheStationKeepsRunning() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStorage
 import TestSupport
 import Testing
 
@@ -57,6 +58,114 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// Something that is not the API at the station's address — a captive portal's `200 <html>`,
+    /// an http→https redirect, a web server's 405 page — never makes an action sent or dead: the
+    /// queue pauses, says why, and sends the action once when the API answers again.
+    @Test func anAnswerThatIsNotTheAPIsPausesAndNeverCountsAsSent() async throws {
+        let fixture = try await StationFixture(viaProxy: true)
+        let proxy = try #require(fixture.proxy)
+        let a1 = fixture.scenario.tasks[0]
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
+        let html = ["Content-Type": "text/html"]
+        let foreign: [(FaultProxy.Fault, String)] = [
+            (.answer(200, headers: html, body: "<html>Welcome to the guest Wi-Fi</html>"), "not_the_api"),
+            (
+                .answer(
+                    301, headers: ["Location": fixture.server.baseURL.absoluteString + "/api/picking/pick"], body: ""),
+                "redirected"
+            ),
+            (.answer(405, headers: html, body: "<html><center>nginx</center></html>"), "method_not_allowed"),
+            (.answer(400, headers: html, body: "<html>400 Bad Request</html>"), "not_the_api"),
+        ]
+        for (answer, code) in foreign {
+            proxy.answerEverything(with: answer)
+            let drained = try await fixture.scanpick(["drain"])
+            #expect(drained.status == 3, "\(code): \(drained.standardOutput)")
+            #expect(drained.standardOutput.contains("queue: 1 pending, 0 dead"), "\(code): \(drained.standardOutput)")
+            #expect(drained.standardOutput.contains("paused, needs attention: "), "\(code)")
+            let status = try await fixture.scanpick(["status", "--json"])
+            let shown = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any]
+            let codes = (shown?["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(codes.contains(code), "\(status.standardOutput)")
+            #expect(try await fixture.picked() == [0, 0, 0], "\(code)")
+        }
+        // The redirect was not followed: the server never saw the POST turned into a GET.
+        #expect(!fixture.server.log.contains(#""path":"/api/picking/pick""#))
+
+        proxy.answerEverything(with: nil)
+        let drained = try await fixture.scanpick(["drain"])
+        #expect(drained.status == 0, "\(drained.standardOutput)")
+        #expect(drained.standardOutput.contains("drained: 1 sent, 0 dead"))
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
+
+    /// An organisation removed from the config while its actions are queued pauses only its own
+    /// actions: the others go on in order, and support can park the stranded ones and clear them.
+    @Test func oneOrganisationsPauseNeverHoldsBackAnother() async throws {
+        let fixture = try await StationFixture(globexScanning: false)
+        let (a1, b3) = (fixture.scenario.tasks[0], fixture.scenario.tasks[1])
+        let globex = try await fixture.scanpick([
+            "tap", "pick", "globex-task", "--outside-batch", "--org", "globex", "--json",
+        ])
+        let stranded = try #require(
+            (try JSONSerialization.jsonObject(with: Data(globex.standardOutput.utf8)) as? [String: Any])?["id"] as? Int)
+        try fixture.rewriteConfig { settings in
+            settings["organisations"] = (settings["organisations"] as? [String: Any])?.filter { $0.key == "acme" }
+        }
+        #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme"]).status == 0)
+        #expect(try await fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
+
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        // acme's two go on (pending counts only actions not in flight, so wait for the server's count).
+        #expect(try await eventually { try await fixture.picked() == [1, 1, 0] })
+        #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 1 })
+        #expect(try await eventually { try await Self.attentionCodes(page) == ["no_token"] })
+
+        // Support parks the stranded action (clearing a pending one is refused, and says how), then clears it.
+        let clear = try await fixture.scanpick(["queue", "clear", "\(stranded)", "--by", "support-jo"])
+        #expect(clear.status != 0)
+        #expect(clear.standardError.contains("scanpick queue park \(stranded)"), "\(clear.standardError)")
+        let park = try await fixture.scanpick(["queue", "park", "\(stranded)", "--by", "support-jo"])
+        #expect(park.status == 0, "\(park.standardError)")
+        #expect(try await fixture.scanpick(["queue", "clear", "\(stranded)", "--by", "support-jo"]).status == 0)
+        let status = try await page.get("/api/status").json
+        #expect(status["pending"] as? Int == 0)
+        #expect(status["dead"] as? Int == 0)
+        #expect(try await Self.attentionCodes(page).isEmpty)
+        #expect(await station.stop() == 0)
+    }
+
+    /// A drain lock the station cannot take (another user's file, or here a folder in its place) is
+    /// shown as needing attention with what to do, not taken for another drainer forever.
+    @Test func aDrainLockThatCannotBeTakenIsShownNotMistakenForAnotherDrainer() async throws {
+        let fixture = try await StationFixture()
+        let lock = fixture.folder.file("station.sqlite.drain-lock")
+        try FileManager.default.createDirectory(atPath: lock, withIntermediateDirectories: false)
+        let drained = try await fixture.scanpick(["drain"])
+        #expect(drained.status == 1)
+        #expect(drained.standardError.contains("drain lock \(lock) cannot be taken"), "\(drained.standardError)")
+        #expect(!drained.standardOutput.contains("another process is draining"))
+
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let a1 = fixture.scenario.tasks[0]
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick"]).status == 200)
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("drain_lock") })
+        let status = try await page.get("/api/status").json
+        let shown = (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(shown.contains { $0.contains("chown USER \(lock)") }, "\(shown)")
+        #expect(status["pending"] as? Int == 1)
+
+        // Mended: the next pass (a tap asks for one) sends both taps and the attention goes.
+        try FileManager.default.removeItem(atPath: lock)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick"]).status == 200)
+        #expect(try await eventually { try await page.get("/api/status").json["pending"] as? Int == 0 })
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(try await fixture.picked() == [2, 0, 0])
+        #expect(await station.stop() == 0)
+    }
+
     @Test func sighupRereadsTheConfig() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
@@ -98,6 +207,23 @@ import Testing
             "/api/taps", json: ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick", "qty": 1])
         #expect(tap.status == 200)
         try fixture.rewriteConfig { _ in }
+        #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
+        #expect(await station.stop() == 0)
+    }
+
+    /// A corrected config that loads but whose pause cannot be lifted (the database stays locked
+    /// past its busy timeout) is said as that, not as a config that does not load.
+    @Test func aPauseThatCannotBeLiftedIsNotCalledABadConfig() async throws {
+        let fixture = try await StationFixture()
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let other = try Database(path: fixture.folder.file("station.sqlite"))
+        try other.execute("BEGIN IMMEDIATE")  // another writer holds the database
+        station.send(SIGHUP)
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("resume_failed") })
+        #expect(try await !Self.attentionCodes(page).contains("config_invalid"))
+        try other.execute("COMMIT")
+        station.send(SIGHUP)
         #expect(try await eventually { try await Self.attentionCodes(page).isEmpty })
         #expect(await station.stop() == 0)
     }

@@ -92,6 +92,50 @@ import Testing
         #expect(try await eventually { links().count == 2 })
         #expect(await station.stop() == 0)
     }
+
+    /// A page secret rotated in its file applies without a restart: the old secret stops working at
+    /// once, the new one works, and the fresh login link sets the new one. A change that does need a
+    /// restart (the page's address) is shown as needing attention, not only logged.
+    @Test func aRotatedPageSecretIsAppliedAtOnce() async throws {
+        let fixture = try await StationFixture()
+        let (old, new) = ("old-page-secret-0123456789", "new-page-secret-9876543210")
+        let secretFile = try fixture.folder.writePrivate("page.secret", bytes: Array((old + "\n").utf8))
+        try fixture.rewriteConfig { settings in settings["page"] = ["listen": "127.0.0.1:0", "tokenFile": secretFile] }
+        let station = try await StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        let host = "127.0.0.1:\(port)"
+        func status(_ secret: String) throws -> Int {
+            try RawHTTP.send(
+                port: port, "GET", "/api/status", host: host, headers: ["Authorization": "Bearer \(secret)"]
+            )
+            .status
+        }
+        #expect(try status(old) == 200)
+        #expect(try status(new) == 401)
+        let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
+        #expect(links().count == 1)
+
+        _ = try fixture.folder.writePrivate("page.secret", bytes: Array((new + "\n").utf8))
+        #expect(try await eventually { try status(new) == 200 })
+        #expect(try status(old) == 401)
+        #expect(try await eventually { links().count == 2 })
+        let link = try #require(links().last?.split(separator: " ").last.flatMap { URL(string: String($0)) })
+        let login = try RawHTTP.send(port: port, "GET", link.path + "?" + (link.query ?? ""), host: host)
+        #expect(login.text.contains("Set-Cookie: scanpick_page=\(new);"), "\(login.text)")
+
+        // Moving the page needs a restart: the pill says so, and the page stays where it is.
+        try fixture.rewriteConfig { settings in
+            settings["page"] = ["listen": "127.0.0.1:\(port == 65535 ? 65534 : port + 1)", "tokenFile": secretFile]
+        }
+        let page = APIClient(station.page, token: new)
+        #expect(
+            try await eventually {
+                let items = try await page.get("/api/status").json["attention"] as? [[String: Any]] ?? []
+                return items.contains { ($0["message"] as? String)?.contains("page.listen") == true }
+            })
+        #expect(try status(new) == 200)
+        #expect(await station.stop() == 0)
+    }
 }
 
 /// HTTP/1.1 over a plain socket, so a test can send any `Host` header.

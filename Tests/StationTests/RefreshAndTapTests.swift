@@ -47,6 +47,54 @@ import Testing
         #expect(try await fixture.picked() == [2, 1, 0])
     }
 
+    /// A refresh of the open batch that is still on its way when the picker opens another batch
+    /// updates its rows only: it never makes its batch the open one again.
+    @Test func aRefreshInFlightNeverUndoesABatchSwitch() async throws {
+        let fixture = try await StationFixture(viaProxy: true)
+        let proxy = try #require(fixture.proxy)
+        try fixture.rewriteConfig { settings in settings["queue"] = ["requestTimeoutSeconds": 60] }
+        let upserted = try await fixture.acme.post(
+            "/api/orders",
+            json: [
+                "orders": [
+                    [
+                        "id": "o9", "carrier": "UPS", "zone": "B", "shipBy": "2026-12-04",
+                        "lines": [
+                            ["id": "l1", "sku": "SKU-D4", "location": "D4", "barcode": "4006381333931", "qty": 2]
+                        ],
+                    ]
+                ]
+            ])
+        #expect(upserted.status == 200)
+        let second = try await fixture.acme.post("/api/batches", json: ["filters": ["carrier": "UPS"]])
+        let b2 = try #require(second.json["id"] as? String)
+        let d4 = try #require((second.json["tasks"] as? [[String: Any]])?.first?["id"] as? String)
+
+        // The running station's refresh of the first batch reaches the server; its answer is held.
+        let firstBatch = "/api/batches/\(fixture.scenario.batchId)"
+        proxy.holdAnswers(to: firstBatch)
+        let station = try await StationProcess(config: fixture.config)
+        #expect(try await eventually { proxy.heldAnswers == 1 })
+
+        // Meanwhile the picker opens the second batch; then the first one's view arrives.
+        let opened = try await fixture.scanpick(["batch", "open", b2, "--org", "acme"])
+        #expect(opened.status == 0, "\(opened.standardError)")
+        let refreshes = { proxy.log.filter { $0.hasPrefix("GET /api/batches/") } }
+        let before = refreshes().count
+        proxy.releaseHeldAnswers()
+
+        // A tap makes the next pass and refresh: they are of the second batch, still the open one.
+        let page = APIClient(station.page, token: nil)
+        let tap = try await page.post("/api/taps", json: ["pickTaskId": d4, "kind": "pick", "qty": 1])
+        #expect(tap.status == 200, "\(tap.text)")
+        #expect(try await eventually { refreshes().count > before })
+        #expect(refreshes().last?.hasPrefix("GET /api/batches/\(b2) ") == true, "\(refreshes())")
+        let listed = try await fixture.scanpick(["pick-list", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["batchId"] as? String == b2)
+        #expect(await station.stop() == 0)
+    }
+
     @Test func unitsInABoxAreLockedOnTheStationUntilTheLabelIsVoided() async throws {
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]

@@ -19,16 +19,25 @@ import Wire
     }
 
     @Test func anEAN8IsComparedAsTheReaderReportedIt() {
-        // 04252614 is both an EAN-8 and the UPC-E of UPC-A 042100005264: which one the reader saw decides.
+        // 01234565 is both a valid EAN-8 and the UPC-E of UPC-A 012345000065: which one the reader saw
+        // decides.
         let upca = PickTask(
-            id: "t2", batchId: "b1", orderId: "o1", lineId: "l2", sku: "SKU-U", location: "U1", barcode: "042100005264",
+            id: "t2", batchId: "b1", orderId: "o1", lineId: "l2", sku: "SKU-U", location: "U1", barcode: "012345000065",
             qtyRequired: 1, qtyPicked: 0, qtyLocked: 0)
-        #expect(!ScanValidator.check("04252614", symbology: .ean8, against: upca, batchId: "b1").isAccepted)
-        #expect(ScanValidator.check("04252614", symbology: .upce, against: upca, batchId: "b1").isAccepted)
-        #expect(ScanValidator.check("04252614", against: upca, batchId: "b1").isAccepted)  // a wedge: no symbology
+        #expect(!ScanValidator.check("01234565", symbology: .ean8, against: upca, batchId: "b1").isAccepted)
+        #expect(ScanValidator.check("01234565", symbology: .upce, against: upca, batchId: "b1").isAccepted)
+        // A wedge or handheld reports no symbology: a code valid as both is not taken for the UPC-E.
+        #expect(!ScanValidator.check("01234565", against: upca, batchId: "b1").isAccepted)
+        // 04252614 is no valid EAN-8: from a wedge too, it can only be the UPC-E of 042100005264.
+        var upcaOnly = upca
+        upcaOnly.barcode = "042100005264"
+        #expect(ScanValidator.check("04252614", against: upcaOnly, batchId: "b1").isAccepted)
         var ean8 = upca
-        ean8.barcode = "04252614"
-        #expect(ScanValidator.check("04252614", symbology: .ean8, against: ean8, batchId: "b1").isAccepted)
+        ean8.barcode = "01234565"
+        #expect(ScanValidator.check("01234565", symbology: .ean8, against: ean8, batchId: "b1").isAccepted)
+        #expect(ScanValidator.check("01234565", against: ean8, batchId: "b1").isAccepted)
+        // A task stored as those 8 digits may be the EAN-8 item: the UPC-A is not taken for it.
+        #expect(!ScanValidator.check("012345000065", symbology: .upca, against: ean8, batchId: "b1").isAccepted)
     }
 
     @Test func rejectsWithAReasonAPickerCanAct() {

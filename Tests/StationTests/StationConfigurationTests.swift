@@ -147,6 +147,14 @@ import Testing
             #"{"station": "s", "worker": "w", "server": "http://x", "database": "/nonexistent-scanpick/q.sqlite", "organisations": {"a": {"token": "t"}}}"#,
             "database"
         ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "tls": {"caFile": "/etc/hostname"}, "organisations": {"a": {"token": "t"}}}"#,
+            "tls.caFile"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "tls": {"cafile": "x.pem"}, "organisations": {"a": {"token": "t"}}}"#,
+            "tls.cafile"
+        ),
     ])
     func badConfigurationNamesTheKey(json: String, key: String) throws {
         do {
@@ -155,6 +163,24 @@ import Testing
         } catch let error as ConfigError {
             #expect(error.key == key, "\(error)")
         }
+    }
+
+    /// `worker` is every action's workerId: one the server would refuse (empty, a bidirectional
+    /// override, over 200 characters) is a config error, not a backlog of dead letters.
+    @Test(arguments: ["", "w\u{202E}3", "line\nbreak", String(repeating: "w", count: 201)])
+    func aWorkerTheServerWouldRefuseIsAConfigError(worker: String) throws {
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: [
+                "station": "s", "worker": worker, "server": "http://x", "organisations": ["a": ["token": "t"]],
+            ]), as: UTF8.self)
+        do {
+            _ = try load(json)
+            Issue.record("accepted worker \(worker.debugDescription)")
+        } catch let error as ConfigError {
+            #expect(error.key == "worker", "\(error)")
+            #expect(error.problem.contains("workerId"), "\(error)")
+        }
+        #expect(try load(minimal).worker == "w3")
     }
 
     @Test func filesHoldingARealTokenMustBeTheOwnersAlone() throws {

@@ -37,7 +37,11 @@ import Testing
         #expect(try station.cache.tasks().first { $0.id == task }?.qtyPicked == 2)
         #expect(try station.queue.action(picked)?.pickTaskId == task)
 
-        let elsewhere = try station.taps.record(.setQty(from: 0, to: 1), task: "task-elsewhere", org: "acme")
+        #expect(throws: TapRefusal.notInBatch("task-elsewhere")) {
+            try station.taps.record(.setQty(from: 0, to: 1), task: "task-elsewhere", org: "acme")
+        }
+        let elsewhere = try station.taps.record(
+            .setQty(from: 0, to: 1), task: "task-elsewhere", org: "acme", outsideBatch: true)
         #expect(try station.queue.action(elsewhere)?.pickTaskId == "task-elsewhere")
         #expect(try station.cache.tasks().allSatisfy { $0.id != "task-elsewhere" })
 

@@ -1,8 +1,10 @@
 import Foundation
 import Queue
-import Station
+import SQLiteStorage
 import TestSupport
 import Testing
+
+@testable import Station
 
 /// The station's local page and API, served by a real `scanpick station` process.
 @Suite struct StationPageTests {
@@ -19,7 +21,33 @@ import Testing
         #expect((list.json["tasks"] as? [[String: Any]])?.count == 3)
         let status = try await page.get("/api/status")
         #expect(Set(status.json.keys).isSuperset(of: ["online", "pending", "inFlight", "dead", "lastSyncAt"]))
+        // Routes as the API server declares them: 404 for a path with no route, 405 naming the method.
+        let missing = try await page.get("/api/nothing")
+        #expect(missing.status == 404)
+        #expect(missing.json["error"] as? String == "no_such_route")
+        let wrongMethod = try await page.get("/api/taps")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["allow"] == "POST")
+        let noAction = try await page.post("/api/queue/x9/retry", json: ["by": "support-jo"])
+        #expect(noAction.status == 404)
         #expect(await station.stop() == 0)
+    }
+
+    /// The station's own faults are 5xx (the request was fine, nothing was done); the requester's
+    /// are 4xx.
+    @Test func failuresAreAnsweredByWhoseFaultTheyAre() {
+        struct Unforeseen: Error {}
+        let cases: [(any Error, Int, String)] = [
+            (SQLiteError.sqlite(code: 10, message: "disk I/O error", sql: "INSERT"), 503, "storage"),
+            (Unforeseen(), 500, "internal"),
+            (DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "x")), 400, "bad_request"),
+            (TapRefusal.invalidQuantity("1e99 is not a quantity"), 422, "invalid_quantity"),
+        ]
+        for (error, status, code) in cases {
+            let answer = StationPage.httpError(error)
+            #expect(answer.status == status, "\(error)")
+            #expect(answer.code == code, "\(error)")
+        }
     }
 
     @Test func aTapAnswersOnceDurableAndTheRowFlips() async throws {
@@ -43,6 +71,84 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// A set-quantity tap from a page (or a shell) that shows an old count is refused with the
+    /// current one: it never wipes the picks made since, on the station or the server.
+    @Test func aSetQtyFromAStaleCountIsRefusedAndLosesNoPicks() async throws {
+        let fixture = try await StationFixture(bulkQty: 60)
+        let z9 = fixture.scenario.tasks[3]
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "pick", "qty": 7]).status == 200)
+        // Another tap (here from a shell) takes Z9 on to 50 while a page still shows 7.
+        #expect(try await fixture.scanpick(["tap", "pick", z9, "--org", "acme", "--qty", "43"]).status == 0)
+
+        let stale = try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "setQty", "from": 7, "to": 8])
+        #expect(stale.status == 409)
+        #expect(stale.errorCode == "stale_count")
+        #expect((stale.json["message"] as? String)?.contains("is at 50 now, not 7") == true, "\(stale.text)")
+        let shell = try await fixture.scanpick(["tap", "qty", z9, "--org", "acme", "--from", "7", "--to", "8"])
+        #expect(shell.status != 0)
+        #expect(shell.standardError.contains("is at 50 now, not 7"), "\(shell.standardError)")
+
+        // The count seen now is accepted.
+        let fresh = try await page.post("/api/taps", json: ["pickTaskId": z9, "kind": "setQty", "from": 50, "to": 49])
+        #expect(fresh.status == 200, "\(fresh.text)")
+        #expect(
+            try await eventually {
+                let status = try await page.get("/api/status").json
+                return status["pending"] as? Int == 0 && status["inFlight"] as? Int == 0
+            })
+        #expect(try await fixture.pickList()[z9]?["qtyPicked"] as? Int == 49)
+        #expect(try await fixture.scenario.picked(on: fixture.acme)[z9] == 49)
+        // Nothing of the refused taps was queued.
+        let queued = try await page.get("/api/queue")
+        let kinds = (try JSONSerialization.jsonObject(with: queued.body) as? [[String: Any]] ?? []).map {
+            $0["kind"] as? String ?? ""
+        }
+        #expect(kinds == ["pick", "pick", "setQty"], "\(queued.text)")
+        #expect(await station.stop() == 0)
+    }
+
+    /// The page polls `/api/queue`: its answer stays small however much sent history the station
+    /// keeps (a year of it, at most), and never leaves out an action still to send or a dead one.
+    @Test func theQueueThePagePollsIsBoundedWhateverTheHistory() async throws {
+        let fixture = try await StationFixture()
+        let a1 = fixture.scenario.tasks[0]
+        #expect(
+            try await fixture.scanpick(["tap", "pick", "task-unknown", "--outside-batch", "--org", "acme"]).status == 0)
+        #expect(try await fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter
+        let queue = try ActionQueue(
+            path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
+        _ = try queue.transaction { db in
+            try db.run(
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+                INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, created_at,
+                    updated_at, sent_at)
+                SELECT 'acme', 'pick', 'old-task', 'pick old · ×1', '{}', 'history-' || i, 'sent',
+                    '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                FROM n
+                """)
+        }
+        try await fixture.server.stop()  // so the next tap stays pending
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick"]).status == 200)
+
+        let shown = try #require(
+            try JSONSerialization.jsonObject(with: try await page.get("/api/queue").body) as? [[String: Any]])
+        let states = shown.compactMap { $0["state"] as? String }
+        #expect(states.filter { $0 == "sent" }.count == 50)
+        #expect(states.filter { $0 == "dead" }.count == 1)
+        #expect(states.filter { $0 == "pending" || $0 == "inFlight" }.count == 1)
+        let ids = shown.compactMap { $0["id"] as? Int }
+        #expect(ids == ids.sorted())
+        #expect(shown.last?["state"] as? String != "sent")  // the newest, the pending tap, is there
+        #expect(shown.contains { $0["idempotencyKey"] as? String == "history-5000" })
+        #expect(!shown.contains { $0["idempotencyKey"] as? String == "history-4950" })
+        #expect(await station.stop() == 0)
+    }
+
     @Test func otherSitesCannotTapForThePicker() async throws {
         let fixture = try await StationFixture()
         let station = try await StationProcess(config: fixture.config)
@@ -63,7 +169,8 @@ import Testing
     @Test func supportRetriesAndClearsDeadLettersFromThePage() async throws {
         let fixture = try await StationFixture()
         // A tap for a task the server does not know: refused (404), so it goes dead.
-        #expect(try await fixture.scanpick(["tap", "pick", "task-unknown", "--org", "acme"]).status == 0)
+        #expect(
+            try await fixture.scanpick(["tap", "pick", "task-unknown", "--outside-batch", "--org", "acme"]).status == 0)
         _ = try await fixture.scanpick(["drain"])
         let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)

@@ -32,13 +32,15 @@ import Testing
         #expect(try station.queue.counts().pending == 0)
     }
 
-    /// Handheld scanners that are not there, or are not scanners, are shown and looked for again;
-    /// the station runs on (its page, its drainer) and stops promptly.
+    /// Handheld scanners that are not there, or are not scanners, are shown and looked for again,
+    /// and so is a private CA not yet trusted; the station runs on (its page, its drainer).
     @Test func aMissingOrWrongScannerIsShownAndTheStationRunsOn() async throws {
         let fixture = try await StationFixture()
+        let certificates = try await TestCertificates()
         try fixture.rewriteConfig { settings in
             settings["camera"] = ["enabled": false]
             settings["scanners"] = [["device": "/dev/input/scanpick-test-missing"], ["device": "/dev/null"]]
+            settings["tls"] = ["caFile": certificates.authority]
         }
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let service = StationService(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
@@ -56,6 +58,9 @@ import Testing
         #expect(messages.contains { $0.contains("/dev/null is not a handheld scanner") })
         // camera.enabled false: no camera is looked for.
         #expect(!shown.contains { $0.code == "camera_not_found" })
+        // A private CA the machine does not trust yet is said at start, with the command that fixes it.
+        let trust = try #require(shown.first { $0.code == "tls_ca_not_installed" })
+        #expect(trust.message.contains("scanpick config trust-ca --config \(fixture.config)"))
 
         service.stop()  // the scanner threads, retrying with backoff, end with the run
         let summary = try await run.value

@@ -23,6 +23,9 @@ public final class FaultProxy: Sendable {
         case stall(seconds: Double)
         /// Forward (the server commits), then hold the answer this long before returning it.
         case holdAnswer(seconds: Double)
+        /// Answer this, never forwarding: what something that is not the API says (a captive
+        /// portal's `200 <html>`, a redirect, a web server's 405 page).
+        case answer(Int, headers: [String: String], body: String)
     }
 
     private let core: ProxyCore
@@ -45,6 +48,28 @@ public final class FaultProxy: Sendable {
     /// Drops the faults not yet used.
     public func clearScript() { core.state.withLock { $0.script.removeAll() } }
 
+    /// Forwards requests for exactly `path` (the server answers them) but holds their answers back
+    /// until ``releaseHeldAnswers()``: a request caught on its way back, for as long as a test needs.
+    public func holdAnswers(to path: String) { core.state.withLock { $0.heldPath = path } }
+
+    /// How many answers are being held back now.
+    public var heldAnswers: Int { core.state.withLock { $0.held.count } }
+
+    /// Returns the held answers and stops holding.
+    public func releaseHeldAnswers() {
+        let held = core.state.withLock { state in
+            state.heldPath = nil
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for gate in held { gate.signal() }
+    }
+
+    /// Answers every request with `fault` (before the script), until called again with nil: the
+    /// station's address reaches something else for a while (a captive portal, a misconfigured
+    /// front server), health checks included.
+    public func answerEverything(with fault: Fault?) { core.state.withLock { $0.standing = fault } }
+
     /// The requests seen so far: "METHOD PATH KEY".
     public var log: [String] { core.state.withLock { $0.log } }
 
@@ -61,6 +86,9 @@ private final class ProxyCore: Sendable {
 
     struct State {
         var script: [FaultProxy.Fault] = []
+        var standing: FaultProxy.Fault?
+        var heldPath: String?
+        var held: [DispatchSemaphore] = []
         var log: [String] = []
         var inFlightKeys: [String: Int] = [:]
         var overlaps = 0
@@ -76,10 +104,21 @@ private final class ProxyCore: Sendable {
                 if state.inFlightKeys[key, default: 0] > 0 { state.overlaps += 1 }
                 state.inFlightKeys[key, default: 0] += 1
             }
+            if let standing = state.standing { return standing }
             return state.script.isEmpty ? .pass : state.script.removeFirst()
         }
         defer { if !key.isEmpty { state.withLock { $0.inFlightKeys[key, default: 1] -= 1 } } }
         switch fault {
+        case .pass where state.withLock({ $0.heldPath == request.path }):
+            let answer = forward(request)
+            let gate = DispatchSemaphore(value: 0)
+            let holding = state.withLock { state in
+                guard state.heldPath == request.path else { return false }
+                state.held.append(gate)
+                return true
+            }
+            if holding { gate.wait() }
+            return answer
         case .pass:
             return forward(request)
         case .status(let status, let retryAfter):
@@ -92,6 +131,8 @@ private final class ProxyCore: Sendable {
             let answer = forward(request)
             Thread.sleep(forTimeInterval: seconds)
             return answer
+        case .answer(let status, let headers, let body):
+            return HTTPResponse(status: status, headers: headers.map { ($0.key, $0.value) }, body: Array(body.utf8))
         }
     }
 

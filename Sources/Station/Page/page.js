@@ -48,8 +48,15 @@ function renderPickList(list) {
     const set = document.createElement("button");
     set.textContent = "Set…";
     set.onclick = () => {
-      const to = Number(prompt(`Picked count for ${task.location}`, task.qtyPicked));
-      if (Number.isInteger(to)) tap(task, { kind: "setQty", from: task.qtyPicked, to });
+      // Cancel (null) or an empty answer sends nothing (Number(null) would be 0); so does anything
+      // but a whole number, with a word why.
+      const answer = prompt(`Picked count for ${task.location}`, task.qtyPicked);
+      if (answer === null || answer.trim() === "") return;
+      if (!/^\d+$/.test(answer.trim())) {
+        showScan(false, `"${answer}" is not a whole number: the count of ${task.location} was not changed`);
+        return;
+      }
+      tap(task, { kind: "setQty", from: task.qtyPicked, to: Number(answer.trim()) });
     };
     actions.append(pick, set);
     row.append(picked, locked, actions);

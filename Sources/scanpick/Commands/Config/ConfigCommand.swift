@@ -9,8 +9,8 @@ import Station
 enum ConfigCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            name: "config", abstract: "Check a server or station configuration file.", subcommands: [Check.self],
-            defaultSubcommand: Check.self)
+            name: "config", abstract: "Check a configuration file; trust the station's private CA.",
+            subcommands: [Check.self, TrustCA.self], defaultSubcommand: Check.self)
     }
 
     /// Which program a configuration file is for.

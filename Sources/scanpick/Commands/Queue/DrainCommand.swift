@@ -22,8 +22,10 @@ enum DrainCommand: Command {
                 support (scanpick queue). Only one drainer runs per station database at a time.
 
                 A refusal of the station itself (a wrong token: 401 or 403; a wrong base URL: 404 for a route
-                that does not exist; a TLS failure) pauses the queue instead: nothing goes dead for it, and
-                the summary says what to fix.
+                that does not exist, a redirect, a 405, or an answer that is not the API's, such as a captive
+                portal's page; a TLS failure) pauses the queue instead: nothing goes sent or dead for it, and
+                the summary says what to fix. An action counts as sent only on a JSON answer that echoes its
+                Idempotency-Key.
 
                 Exit codes: 0 nothing left pending; 3 actions are still pending (server unreachable or
                 busy, the queue paused, or another process is draining); 1 error.
@@ -62,7 +64,7 @@ enum DrainCommand: Command {
         case .dead(let action, let status, let reason):
             "dead     #\(action.id)  \(action.label)  (\(status): \(reason.prefix(200)))"
         case .paused(let action, let attention):
-            "paused   #\(action.id)  \(action.label)  (\(attention.code): the server refused the station, not the action)"
+            "paused   #\(action.id)  \(action.label)  (\(attention.code): kept; the station's setup needs attention, not the action)"
         case .retryLater(let action, let status, let reason, let retryAt):
             "waiting  #\(action.id)  \(action.label)  (\(status.map { "\($0): " } ?? "")\(reason.prefix(200)); next try after \(Timestamp.iso8601(retryAt)))"
         }

@@ -3,19 +3,21 @@ import Foundation
 import Queue
 import Station
 
-/// `scanpick queue [show] | retry|clear ID | salvage --to FILE | import FILE`: the queue table,
-/// support's two actions on dead letters, and the way out of a damaged queue database.
+/// `scanpick queue [show] | retry|clear|park ID | salvage --to FILE | import FILE`: the queue table,
+/// support's actions on dead letters (and on an action a pause holds back), and the way out of a
+/// damaged queue database.
 enum QueueCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "queue",
             abstract: "Show the station's action queue; retry or clear a dead letter; salvage a damaged queue.",
             discussion: """
-                Who retries, clears or imports is recorded in the station log (--by NAME, or $USER).
+                Who retries, clears, parks or imports is recorded in the station log (--by NAME, or $USER).
                 A damaged queue database is saved with salvage, moved aside, and its actions imported
                 into a fresh one: nothing is lost and nothing goes twice.
                 """,
-            subcommands: [Show.self, Retry.self, Clear.self, Salvage.self, Import.self], defaultSubcommand: Show.self)
+            subcommands: [Show.self, Retry.self, Clear.self, Park.self, Salvage.self, Import.self],
+            defaultSubcommand: Show.self)
     }
 
     /// `scanpick queue [show] [--json]`.
@@ -37,7 +39,7 @@ enum QueueCommand: Command {
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let actions = try StationFile.open(arguments[\.station.config]).queue.actions()
-            StandardStream.output.write(arguments[\.json] ? StationJSON.queue(actions) + "\n" : table(actions))
+            StandardStream.output.write(arguments[\.json] ? try StationJSON.queue(actions) + "\n" : table(actions))
             return 0
         }
     }

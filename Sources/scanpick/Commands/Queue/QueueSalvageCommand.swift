@@ -33,6 +33,10 @@ extension QueueCommand {
                     "\(salvage.unreadable.count) rows could not be read (\(ids)\(salvage.unreadable.count > 20 ? ", …" : "")): compare with the server\n"
                 )
             }
+            if let stopped = salvage.stoppedAfter {
+                StandardStream.output.write(
+                    "the damage went on past #\(stopped): no later row was read; compare with the server\n")
+            }
             StandardStream.output.write(
                 "next: move \(configuration.databasePath) (and its -wal and -shm files) aside, then scanpick queue import \(target)\n"
             )

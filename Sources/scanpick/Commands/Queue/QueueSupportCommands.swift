@@ -70,29 +70,30 @@ extension QueueCommand {
         }
     }
 
-    /// `scanpick queue import FILE`.
-    enum Import: Command {
+    /// `scanpick queue park ID`.
+    enum Park: Command {
         struct Arguments: CommandArguments {
             var support = Support()
-            var file = Argument<String>("FILE", help: "A file written by 'scanpick queue salvage'.")
+            var id = Argument<Int>("ID", help: "The pending action's id.", in: 1...Int.max)
         }
 
         static var configuration: CommandConfiguration {
             CommandConfiguration(
-                name: "import",
+                name: "park",
                 abstract:
-                    "Put salvaged actions into this (fresh) queue with their own keys; a key already queued is skipped, so nothing goes twice."
-            )
+                    "Set aside as dead a pending action a pause holds back (e.g. of an organisation no longer configured), to retry or clear it later.",
+                discussion: """
+                    Only while the queue, or the action's organisation, is paused (see scanpick status). The
+                    action keeps its key; the station log records who parked it.
+                    """)
         }
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let actor = try actor(arguments[\.support])
-            let file = arguments[\.file]
-            let queue = try StationFile.open(arguments[\.support.station.config]).queue
-            let result = try queue.importActions(try SalvageFile.read(file), from: file, by: actor)
+            let id = arguments[\.id]
+            try StationFile.open(arguments[\.support.station.config]).queue.park(id, by: actor)
             StandardStream.output.write(
-                "imported \(result.imported) actions with their keys"
-                    + (result.alreadyQueued > 0 ? "; \(result.alreadyQueued) were already in the queue" : "") + "\n")
+                "#\(id) parked as dead by \(actor): scanpick queue retry \(id) or scanpick queue clear \(id)\n")
             return 0
         }
     }

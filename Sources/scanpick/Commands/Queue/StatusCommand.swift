@@ -33,11 +33,12 @@ enum StatusCommand: Command {
         let probe = await station.probe()
         let online = probe.reachable
         let counts = try station.queue.counts()
-        let attention = StationJSON.attention(station)
+        // The queue's pauses, and what a running station noticed (kept in its database).
+        let attention = StationJSON.attention(station, others: try station.queue.stationAttention())
         let server = station.transport.server
         if arguments[\.json] {
             StandardStream.output.write(
-                StationJSON.status(
+                try StationJSON.status(
                     online: online, serverReady: probe.databaseReady, server: server, counts: counts,
                     attention: attention) + "\n")
         } else {

@@ -3,7 +3,7 @@ import Queue
 import Station
 import Wire
 
-/// `scanpick tap pick|qty TASK --org ORG ...`: queue a tap and return at once, online or offline.
+/// `scanpick tap pick|qty TASK [--org ORG] ...`: queue a tap and return at once, online or offline.
 enum TapCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
@@ -21,12 +21,19 @@ enum TapCommand: Command {
     /// What both taps take.
     struct Target: CommandArguments {
         var station = StationFile()
-        var org = Option<String>("org", valueName: "ORG", help: "The organisation the task belongs to.")
+        var org = Option<String?>(
+            "org", valueName: "ORG",
+            help: "The organisation the task belongs to (default: the open batch's, or the only configured one).")
         var json = Flag("json", help: "Print {\"id\", \"idempotencyKey\", \"label\"}.")
+        var outsideBatch = Flag(
+            "outside-batch",
+            help:
+                "Queue it even though the task is not in the open batch "
+                + "(support: the server judges it; without this the station refuses it).")
         var task = Argument<String>("TASK", help: "The pick task's id.")
     }
 
-    /// `scanpick tap pick TASK --org ORG [--qty N]`.
+    /// `scanpick tap pick TASK [--org ORG] [--qty N]`.
     enum Pick: Command {
         struct Arguments: CommandArguments {
             var target = Target()
@@ -43,7 +50,7 @@ enum TapCommand: Command {
         }
     }
 
-    /// `scanpick tap qty TASK --org ORG --from A --to B`.
+    /// `scanpick tap qty TASK [--org ORG] --from A --to B`.
     enum Qty: Command {
         struct Arguments: CommandArguments {
             var target = Target()
@@ -64,7 +71,8 @@ enum TapCommand: Command {
     /// Queues the tap and prints what was queued.
     private static func record(_ tap: Tap, _ target: ParsedArguments<Target>) throws -> Int32 {
         let station = try StationFile.open(target[\.station.config])
-        let id = try station.taps.record(tap, task: target[\.task], org: target[\.org])
+        let org = try station.organisation(requested: target[\.org], preferOpenBatch: true)
+        let id = try station.taps.record(tap, task: target[\.task], org: org, outsideBatch: target[\.outsideBatch])
         guard let action = try station.queue.action(id) else { return 1 }
         if target[\.json] {
             var line = JSONObjectWriter()

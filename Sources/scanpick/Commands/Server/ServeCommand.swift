@@ -46,7 +46,7 @@ enum ServeCommand: Command {
         let tls = try ServerFile.startupCheck(configuration)
         let lines = LineLog()
         defer { lines.flush() }
-        let log: @Sendable (String) -> Void = { lines.write($0) }
+        let log: @Sendable (String) -> Void = { lines.write(JournalPriority.tagged($0)) }
         for warning in ServerFile.warnings(configuration) { log(event("warning", ["message": warning])) }
         var lock: ServeLock?
         if case .sqlite(let path) = configuration.database {

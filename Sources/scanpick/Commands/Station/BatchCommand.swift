@@ -18,8 +18,10 @@ enum BatchCommand: Command {
             subcommands: [Open.self, Refresh.self, Create.self])
     }
 
-    /// The organisation option `open` and `create` take.
-    static func org(_ help: String) -> Option<String> { Option<String>("org", valueName: "ORG", help: help) }
+    /// The organisation option `open` and `create` take (default: the only configured one).
+    static func org(_ help: String) -> Option<String?> {
+        Option<String?>("org", valueName: "ORG", help: help + " (default: the only configured one)")
+    }
 
     /// Prints the active task of the station's open batch, if any.
     static func printActive(_ station: PickStation) throws {
@@ -30,7 +32,7 @@ enum BatchCommand: Command {
         "active: \(task.location)  \(task.sku)  \(task.barcode)  \(task.qtyPicked)/\(task.qtyRequired)  (task \(task.id))"
     }
 
-    /// `scanpick batch open ID --org ORG`.
+    /// `scanpick batch open ID [--org ORG]`.
     enum Open: Command {
         struct Arguments: CommandArguments {
             var station = StationFile()
@@ -46,7 +48,8 @@ enum BatchCommand: Command {
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let station = try StationFile.open(arguments[\.station.config])
-            let (id, org) = (arguments[\.id], arguments[\.org])
+            let id = arguments[\.id]
+            let org = try station.organisation(requested: arguments[\.org], preferOpenBatch: false)
             switch try await station.openBatch(id, org: org) {
             case .fetched(let batch):
                 StandardStream.output.write("opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Capture
 import Foundation
+import LineLog
 import Station
 
 /// `scanpick station`: scanning, validation, the queue's drainer and the network monitor together.
@@ -71,7 +72,7 @@ enum StationCommand: Command {
                 StandardStream.output.write(line + "\n")
                 StandardStream.output.flush()  // a long-running command: every line is seen when it happens
             },
-            log: { StandardStream.error.write($0 + "\n") })
+            log: { StandardStream.error.write(JournalPriority.tagged($0) + "\n") })
         let summary: StationService.Summary
         do {
             summary = try await service.run(source: source, org: arguments[\.org])

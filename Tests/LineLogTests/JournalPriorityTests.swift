@@ -1,0 +1,25 @@
+import Testing
+
+@testable import LineLog
+
+/// Under systemd each JSON line carries the priority journald reads (`journalctl -p warning`).
+@Suite struct JournalPriorityTests {
+    @Test func eachLineIsTaggedByItsEventOrStatusOnlyForTheJournal() {
+        let cases: [(String, String)] = [
+            (#"{"event":"watchdog","loop":"capture","message":"busy"}"#, "<2>"),
+            (#"{"time":"t","event":"sync_failed","error":"disk full"}"#, "<3>"),
+            (#"{"time":"t","event":"scanner_lost","message":"unplugged"}"#, "<4>"),
+            (#"{"event":"listening","address":"127.0.0.1:8080"}"#, "<5>"),
+            (#"{"time":"t","event":"scan","accepted":true}"#, "<6>"),
+            (#"{"time":"t","event":"something_new"}"#, "<6>"),
+            (#"{"method":"POST","path":"/api/picking/pick","status":500,"ms":1.2}"#, "<3>"),
+            (#"{"method":"POST","path":"/api/picking/pick","status":409,"ms":1.2}"#, "<6>"),
+            // An event's name quoted inside a message is not the line's event.
+            (#"{"time":"t","event":"scan","message":"saw \"event\":\"watchdog\""}"#, "<6>"),
+        ]
+        for (line, prefix) in cases {
+            #expect(JournalPriority.tagged(line, journal: true) == prefix + line, "\(line)")
+            #expect(JournalPriority.tagged(line, journal: false) == line)
+        }
+    }
+}
