@@ -6,9 +6,9 @@
 //   C shims          CZBar, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1,
-//                    Wire
+//                    Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
-//   parts            BatchDecoding, Capture, Queue, Server
+//   parts            BatchDecoding, Capture, Queue, Server, Fleet
 //   the station      Station
 //   the command line scanpick (and scanpick-bench, the benchmarks' load generator)
 import PackageDescription
@@ -69,10 +69,12 @@ let package = Package(
         .target(name: "GS1"),
         // Codable types shared by the API server and the station (the HTTP contract), ordered JSON lines.
         .target(name: "Wire"),
+        // Counters, histograms and Prometheus's text format, for the server's and the station's `/metrics`.
+        .target(name: "Metrics"),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
         .target(name: "Storage", dependencies: ["Timestamps"]),
         // SQLite: one connection, cached statements, transactions, group commit.
-        .target(name: "SQLiteStorage", dependencies: ["CSQLite", "Storage", "CThreadName"]),
+        .target(name: "SQLiteStorage", dependencies: ["CSQLite", "Storage", "CThreadName", "Metrics"]),
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
@@ -94,7 +96,7 @@ let package = Package(
             name: "Station",
             dependencies: [
                 "Queue", "Wire", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture", "Scanning",
-                "Imaging", "HTTPServing", "ServiceManager",
+                "Imaging", "HTTPServing", "ServiceManager", "Metrics",
             ],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
@@ -102,14 +104,17 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Wire", "Timestamps", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
-                "ConfigFile",
-            ]),
+                "ConfigFile", "Metrics",
+            ],
+            resources: [.copy("FleetPage")]),
+        // `scanpick fleet`: the organisation's stations from `GET /api/stations`, as a table.
+        .target(name: "Fleet", dependencies: ["Wire", "Timestamps"]),
 
         .executableTarget(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire", "Timestamps", "Capture", "LineLog", "ServiceManager",
+                "ConfigFile", "Queue", "Station", "Wire", "Timestamps", "Capture", "LineLog", "ServiceManager", "Fleet",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -128,6 +133,7 @@ let package = Package(
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
         .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(
             name: "BatchDecodingTests",

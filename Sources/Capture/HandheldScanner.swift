@@ -17,6 +17,10 @@ public final class HandheldScanner: @unchecked Sendable {
     private let descriptor: Int32
     private let device: OpaquePointer
     private var decoder: KeyCodeDecoder
+    /// The clock the kernel stamps this device's events with (monotonic unless the kernel refused).
+    private let clock: clockid_t
+    /// Whether libevdev is handing over the state delta after the kernel dropped events.
+    private var syncing = false
     private let closed = Atomic(false)
 
     /// Opens and grabs the scanner; errors say what is wrong with the device and what to do.
@@ -43,6 +47,8 @@ public final class HandheldScanner: @unchecked Sendable {
             Glibc.close(opened)
             throw grabbed == -EBUSY ? .busy(path) : Self.error(-grabbed, path)
         }
+        // Key timing is compared with "now" while idle: both on the monotonic clock.
+        clock = scanpick_evdev_use_monotonic_clock(handle) == 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME
         descriptor = opened
         device = handle
         name = libevdev_get_name(handle).map { String(cString: $0) } ?? "unnamed"
@@ -61,13 +67,28 @@ public final class HandheldScanner: @unchecked Sendable {
     public func nextRead() throws(CaptureError) -> KeyCodeDecoder.Read? {
         var event = input_event()
         while !closed.load(ordering: .relaxed) {
-            let status = scanpick_evdev_next(device, &event)
-            if status == -EAGAIN {
-                var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                _ = poll(&waiting, 1, 250)  // wakes for input, or to see a close()
+            let status = scanpick_evdev_next(device, syncing ? 1 : 0, &event)
+            switch status {
+            case 0: break
+            case 1:
+                // The kernel's buffer overflowed: a code lost keys (the decoder refuses it). libevdev
+                // now hands over the state delta (2), then -EAGAIN, after which its key state is current.
+                syncing = true
+                decoder.eventsDropped(at: Double(event.time.tv_sec) + Double(event.time.tv_usec) / 1_000_000)
                 continue
-            }
-            guard status == 0 else {
+            case 2: continue
+            case -EAGAIN:
+                if syncing {
+                    syncing = false
+                    decoder.resynchronise(
+                        shiftHeld: heldCount(KeyCode.leftShift, KeyCode.rightShift),
+                        controlHeld: heldCount(KeyCode.leftControl, KeyCode.rightControl))
+                }
+                var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                // Wakes for input, to see a close(), or to give up keys no terminator ended.
+                if poll(&waiting, 1, 250) == 0, let read = decoder.idle(at: now()) { return read }
+                continue
+            default:
                 throw .deviceFailed(
                     path, reason: status == -ENODEV ? "the scanner was unplugged" : String(cString: strerror(-status)))
             }
@@ -76,6 +97,16 @@ public final class HandheldScanner: @unchecked Sendable {
             if let read = decoder.feed(key: event.code, value: event.value, at: time) { return read }
         }
         return nil
+    }
+
+    private func heldCount(_ keys: UInt16...) -> Int {
+        keys.filter { scanpick_evdev_key_down(device, UInt32($0)) != 0 }.count
+    }
+
+    private func now() -> Double {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
     }
 
     /// Makes ``nextRead()`` return nil within a quarter of a second; the device is let go on deinit.

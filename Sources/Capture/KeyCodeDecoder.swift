@@ -34,6 +34,9 @@ public struct KeyCodeDecoder: Sendable {
     public var options: Options
     private var text = ""
     private var lastKeyAt: Double?
+    /// Key events were lost since the last code ended: whatever is typed up to the next terminator
+    /// (or rest) is a fragment, refused.
+    private var overflowed = false
     private var shift = 0
     private var control = 0
     private var unknownKeys = 0
@@ -56,16 +59,19 @@ public struct KeyCodeDecoder: Sendable {
         guard value == 1 else { return nil }  // a character is typed when its key goes down
         // A pause longer than a scanner's ends what came before it: refused, and this key starts anew.
         var interrupted: Read?
-        if let last = lastKeyAt, time - last > options.maxGap, !text.isEmpty || unknownKeys > 0 {
+        if let last = lastKeyAt, time - last > options.maxGap, !text.isEmpty || unknownKeys > 0 || overflowed {
             interrupted = .refused(
                 typed: text,
-                reason: "keys \(Int(((time - last) * 1000).rounded())) ms apart: typed by a person, not scanned")
+                reason: overflowed
+                    ? Self.overflowReason
+                    : "keys \(Int(((time - last) * 1000).rounded())) ms apart: typed by a person, not scanned")
             reset()
         }
         lastKeyAt = time
         if key == options.terminator || key == KeyCode.keypadEnter {
             defer { reset() }
             if let interrupted { return interrupted }
+            if overflowed { return .refused(typed: text, reason: Self.overflowReason) }
             if unknownKeys > 0 { return .refused(typed: text, reason: "\(unknownKeys) keys no barcode types") }
             guard !text.isEmpty else { return nil }
             var code = text
@@ -84,6 +90,47 @@ public struct KeyCodeDecoder: Sendable {
         return nil
     }
 
+    /// The kernel dropped key events at `time` (its buffer overflowed while the reader was busy):
+    /// the code in progress, or the next one if the drop fell between codes, lost keys. What is
+    /// typed up to the next terminator (or rest) is refused then, never guessed: the keys after a
+    /// drop are only the tail of a code. Held modifiers are then
+    /// ``resynchronise(shiftHeld:controlHeld:)``'d from the device's state.
+    public mutating func eventsDropped(at time: Double) {
+        overflowed = true
+        lastKeyAt = time
+    }
+
+    static let overflowReason = "the scanner's key events overflowed (some were lost): scan again"
+
+    /// Sets which modifiers are held, as the device reports after dropped events (their releases
+    /// may have been among the lost: a Shift counted as held forever would shift every later scan).
+    public mutating func resynchronise(shiftHeld: Int, controlHeld: Int) {
+        shift = max(0, shiftHeld)
+        control = max(0, controlHeld)
+    }
+
+    /// How long keys must rest before what they typed without a terminator is given up (longer
+    /// than any pause inside a scan).
+    public var idleLimit: Double { max(0.3, 2 * options.maxGap) }
+
+    /// Called while no key comes (at `time`, on the events' clock): keys typed more than
+    /// ``idleLimit`` ago and never ended by the terminator are refused now, not when the next scan
+    /// starts (a scanner whose suffix is Tab or nothing would otherwise be refused one scan late,
+    /// as if a person had typed it, and its last scan never reported).
+    public mutating func idle(at time: Double) -> Read? {
+        guard let last = lastKeyAt, time - last > idleLimit, !text.isEmpty || unknownKeys > 0 || overflowed else {
+            return nil
+        }
+        defer { reset() }
+        if overflowed { return .refused(typed: text, reason: Self.overflowReason) }
+        let terminator = options.terminator == KeyCode.tab ? "Tab" : "Enter"
+        return .refused(
+            typed: text,
+            reason:
+                "no \(terminator) followed these keys: a scanner that ends codes differently (check scanners[].terminator), or a person typing"
+        )
+    }
+
     /// Adds the character `key` types (with Shift or Ctrl as held), or counts it as unknown.
     private mutating func type(_ key: UInt16) {
         if control > 0 {
@@ -100,6 +147,7 @@ public struct KeyCodeDecoder: Sendable {
     private mutating func reset() {
         text = ""
         unknownKeys = 0
+        overflowed = false
     }
 
     /// The US layout: key code → (character, character with Shift). Keypad keys type their digit.

@@ -3,8 +3,9 @@ import Imaging
 
 /// Recorded frames: the images of a folder in sorted order, stamped at `fps` (frame n at n / fps
 /// seconds), every one delivered (a replay never drops a frame, so it gives the same scans at any
-/// speed). With `loop`, the folder repeats and time goes on; an unreadable image is skipped and
-/// counted.
+/// speed). With `loop`, the folder repeats and time goes on, in real time: frame n is delivered
+/// no sooner than n / fps seconds after the start, as a camera would (without `loop` a replay runs
+/// as fast as it can, for tests and benchmarks). An unreadable image is skipped and counted.
 ///
 ///     let source = try RecordedFrames(folder: "SampleImages/degraded", fps: 30)
 ///     while let frame = try source.nextFrame() { ... }
@@ -40,6 +41,7 @@ public final class RecordedFrames: FrameSource {
             let index = position
             position += 1
             let time = Double(index) / fps
+            if loop { waitUntil(time) }
             do {
                 let image = try loader.load(path: files[index % files.count])
                 return Frame(image: image, time: time, index: index, capturedAt: start.addingTimeInterval(time))
@@ -50,6 +52,14 @@ public final class RecordedFrames: FrameSource {
     }
 
     public func close() {}
+
+    /// Sleeps until `time` seconds after the start (a looping replay keeps the camera's pace
+    /// instead of spinning a core).
+    private func waitUntil(_ time: Double) {
+        let due = start.addingTimeInterval(time)
+        let wait = due.timeIntervalSinceNow
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+    }
 }
 
 /// Why a frame source could not start, with what to do.

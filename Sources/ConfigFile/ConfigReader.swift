@@ -14,10 +14,16 @@ public struct ConfigReader {
     private let object: [String: Any]
     private var read: Set<String> = []
 
+    /// The most bytes a configuration file may hold.
+    public static let maxFileBytes = 1024 * 1024
+
     /// Parses the JSON object in the file at `file`.
     public init(contentsOf file: String) throws(ConfigError) {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw ConfigError(file: file, key: nil, problem: "cannot read the file (does it exist?)")
+        let data: Data
+        do {
+            data = Data(try NamedFile.readBytes(file, limit: Self.maxFileBytes))
+        } catch {
+            throw ConfigError(file: file, key: nil, problem: "cannot be read: it \(error.problem)")
         }
         try self.init(data: data, file: file)
     }
@@ -178,13 +184,14 @@ public struct ConfigReader {
     static func syntaxProblem(_ error: any Error, in data: Data) -> String {
         let bytes = [UInt8](data)
         // Foundation's own message says little and points roughly; find the first bad byte ourselves.
-        guard let offset = JSONSyntax.firstError(in: bytes) else {
+        guard let failure = JSONSyntax.firstError(in: bytes) else {
             return
                 "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
         }
         var line = 1
         var column = 1
-        for byte in bytes.prefix(offset) {
+        let start = bytes.starts(with: JSONSyntax.byteOrderMark) ? JSONSyntax.byteOrderMark.count : 0
+        for byte in bytes[start..<failure.offset] {
             if byte == UInt8(ascii: "\n") {
                 line += 1
                 column = 1
@@ -192,7 +199,10 @@ public struct ConfigReader {
                 column += 1
             }
         }
-        let what = offset == bytes.count ? "the JSON ends early" : "this is not valid JSON"
+        let what =
+            failure.tooDeep
+            ? "the JSON is nested more than \(JSONSyntax.maxDepth) deep"
+            : failure.offset == bytes.count ? "the JSON ends early" : "this is not valid JSON"
         return "\(what) at line \(line), column \(column)"
     }
 

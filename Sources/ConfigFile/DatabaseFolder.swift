@@ -10,8 +10,17 @@ public enum DatabaseFolder {
     public static let packagedDataFolder = "/var/lib/scanpick"
 
     /// Why the database at `path` cannot be opened as configured, or nil when its folder exists or
-    /// may be created.
-    public static func problem(forDatabase path: String, configFolder: String) -> String? {
+    /// may be created. `written` is the value as the operator wrote it (before it was resolved
+    /// against the config's folder), which alone still shows a trailing `/`.
+    public static func problem(forDatabase path: String, configFolder: String, written: String? = nil) -> String? {
+        var info = stat()
+        if (written ?? path).hasSuffix("/") || (stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR) {
+            return
+                "names the folder \(path), not a database file: name the file inside it (e.g. \((path as NSString).appendingPathComponent("scanpick.sqlite")))"
+        }
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            return "names \(path), which is not a regular file"
+        }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {

@@ -3,23 +3,35 @@
 /// others (a misspelt `true` among them); this walks the grammar (RFC 8259) and returns the offset
 /// of the first byte that cannot be part of valid JSON, or the end when the text stops too early.
 ///
-///     JSONSyntax.firstError(in: Array(#"{"a": tru}"#.utf8))  // 6: the "t" that begins no value
+///     JSONSyntax.firstError(in: Array(#"{"a": tru}"#.utf8))?.offset  // 6: the "t" that begins no value
 enum JSONSyntax {
-    /// The offset of the first offending byte, or nil when the text is valid JSON.
-    static func firstError(in bytes: [UInt8]) -> Int? {
+    /// The UTF-8 byte order mark some editors (Windows Notepad) begin a file with; Foundation's
+    /// parser skips it, and so does this.
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// Where the text stops being valid JSON, and whether only its nesting is to blame.
+    struct Failure: Error, Equatable {
+        /// The offset of the first offending byte (the count of bytes when the text ends early).
+        let offset: Int
+        /// The value there is nested deeper than ``Scanner/maxDepth``: valid JSON, but refused.
+        var tooDeep = false
+    }
+
+    /// The most containers one value may be nested in.
+    static var maxDepth: Int { Scanner.maxDepth }
+
+    /// The first failure, or nil when the text is valid JSON.
+    static func firstError(in bytes: [UInt8]) -> Failure? {
         var scanner = Scanner(bytes: bytes)
+        if bytes.starts(with: byteOrderMark) { scanner.offset = byteOrderMark.count }
         do {
             scanner.skipSpace()
             try scanner.value(depth: 0)
             scanner.skipSpace()
-            return scanner.offset == bytes.count ? nil : scanner.offset
+            return scanner.offset == bytes.count ? nil : Failure(offset: scanner.offset)
         } catch {
-            return error.offset
+            return error
         }
-    }
-
-    private struct Failure: Error {
-        let offset: Int
     }
 
     private struct Scanner {
@@ -41,7 +53,8 @@ enum JSONSyntax {
         }
 
         mutating func value(depth: Int) throws(Failure) {
-            guard depth < Self.maxDepth, let byte = current else { throw Failure(offset: offset) }
+            guard depth < Self.maxDepth else { throw Failure(offset: offset, tooDeep: true) }
+            guard let byte = current else { throw Failure(offset: offset) }
             switch byte {
             case UInt8(ascii: "{"): try container(close: UInt8(ascii: "}"), keyed: true, depth: depth)
             case UInt8(ascii: "["): try container(close: UInt8(ascii: "]"), keyed: false, depth: depth)

@@ -1,28 +1,41 @@
 import Foundation
 
-/// A small file a configuration names (a token file, the page's secret), read with a reason a
-/// person can act on when it cannot be: missing, not readable by this user (with the file's owner
-/// and mode, and who we run as), a folder, empty, or too large.
+/// A small file a configuration names (a token file, the page's secret, a CA certificate), read
+/// with a reason a person can act on when it cannot be: missing, not readable by this user (with
+/// the file's owner and mode, and who we run as), a folder or another non-regular file (a FIFO
+/// would block start-up forever), empty, or too large.
 ///
 ///     let token = try NamedFile.readText("/etc/scanpick/acme.token")  // trimmed
 public enum NamedFile {
-    /// The most bytes such a file may hold.
+    /// The most bytes a token or secret file may hold.
     public static let maxBytes = 64 * 1024
 
     /// The file's text without surrounding white space; throws the reason it cannot be had.
-    public static func readText(_ path: String) throws(NamedFileError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    /// `limit` bounds the bytes read (a CA bundle needs more than a token).
+    public static func readText(_ path: String, limit: Int = maxBytes) throws(NamedFileError) -> String {
+        let bytes = try readBytes(path, limit: limit)
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw NamedFileError(path: path, problem: "is empty") }
+        return text
+    }
+
+    /// The file's bytes, at most `limit` of them; throws the reason they cannot be had.
+    public static func readBytes(_ path: String, limit: Int) throws(NamedFileError) -> [UInt8] {
+        // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever. It has no
+        // effect on reading a regular file, the only kind accepted below.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw NamedFileError(path: path, problem: problem(errno, path)) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw NamedFileError(path: path, problem: problem(errno, path)) }
-        guard info.st_mode & S_IFMT != S_IFDIR else {
-            throw NamedFileError(path: path, problem: "is a folder, not a file")
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw NamedFileError(path: path, problem: "is a folder, not a file")
+        default: throw NamedFileError(path: path, problem: "is not a regular file (a FIFO, device or socket)")
         }
-        guard info.st_size <= maxBytes else {
-            throw NamedFileError(path: path, problem: "is \(info.st_size) bytes: too large for a token or secret")
-        }
-        var bytes = [UInt8](repeating: 0, count: maxBytes + 1)
+        let tooLarge = "is over \(limit / 1024) KiB: too large for this setting"
+        guard info.st_size <= limit else { throw NamedFileError(path: path, problem: tooLarge) }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
         var count = 0
         while count < bytes.count {
             let got = bytes[count...].withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -31,10 +44,8 @@ public enum NamedFile {
             if got == 0 { break }
             count += got
         }
-        guard count <= maxBytes else { throw NamedFileError(path: path, problem: "is too large for a token or secret") }
-        let text = String(decoding: bytes[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw NamedFileError(path: path, problem: "is empty") }
-        return text
+        guard count <= limit else { throw NamedFileError(path: path, problem: tooLarge) }
+        return Array(bytes[..<count])
     }
 
     private static func problem(_ code: Int32, _ path: String) -> String {
@@ -53,7 +64,8 @@ public enum NamedFile {
             "owned by \(userName(info.st_uid)):\(groupName(info.st_gid)), mode \(String(info.st_mode & 0o7777, radix: 8).leftPadded(to: 4))"
     }
 
-    static func currentUser() -> String { userName(geteuid()) }
+    /// The name of the user this process runs as (effective id).
+    public static func currentUser() -> String { userName(geteuid()) }
 
     static func userName(_ uid: uid_t) -> String {
         guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return String(uid) }

@@ -29,16 +29,24 @@ public struct HTTPRequest: Sendable {
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// What the server sends back.
+/// What the server sends back: a whole body, or a ``HTTPStream`` written over time.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// When set, the body is this stream (and `body` is not sent).
+    public var stream: HTTPStream?
 
-    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], stream: HTTPStream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
+    }
+
+    /// A response whose body is `stream`, sent as it is written (chunked).
+    public static func stream(_ status: Int, headers: [(String, String)], _ stream: HTTPStream) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers, stream: stream)
     }
 
     /// A JSON response from already-encoded bytes.

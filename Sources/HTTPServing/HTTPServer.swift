@@ -109,6 +109,9 @@ public final class HTTPServer: Sendable {
     /// Open files kept for everything but connections (databases, logs, the listening socket).
     static let filesKeptBack = 256
 
+    /// How many streamed responses (``HTTPStream``) are being sent now.
+    public var openStreams: Int { core.streams.count }
+
     /// How many connections were closed because they sent a request too slowly.
     public var slowConnectionsClosed: Int { core.deadlines.closedCount }
 

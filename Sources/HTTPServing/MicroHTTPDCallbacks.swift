@@ -105,17 +105,70 @@ private func send(
     _ response: HTTPResponse, on connection: OpaquePointer, releasing state: RequestState, _ core: ServerCore
 ) -> MHD_Result {
     state.finish(budget: core.bodyBudget)
-    return send(response, on: connection)
+    return send(response, on: connection, core: core)
 }
 
-private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let made = response.body.withUnsafeBytes { body in
-        scanpick_mhd_response_copying(body.count, body.baseAddress)
+/// Queues `response` on `connection`. A streamed body (``HTTPStream``) is read by libmicrohttpd
+/// as it is written, and counted among the server's open streams until it finishes; without a
+/// `core` (a refusal of a request's head) a stream is not expected and is ended at once.
+private func send(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore? = nil) -> MHD_Result {
+    let made: OpaquePointer?
+    if let stream = response.stream {
+        made = streamingResponse(stream, on: connection, core: core)
+    } else {
+        made = response.body.withUnsafeBytes { body in
+            scanpick_mhd_response_copying(body.count, body.baseAddress)
+        }
     }
     guard let made else { return .NO }
-    defer { MHD_destroy_response(made) }
+    defer { MHD_destroy_response(made) }  // the connection keeps it until it is sent
     for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
     return MHD_queue_response(connection, UInt32(response.status), made)
+}
+
+/// A libmicrohttpd response reading `stream`; nil when it could not be made (the stream is then
+/// finished).
+private func streamingResponse(_ stream: HTTPStream, on connection: OpaquePointer, core: ServerCore?)
+    -> OpaquePointer?
+{
+    guard let core, core.streams.admit(stream) else {
+        stream.finish()
+        return nil
+    }
+    stream.attach(connection)
+    let context = Unmanaged.passRetained(StreamContext(stream: stream, core: core)).toOpaque()
+    guard let made = scanpick_mhd_response_streaming(32 * 1024, readStream, context, freeStream) else {
+        Unmanaged<StreamContext>.fromOpaque(context).release()
+        core.streams.remove(stream)
+        stream.finish()
+        return nil
+    }
+    return made
+}
+
+/// What a streamed response's callbacks reach: the stream, and the server that counts it.
+private final class StreamContext: Sendable {
+    let stream: HTTPStream
+    let core: ServerCore
+    init(stream: HTTPStream, core: ServerCore) {
+        self.stream = stream
+        self.core = core
+    }
+}
+
+/// libmicrohttpd asks a streamed response for its next bytes (on a polling thread).
+private let readStream: MHD_ContentReaderCallback = { context, _, buffer, capacity in
+    guard let context, let buffer else { return HTTPStream.endWithError }
+    let stream = Unmanaged<StreamContext>.fromOpaque(context).takeUnretainedValue().stream
+    return stream.read(into: buffer, capacity: capacity)
+}
+
+/// libmicrohttpd is done with a streamed response: the stream is finished and no longer counted.
+private let freeStream: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let box = Unmanaged<StreamContext>.fromOpaque(context).takeRetainedValue()
+    box.core.streams.remove(box.stream)
+    box.stream.finish()
 }
 
 /// Collects a connection's headers or query arguments, noting the names that came more than once.

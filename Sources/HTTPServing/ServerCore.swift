@@ -13,6 +13,8 @@ final class ServerCore: Sendable {
     let deadlines: ConnectionDeadlines
     let bodyBudget: BodyBudget
     let checkHead: HTTPServer.HeadCheck?
+    /// The streamed responses being sent (each ended when the server stops).
+    let streams = OpenStreams()
     private let workers: WorkerPool
     private let bulkWorkers: WorkerPool
     private let suspended = Mutex(SuspendedRequests())
@@ -107,6 +109,7 @@ final class ServerCore: Sendable {
     /// answers have gone out, and ends the workers and the deadline sweep.
     func stop() {
         suspended.withLock { $0.stopping = true }
+        streams.endAll()  // a suspended stream is woken to end: libmicrohttpd must not stop with it suspended
         workers.cancelQueued()
         bulkWorkers.cancelQueued()
         let (answered, sent): (DispatchSemaphore?, DispatchSemaphore?) = suspended.withLock { suspended in
@@ -148,6 +151,36 @@ final class ServerCore: Sendable {
         Array(
             #"{"error":"server_busy","message":"the server is too busy to take this request now; retry shortly"}"#.utf8),
         headers: [("Retry-After", "1")])
+}
+
+/// The streamed responses being sent. Once the server stops, each is ended and none is admitted.
+final class OpenStreams: Sendable {
+    private let state = Mutex<(stopping: Bool, open: [ObjectIdentifier: HTTPStream])>((false, [:]))
+
+    /// Counts `stream` in; false once the server is stopping.
+    func admit(_ stream: HTTPStream) -> Bool {
+        state.withLock { state in
+            guard !state.stopping else { return false }
+            state.open[ObjectIdentifier(stream)] = stream
+            return true
+        }
+    }
+
+    func remove(_ stream: HTTPStream) {
+        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// How many streams are being sent.
+    var count: Int { state.withLock { $0.open.count } }
+
+    /// Ends every stream and admits no more.
+    func endAll() {
+        let open = state.withLock { state in
+            state.stopping = true
+            return Array(state.open.values)
+        }
+        for stream in open { stream.end() }
+    }
 }
 
 /// A connection handed to a worker: suspended on the polling thread, resumed from the worker once its

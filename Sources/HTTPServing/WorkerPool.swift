@@ -98,8 +98,12 @@ final class WorkerPool: Sendable {
 
     /// How long the longest-running job in hand has run (nanoseconds; 0 when every thread waits).
     var longestRunningJob: UInt64 {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return startedAt.withLock { $0.map { $0 == 0 ? 0 : now &- $0 }.max() ?? 0 }
+        // `now` is read inside the lock: read before it, a job that started in between would be
+        // "later than now" and a wrapped difference would look like a job stuck for centuries.
+        startedAt.withLock { starts in
+            let now = DispatchTime.now().uptimeNanoseconds
+            return starts.map { $0 == 0 || $0 > now ? 0 : now - $0 }.max() ?? 0
+        }
     }
 
     private func work(_ index: Int) {

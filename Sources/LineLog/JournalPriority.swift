@@ -7,8 +7,21 @@ import Foundation
 ///
 ///     FileHandle.standardError.write(JournalPriority.tagged(line) + "\n")
 public enum JournalPriority {
-    /// Whether standard error goes to systemd's journal.
-    public static let isJournal = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
+    /// Whether standard error goes to systemd's journal: `JOURNAL_STREAM` ("DEVICE:INODE") names
+    /// the stream systemd connected, and it must be the one standard error still is (a process
+    /// started from a service inherits the variable, but its standard error may be a pipe or file).
+    public static let isJournal = isJournal(
+        stream: ProcessInfo.processInfo.environment["JOURNAL_STREAM"], descriptor: STDERR_FILENO)
+
+    /// Whether `descriptor` is the journal stream `stream` ("DEVICE:INODE", decimal) names.
+    static func isJournal(stream: String?, descriptor: Int32) -> Bool {
+        guard let parts = stream?.split(separator: ":"), parts.count == 2,
+            let device = UInt64(parts[0]), let inode = UInt64(parts[1])
+        else { return false }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    }
 
     /// `line` with its priority prefix when `journal`; unchanged otherwise.
     public static func tagged(_ line: String, journal: Bool = isJournal) -> String {
@@ -34,6 +47,8 @@ public enum JournalPriority {
         "watchdog": critical,
         "internal_error": error, "scan_failed": error, "sync_failed": error, "config_invalid": error,
         "frames_failed": error,
+        "drain_lock": error, "resume_failed": error, "attention_not_stored": error, "database_failed": error,
+        "restart_needed": warning, "tls_ca_not_installed": warning, "camera_not_found": warning,
         "prune_failed": warning, "refresh_failed": warning, "scanner_unavailable": warning, "scanner_lost": warning,
         "camera": warning, "log_lines_dropped": warning, "slow_transaction": warning, "warning": warning,
         "http": warning, "scanner_input_ended": warning,

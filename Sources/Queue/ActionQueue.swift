@@ -129,13 +129,23 @@ public final class ActionQueue: Sendable {
         try database.read { db in try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init) }
     }
 
-    /// How many actions are in each state, and the last delivery time.
-    public func counts() throws -> QueueCounts {
+    /// How many actions are in each state (of `org`'s, or of every organisation's), the last delivery
+    /// time, and when the oldest unsent action was queued (one scan of the table, as before).
+    public func counts(org: String? = nil) throws -> QueueCounts {
         try database.read { db in
             var counts = QueueCounts()
-            for row in try db.rows("SELECT state, COUNT(*) AS n FROM actions GROUP BY state") {
+            for row in try db.rows(
+                """
+                SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM actions
+                WHERE CAST(?1 AS TEXT) IS NULL OR org = ?1 GROUP BY state
+                """, [org])
+            {
                 let n = try row.int("n")
-                switch ActionState(rawValue: try row.string("state")) {
+                let state = ActionState(rawValue: try row.string("state"))
+                if state == .pending || state == .inFlight, let oldest = try row.optionalString("oldest") {
+                    counts.oldestUnsentAt = min(counts.oldestUnsentAt ?? oldest, oldest)
+                }
+                switch state {
                 case .pending: counts.pending = n
                 case .inFlight: counts.inFlight = n
                 case .sent: counts.sent = n
@@ -205,6 +215,34 @@ public final class ActionQueue: Sendable {
                 "UPDATE actions SET state = 'pending', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
                 [Timestamp.iso8601(), id])
             try Self.log(db, event: "retry", action: action, actor: actor)
+        }
+    }
+
+    /// Puts back in line, in one transaction, every dead letter the server refused with HTTP `status`
+    /// (at most `limit`, the oldest): support's way out after fixing what made the server refuse them
+    /// all. Each is recorded in the station log under `actor`. Returns their ids.
+    public func retryAll(refusedWith status: Int, by actor: String, limit: Int = 10_000) throws(QueueError) -> [Int] {
+        do {
+            return try database.write { db in
+                try db.transaction {
+                    let dead = try db.rows(
+                        "SELECT * FROM actions WHERE state = 'dead' AND last_status = ? ORDER BY id LIMIT ?",
+                        [status, max(0, limit)]
+                    ).map(QueuedAction.init)
+                    let now = Timestamp.iso8601()
+                    for action in dead {
+                        try db.run(
+                            "UPDATE actions SET state = 'pending', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                            [now, action.id])
+                        try Self.log(db, event: "retry", action: action, actor: actor)
+                    }
+                    return dead.map(\.id)
+                }
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
         }
     }
 

@@ -13,8 +13,8 @@ public protocol ActionTransport: Sendable {
 }
 
 /// The ScanPick API over HTTP with Foundation's URLSession: POSTs the action's stored body to its
-/// route with the organisation's bearer token, the `Idempotency-Key` header and the station's clock
-/// (``clockHeader``). The server and the
+/// route with the organisation's bearer token, the `Idempotency-Key` header, the station's clock
+/// (``clockHeader``) and its name (`X-ScanPick-Station`, on every request). The server and the
 /// tokens can be replaced while it runs (a corrected config, re-read without a restart).
 ///
 ///     let transport = HTTPActionTransport(server: url, tokens: ["acme": token], timeout: 10)
@@ -23,13 +23,17 @@ public final class HTTPActionTransport: ActionTransport {
     private let timeout: TimeInterval
     private let session: URLSession
     private let now: @Sendable () -> Date
+    /// The station's name, sent as `X-ScanPick-Station` with every request (nil: not sent).
+    public let station: String?
 
     /// `timeout` is whole seconds, at least 1: URLSession on Linux truncates it (measured: 0.5 s
     /// fails every request that is not answered at once, 1.5 s waits 1 s). `now` is the station's
     /// clock, sent with every action (tests set a wrong one).
     public init(
-        server: URL, tokens: [String: String], timeout: TimeInterval, now: @escaping @Sendable () -> Date = { Date() }
+        server: URL, tokens: [String: String], timeout: TimeInterval, station: String? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.station = station
         settings = Mutex((server, tokens))
         self.timeout = timeout
         self.now = now
@@ -54,6 +58,14 @@ public final class HTTPActionTransport: ActionTransport {
     /// A session that never follows a redirect: URLSession would turn the POST into a GET to
     /// wherever it points (a 405 there, or a page that is not the API). The 3xx itself comes back
     /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
+    /// A request to `path` on the server, with the station's name.
+    private func makeRequest(_ server: URL, _ path: String) -> URLRequest {
+        var request = URLRequest(url: server.appendingPathComponent(path))
+        request.timeoutInterval = timeout
+        if let station { request.setValue(station, forHTTPHeaderField: StationIdentity.header) }
+        return request
+    }
+
     private static func makeSession(timeout: TimeInterval) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
@@ -80,9 +92,8 @@ public final class HTTPActionTransport: ActionTransport {
                         "no token is configured for organisation \(action.org): add organisations.\(action.org) to the station config; the queue waits, nothing is lost"
                 ), status: nil)
         }
-        var request = URLRequest(url: server.appendingPathComponent(action.kind.path))
+        var request = makeRequest(server, action.kind.path)
         request.httpMethod = "POST"
-        request.timeoutInterval = timeout
         request.httpBody = Data(action.payload)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
@@ -136,8 +147,7 @@ public final class HTTPActionTransport: ActionTransport {
     /// `GET /api/batches/{id}` for `org`: the server's view of a batch.
     public func fetchBatch(_ id: String, org: String) async throws(FetchError) -> Batch {
         guard let token = tokens[org] else { throw .noToken(org) }
-        var request = URLRequest(url: server.appendingPathComponent("/api/batches/\(id)"))
-        request.timeoutInterval = timeout
+        var request = makeRequest(server, "/api/batches/\(id)")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         return try await batch(from: request)
     }
@@ -145,17 +155,42 @@ public final class HTTPActionTransport: ActionTransport {
     /// `POST /api/batches` for `org`: the server resolves the filters against its orders table.
     public func createBatch(_ filters: BatchFilters, org: String) async throws(FetchError) -> Batch {
         guard let token = tokens[org] else { throw .noToken(org) }
-        var request = URLRequest(url: server.appendingPathComponent("/api/batches"))
+        var request = makeRequest(server, "/api/batches")
         request.httpMethod = "POST"
-        request.timeoutInterval = timeout
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try? JSONEncoder().encode(CreateBatchRequest(filters: filters))
         return try await batch(from: request)
     }
 
+    /// `GET /api/batches` for `org`: the organisation's open batches, oldest first.
+    public func openBatches(org: String) async throws(FetchError) -> BatchList {
+        guard let token = tokens[org] else { throw .noToken(org) }
+        var request = URLRequest(url: server.appendingPathComponent("/api/batches"))
+        request.timeoutInterval = timeout
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return try await answer(BatchList.self, from: request)
+    }
+
+    /// `POST /api/batches/{id}/close` for `org` (a supervisor's): the batch as it now stands.
+    public func closeBatch(_ id: String, org: String) async throws(FetchError) -> Batch {
+        guard let token = tokens[org] else { throw .noToken(org) }
+        var request = URLRequest(url: server.appendingPathComponent("/api/batches/\(id)/close"))
+        request.httpMethod = "POST"
+        request.timeoutInterval = timeout
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("{}".utf8)
+        return try await batch(from: request)
+    }
+
     /// Sends a request whose answer is a batch.
     private func batch(from request: URLRequest) async throws(FetchError) -> Batch {
+        try await answer(Batch.self, from: request)
+    }
+
+    /// Sends a request whose 2xx answer is a `T` in JSON.
+    private func answer<T: Decodable>(_ type: T.Type, from request: URLRequest) async throws(FetchError) -> T {
         let body: Data
         let response: URLResponse
         do {
@@ -170,9 +205,9 @@ public final class HTTPActionTransport: ActionTransport {
             throw .refused(status: status, reason: reason)
         }
         do {
-            return try JSONDecoder().decode(Batch.self, from: body)
+            return try JSONDecoder().decode(type, from: body)
         } catch {
-            throw .refused(status: status, reason: "the server's batch could not be read: \(error)")
+            throw .refused(status: status, reason: "the server's answer could not be read: \(error)")
         }
     }
 
@@ -183,7 +218,7 @@ public final class HTTPActionTransport: ActionTransport {
     /// `database_unavailable` is a server that answers but cannot take work now.
     public func probe(timeout: TimeInterval) async -> ServerProbe {
         guard await isReachable(timeout: timeout) else { return ServerProbe(reachable: false, databaseReady: nil) }
-        var request = URLRequest(url: server.appendingPathComponent("/health/ready"))
+        var request = makeRequest(server, "/health/ready")
         request.timeoutInterval = timeout
         do {
             let (body, response) = try await session.data(for: request)
@@ -200,13 +235,38 @@ public final class HTTPActionTransport: ActionTransport {
     /// without touching its database, so a busy database does not look like a lost network). Any
     /// answer below 500 counts, and so does a failed TLS handshake (see ``probe(timeout:)``).
     public func isReachable(timeout: TimeInterval) async -> Bool {
-        var request = URLRequest(url: server.appendingPathComponent("/health"))
+        var request = makeRequest(server, "/health")
         request.timeoutInterval = timeout
         do {
             let (_, response) = try await session.data(for: request)
             return ((response as? HTTPURLResponse)?.statusCode ?? 500) < 500
         } catch {
             return Self.isTLSFailure(error)
+        }
+    }
+
+    /// `POST /api/stations/heartbeat` for `org`, once: heartbeats are never queued or retried (the
+    /// next one replaces a lost one).
+    public func sendHeartbeat(_ heartbeat: StationHeartbeat, org: String) async -> HeartbeatOutcome {
+        let (server, tokens) = settings.withLock { ($0.server, $0.tokens) }
+        guard let token = tokens[org] else { return .refused(status: 0, reason: "no token for \(org)") }
+        var request = makeRequest(server, "/api/stations/heartbeat")
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue(Timestamp.iso8601(now()), forHTTPHeaderField: Self.clockHeader)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        request.httpBody = try? encoder.encode(heartbeat)
+        do {
+            let (body, response) = try await session.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            if (200..<300).contains(status) { return .recorded }
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            let reason = (object?["message"] as? String) ?? String(decoding: body.prefix(200), as: UTF8.self)
+            return .refused(status: status, reason: reason)
+        } catch {
+            return .unreachable(Self.describe(error))
         }
     }
 
@@ -234,6 +294,14 @@ private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable 
     ) {
         completionHandler(nil)
     }
+}
+
+/// What became of one heartbeat.
+public enum HeartbeatOutcome: Sendable, Equatable {
+    case recorded
+    /// The server answered with a refusal (`status` 0: not sent, e.g. no token).
+    case refused(status: Int, reason: String)
+    case unreachable(String)
 }
 
 /// Why a batch could not be fetched.

@@ -10,21 +10,27 @@ import Synchronization
 public final class NetworkMonitor: Sendable {
     private let probe: @Sendable () async -> ServerProbe
     private let interval: TimeInterval
+    private let heartbeat: @Sendable (_ probing: Bool) -> Void
     private let state = Mutex(State())
+    private let alarm = Alarm()
 
     private struct State {
         var online: Bool?
         var databaseReady: Bool?
-        var wake: CheckedContinuation<Void, Never>?
         var task: Task<Void, Never>?
         var watcher: NetlinkWatcher?
         var lastProbeAt: Date?
         var stopped = false
     }
 
-    /// `probe` looks at the server; it runs every `interval` seconds.
-    public init(interval: TimeInterval = 5, probe: @escaping @Sendable () async -> ServerProbe) {
+    /// `probe` looks at the server; it runs every `interval` seconds. `heartbeat` hears `true` as a
+    /// probe starts and `false` when it ends (for a watchdog: a probe that never ends is wedged).
+    public init(
+        interval: TimeInterval = 5, heartbeat: @escaping @Sendable (_ probing: Bool) -> Void = { _ in },
+        probe: @escaping @Sendable () async -> ServerProbe
+    ) {
         self.interval = interval
+        self.heartbeat = heartbeat
         self.probe = probe
     }
 
@@ -45,7 +51,9 @@ public final class NetworkMonitor: Sendable {
         let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
         let task = Task { [weak self] in
             while let self, !self.state.withLock({ $0.stopped }) {
+                self.heartbeat(true)
                 let found = await self.probe()
+                self.heartbeat(false)
                 let online = found.reachable
                 let changed = self.state.withLock { state -> Bool in
                     state.lastProbeAt = Date()
@@ -64,13 +72,7 @@ public final class NetworkMonitor: Sendable {
     }
 
     /// Cuts the current wait short: probe at once (a network change, or a failed send).
-    public func probeNow() {
-        let wake = state.withLock { state in
-            defer { state.wake = nil }
-            return state.wake
-        }
-        wake?.resume()
-    }
+    public func probeNow() { alarm.ring() }
 
     /// Stops probing and waits for a probe in flight to finish (it has a short timeout), so the process
     /// can exit with nothing of URLSession's still at work. The task is not cancelled: cancelling a task
@@ -87,14 +89,5 @@ public final class NetworkMonitor: Sendable {
     }
 
     /// Waits for the interval or an early wake-up, whichever comes first.
-    private func sleep() async {
-        let seconds = interval
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            state.withLock { $0.wake = continuation }
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                self.probeNow()
-            }
-        }
-    }
+    private func sleep() async { await alarm.sleep(for: interval) }
 }

@@ -105,6 +105,8 @@ public struct QueueCounts: Sendable, Equatable {
     public var dead = 0
     /// When an action was last confirmed sent (ISO 8601), or nil.
     public var lastSyncAt: String?
+    /// When the oldest action not yet sent (pending or in flight) was queued (ISO 8601), or nil.
+    public var oldestUnsentAt: String?
 
     public init() {}
 }

@@ -24,15 +24,14 @@ public final class SyncService: Sendable {
     private let attention: AttentionBoard
     private let log: @Sendable (String) -> Void
     private let onPass: @Sendable (DrainPass) -> Void
+    private let onPassDuration: @Sendable (Duration) -> Void
     private let afterPass: (@Sendable () async throws -> Void)?
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let state = Mutex(State())
 
+    private let alarm = Alarm()
+
     private struct State {
-        var wake: CheckedContinuation<Void, Never>?
-        /// Which wait `wake` belongs to: a timer of an earlier wait must not end a later one.
-        var waitNumber = 0
-        var poked = false
         var loop: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         var stopped = false
@@ -41,14 +40,17 @@ public final class SyncService: Sendable {
     /// `afterPass` runs after each pass while online (the station refreshes its pick list); a
     /// failure of it other than the server being unreachable is logged and shown too. `heartbeat`
     /// hears `true` as a pass starts and after each action it delivers, and `false` when the loop
-    /// goes back to waiting (for a watchdog: a pass that stops turning is wedged).
+    /// goes back to waiting (for a watchdog: a pass that stops turning is wedged). `onPassDuration`
+    /// hears how long each pass took, failed ones included (for the station's metrics).
     public init(
         drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions, attention: AttentionBoard = AttentionBoard(),
         log: @escaping @Sendable (String) -> Void = { _ in },
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
+        onPassDuration: @escaping @Sendable (Duration) -> Void = { _ in },
         afterPass: (@Sendable () async throws -> Void)? = nil,
         heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
     ) {
+        self.onPassDuration = onPassDuration
         self.drainer = drainer
         self.monitor = monitor
         self.options = options
@@ -76,14 +78,7 @@ public final class SyncService: Sendable {
     }
 
     /// Asks for a pass as soon as possible (after an enqueue, or when the network came back).
-    public func poke() {
-        let wake = state.withLock { state in
-            state.poked = true
-            defer { state.wake = nil }
-            return state.wake
-        }
-        wake?.resume()
-    }
+    public func poke() { alarm.ring() }
 
     /// Stops the loop after the pass in progress (not cancelled: see ``NetworkMonitor/stop()``), and
     /// the monitor.
@@ -112,7 +107,7 @@ public final class SyncService: Sendable {
             guard monitor.isOnline == true else { continue }
             let pass: DrainPass
             do {
-                pass = try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
+                pass = try await timedPass()
                 attention.set("sync", nil)
             } catch QueueError.drainLock(let path, let reason) {
                 let problem = QueueError.drainLock(path, reason)
@@ -154,6 +149,13 @@ public final class SyncService: Sendable {
         }
     }
 
+    /// One drain pass, its duration told to `onPassDuration` however it ends.
+    private func timedPass() async throws -> DrainPass {
+        let started = ContinuousClock.now
+        defer { onPassDuration(ContinuousClock.now - started) }
+        return try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
+    }
+
     /// Logs a failure as one JSON line and shows it as needing attention.
     private func report(_ source: String, _ code: String, _ message: String, _ error: any Error) {
         var line = JSONObjectWriter()
@@ -165,40 +167,7 @@ public final class SyncService: Sendable {
     }
 
     /// Sleeps until `date`, or until poked.
-    private func waitUntil(_ date: Date) async {
-        let already = state.withLock { state in
-            defer { state.poked = false }
-            return state.poked
-        }
-        if already { return }
-        let delay = date.timeIntervalSinceNow
-        guard delay > 0 else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let number = state.withLock { state -> Int? in
-                if state.poked {
-                    state.poked = false
-                    return nil
-                }
-                state.wake = continuation
-                state.waitNumber &+= 1
-                return state.waitNumber
-            }
-            guard let number else {
-                continuation.resume()
-                return
-            }
-            Task {
-                try? await Task.sleep(for: .seconds(delay))
-                let wake = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    guard state.waitNumber == number else { return nil }  // that wait already ended
-                    defer { state.wake = nil }
-                    return state.wake
-                }
-                wake?.resume()
-            }
-        }
-        state.withLock { $0.poked = false }
-    }
+    private func waitUntil(_ date: Date) async { await alarm.sleep(for: date.timeIntervalSinceNow) }
 
     /// Other `scanpick` processes (a `scanpick tap` at a shell) enqueue through their own
     /// connection: SQLite's data_version changes when they commit.

@@ -1,4 +1,5 @@
 import Dispatch
+import Metrics
 import Storage
 import Synchronization
 
@@ -96,6 +97,11 @@ public final class DatabaseQueue: Sendable {
     /// How long the group commit in progress has run, in nanoseconds (0 when none runs): for a
     /// watchdog, a commit that never ends is a wedged database.
     public var commitRunningFor: UInt64 { committer.withLock { $0 }?.roundRunningFor ?? 0 }
+
+    /// How many writes each group commit held so far (one count per commit round).
+    public var commitRoundSizes: HistogramCounts {
+        committer.withLock { $0 }?.roundSizes.snapshot ?? HistogramCounts(bounds: GroupCommitter.roundSizeBounds)
+    }
 
     deinit { committer.withLock { $0?.stop() } }
 }

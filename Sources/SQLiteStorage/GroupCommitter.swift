@@ -1,6 +1,7 @@
 internal import CThreadName
 import Dispatch
 import Foundation
+import Metrics
 import Synchronization
 
 /// The connection of a ``DatabaseQueue``, shared with its ``GroupCommitter``: one caller at a time.
@@ -29,6 +30,9 @@ final class GroupCommitter: Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     /// When the round in progress began (uptime ns; 0 between rounds).
     private let roundStartedAt = Atomic<UInt64>(0)
+    /// How many writes each round committed together (one observation per round, not per write).
+    let roundSizes = Histogram(bounds: GroupCommitter.roundSizeBounds)
+    static let roundSizeBounds: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
     init(_ connection: LockedDatabase) {
         self.connection = connection
@@ -115,6 +119,7 @@ final class GroupCommitter: Sendable {
                 for job in ran { job.failCommit(error) }
             }
         }
+        roundSizes.observe(Double(ran.count))
         for job in ran { job.finish() }
         return failedToBegin ? [] : ordered.dropFirst(ran.count)
     }

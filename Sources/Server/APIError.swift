@@ -33,6 +33,23 @@ extension HTTPError {
     static let internalError = APIError(
         status: 500, code: "internal_error", message: "the server could not complete the request; it is safe to retry")
 
+    /// An `X-ScanPick-Station` (or a station named in a path) that breaks the station name rule.
+    static let invalidStation = APIError(
+        status: 400, code: "invalid_station", message: "the station name (X-ScanPick-Station) \(StationIdentity.rule)")
+    static let heartbeatTooLarge = APIError(
+        status: 413, code: "payload_too_large",
+        message: "a heartbeat body may be at most \(StationHeartbeat.maxBodyBytes) bytes")
+    static func stationMismatch(header: String, body: String) -> APIError {
+        .badRequest("the heartbeat is for station \(body) but X-ScanPick-Station says \(header): they must agree")
+    }
+    static func tooManyStations(_ org: String, limit: Int) -> APIError {
+        APIError(
+            status: 422, code: "too_many_stations",
+            message:
+                "organisation \(org) already has \(limit) stations reporting (the server's maxStationsPerOrganisation): remove retired ones (DELETE /api/stations/NAME) or raise the limit"
+        )
+    }
+
     static let databaseUnavailable = APIError(
         status: 503, code: "database_unavailable",
         message: "the database is unavailable for the moment; nothing was changed and it is safe to retry")
@@ -53,6 +70,7 @@ extension APIError {
         case .emptyShipment: self = .invalid(PickingError.emptyShipmentField)
         case .repeatedShipmentUnit: self = .badRequest(error.description)
         case .nothingToBatch: self = .unprocessable("nothing_to_batch", error.description)
+        case .batchClosed: self.init(status: 409, code: "batch_closed", message: error.description)
         case .keyInUse: self.init(status: 409, code: "request_in_progress", message: error.description)
         case .keyReused: self = .unprocessable("idempotency_key_reused", error.description)
         case .tooOldToDeduplicate: self = .unprocessable("too_old_to_deduplicate", error.description)

@@ -11,6 +11,8 @@ struct IdempotencyRecords {
     let db: any SQLConnection
     let dialect: SQLDialect
     let org: String
+    /// The station that sent the request (`X-ScanPick-Station`), recorded with the key.
+    var station: String? = nil
 
     /// What the table holds for a key.
     enum Lookup: Equatable {
@@ -43,8 +45,10 @@ struct IdempotencyRecords {
     /// Stores the first answer for `key`, in the transaction of the change it answers.
     func store(_ key: String, requestHash: String, status: Int, body: [UInt8], at now: Date) throws {
         try db.runLater(
-            "INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [org, key, requestHash, status, body, now])
+            """
+            INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at, station)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [org, key, requestHash, status, body, now, station])
     }
 
     /// Deletes every organisation's answers stored before `cutoff`; returns how many.

@@ -24,10 +24,13 @@ struct IdempotentWrite: Sendable {
     let key: String
     let fingerprint: String
     let status: Int
+    /// The station that sent it (`X-ScanPick-Station`, checked with the request's head), recorded
+    /// with the key and the event.
+    let station: String?
     private let operation: @Sendable (PickingStore) throws -> [UInt8]
 
     /// Decodes and checks the body of `request` (400/422 for a bad one) and resolves its key.
-    init<Body: IdempotentRequest, Result: Encodable>(
+    init<Body: IdempotentRequest, Result: Encodable & SendableMetatype>(
         _ request: HTTPRequest, org: String, horizon: IdempotencyHorizon, route: String, as type: Body.Type,
         status: Int = 200,
         _ change: @escaping @Sendable (PickingStore, Body, String) throws -> Result
@@ -45,6 +48,7 @@ struct IdempotentWrite: Sendable {
         self.org = org
         self.key = key
         self.status = status
+        station = request.header(StationIdentity.header)
         fingerprint = SHA256.hex(of: Array((route + "\n").utf8) + JSONCoding.encode(unkeyed))
         operation = { store in
             // The key is not known here: is the station's clock right, and the action too old to tell?
@@ -60,7 +64,7 @@ struct IdempotentWrite: Sendable {
     /// carries its key, which nothing but this API gives (a captive portal's `200 <html>` does not). A refusal (a ``PickingError``) is
     /// thrown, so it changes nothing and is not stored.
     func runOnce(_ db: any SQLConnection, _ dialect: SQLDialect) throws -> HTTPResponse {
-        let records = IdempotencyRecords(db: db, dialect: dialect, org: org)
+        let records = IdempotencyRecords(db: db, dialect: dialect, org: org, station: station)
         switch try records.claim(key) {
         case .claimedElsewhere:
             throw PickingError.keyInUse
@@ -69,7 +73,7 @@ struct IdempotentWrite: Sendable {
             return .json(status, body, headers: [("Idempotency-Key", key), ("Idempotent-Replayed", "true")])
         case .unknown:
             let now = Date()
-            let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: now))
+            let answer = try operation(PickingStore(db: db, dialect: dialect, org: org, now: now, station: station))
             try records.store(key, requestHash: fingerprint, status: status, body: answer, at: now)
             return .json(status, answer, headers: [("Idempotency-Key", key)])
         }

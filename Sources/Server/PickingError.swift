@@ -25,6 +25,8 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
     case repeatedShipmentUnit
     /// No order line matches a new batch's filters outside an open batch.
     case nothingToBatch
+    /// The task's batch is closed (complete, or closed by a supervisor): no more picks count on it.
+    case batchClosed(batchId: String, closedAt: String?)
     /// Another request with the same idempotency key is being processed (here, or in another server
     /// process that stored the key first).
     case keyInUse
@@ -77,6 +79,8 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyShipment: Self.emptyShipmentField.description
         case .repeatedShipmentUnit: "each pick task may appear once in units"
         case .nothingToBatch: "no order line matches these filters outside an open batch"
+        case .batchClosed(let id, let at):
+            "batch \(id) was closed\(at.map { " at \($0)" } ?? ""): nothing more counts on it (its unpicked units went back to the pool for the next batch); nothing was changed"
         case .keyInUse: "a request with this idempotency key is still being processed; retry shortly"
         case .keyReused: "this idempotency key was already used for a different request"
         case .tooOldToDeduplicate(let time, let days, let hours):

@@ -12,6 +12,8 @@ struct PickingStore {
     let org: String
     /// The time recorded on rows this request writes.
     let now: Date
+    /// The station that sent the request (`X-ScanPick-Station`), recorded with each event.
+    var station: String? = nil
 
     // MARK: Orders and batches
 
@@ -47,8 +49,9 @@ struct PickingStore {
     /// This bounds how long creating a batch holds the database's writer.
     static let maxBatchTasks = 1000
 
-    /// The order lines a new batch would take: those matching `filters` and not in an open batch, in
-    /// location order, at most ``maxBatchTasks``. A read, run outside the write transaction: its cost
+    /// The order lines a new batch would take: those matching `filters`, not in an open batch and
+    /// with units that no closed batch picked (a closed batch's unpicked units return to the pool),
+    /// in location order, at most ``maxBatchTasks``. A read, run outside the write transaction: its cost
     /// grows with the organisation's lines, and no writer waits for it. Returned as a JSON array of
     /// `{"orderId","lineId"}` for ``createBatch(of:)``.
     func batchCandidates(_ filters: BatchFilters) throws -> String? {
@@ -61,7 +64,7 @@ struct PickingStore {
               AND (CAST(?2 AS TEXT) IS NULL OR o.carrier = ?2) AND (CAST(?3 AS TEXT) IS NULL OR o.zone = ?3)
               AND (CAST(?4 AS TEXT) IS NULL OR o.ship_by <= ?4)
               AND (CAST(?5 AS TEXT) IS NULL OR o.id IN (\(dialect.textsOfJSONArray("?5"))))
-              AND NOT EXISTS (\(Self.inOpenBatch))
+              AND NOT EXISTS (\(Self.inOpenBatch)) AND l.qty > \(Self.pickedByClosedBatches)
             ORDER BY l.location, l.order_id, l.id
             LIMIT \(Self.maxBatchTasks)
             """, [org, filters.carrier, filters.zone, filters.shipByOnOrBefore, orderIds])
@@ -80,13 +83,13 @@ struct PickingStore {
         try db.runLater("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
         let taken = try db.run(
             """
-            INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position)
+            INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position, qty_before)
             SELECT ?1, \(dialect.newIdentifier(prefix: "task-")), ?3, l.order_id, l.id,
-                   ROW_NUMBER() OVER (ORDER BY l.location, l.order_id, l.id) - 1
+                   ROW_NUMBER() OVER (ORDER BY l.location, l.order_id, l.id) - 1, \(Self.pickedByClosedBatches)
             FROM \(dialect.jsonArray("?2", as: "c"))
             JOIN order_lines l
               ON l.org = ?1 AND l.order_id = \(dialect.jsonText("c", "orderId")) AND l.id = \(dialect.jsonText("c", "lineId"))
-            WHERE l.qty > 0 AND NOT EXISTS (\(Self.inOpenBatch))
+            WHERE l.qty > 0 AND NOT EXISTS (\(Self.inOpenBatch)) AND l.qty > \(Self.pickedByClosedBatches)
             """, [org, candidates, batchId])
         guard taken > 0 else {
             try db.runLater("DELETE FROM batches WHERE org = ? AND id = ?", [org, batchId])
@@ -101,6 +104,12 @@ struct PickingStore {
         WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open'
         """
 
+    /// The units of order line `l` that closed batches picked (each task counts only its own units).
+    private static let pickedByClosedBatches = """
+        COALESCE((SELECT SUM(t.qty_picked) FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
+                  WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'closed'), 0)
+        """
+
     /// One line a new batch takes.
     private struct BatchLine: Codable {
         var orderId: String
@@ -108,11 +117,70 @@ struct PickingStore {
     }
 
     func batch(_ id: String) throws -> Batch {
-        guard try db.row("SELECT 1 AS found FROM batches WHERE org = ? AND id = ?", [org, id]) != nil else {
+        guard let found = try db.row("SELECT status, closed_at FROM batches WHERE org = ? AND id = ?", [org, id])
+        else {
             throw PickingError.notFound(.batch, id: id)
         }
         let rows = try db.rows(Self.taskQuery + " WHERE t.org = ? AND t.batch_id = ? ORDER BY t.position", [org, id])
-        return Batch(id: id, tasks: try rows.map(Self.pickTask))
+        return Batch(
+            id: id, tasks: try rows.map(Self.pickTask), status: try found.string("status"),
+            closedAt: try found.optionalString("closed_at"))
+    }
+
+    /// The organisation's open batches, oldest first, at most ``BatchList/limit``, with how many
+    /// of their tasks are complete.
+    func openBatches() throws -> BatchList {
+        let rows = try db.rows(
+            """
+            SELECT b.id, b.status, b.created_at, b.closed_at,
+                   (SELECT COUNT(*) FROM pick_tasks t WHERE t.org = b.org AND t.batch_id = b.id) AS tasks,
+                   (SELECT COUNT(*) FROM pick_tasks t
+                    JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+                    WHERE t.org = b.org AND t.batch_id = b.id AND t.qty_picked >= l.qty - t.qty_before) AS complete
+            FROM batches b WHERE b.org = ? AND b.status = 'open'
+            ORDER BY b.created_at, b.id LIMIT \(BatchList.limit)
+            """, [org])
+        return BatchList(
+            batches: try rows.map { row in
+                BatchSummary(
+                    id: try row.string("id"), status: try row.string("status"),
+                    createdAt: try row.string("created_at"), closedAt: try row.optionalString("closed_at"),
+                    tasks: try row.int("tasks"), complete: try row.int("complete"))
+            })
+    }
+
+    /// Closes a batch (a supervisor's `scanpick batch close`): no more picks count on it, and the
+    /// units its tasks left unpicked can go into the next batch. Closing a closed batch changes
+    /// nothing (it keeps its first close time). Returns the batch as it now stands.
+    func closeBatch(_ id: String) throws -> Batch {
+        try db.runLater(
+            "UPDATE batches SET status = 'closed', closed_at = ? WHERE org = ? AND id = ? AND status = 'open'",
+            [now, org, id])
+        return try batch(id)  // not found: nothing was changed
+    }
+
+    /// Refuses a change to a task of a closed batch; with PostgreSQL, also locks the batch's row
+    /// until commit, so a close waits for a pick in progress (and a pick begun after a close sees
+    /// it), and the last picks of a batch's tasks, made side by side, see each other when one of them
+    /// closes it.
+    private func requireOpenBatch(_ task: PickTask) throws {
+        let lock = dialect.locksRows ? " FOR UPDATE" : ""
+        let batch = try db.row(
+            "SELECT status, closed_at FROM batches WHERE org = ? AND id = ?" + lock, [org, task.batchId])
+        guard let batch, try batch.string("status") == "closed" else { return }
+        throw PickingError.batchClosed(batchId: task.batchId, closedAt: try batch.optionalString("closed_at"))
+    }
+
+    /// Closes the task's batch once every one of its tasks is complete.
+    private func closeIfComplete(_ batchId: String) throws {
+        try db.runLater(
+            """
+            UPDATE batches SET status = 'closed', closed_at = ?1 WHERE org = ?2 AND id = ?3 AND status = 'open'
+              AND NOT EXISTS (
+                SELECT 1 FROM pick_tasks t
+                JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+                WHERE t.org = ?2 AND t.batch_id = ?3 AND t.qty_picked < l.qty - t.qty_before)
+            """, [now, org, batchId])
     }
 
     // MARK: Picking
@@ -168,15 +236,20 @@ struct PickingStore {
         return try setPicked(task, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key)
     }
 
+    /// Sets the task's picked count and records the event; a task of a closed batch is refused, and
+    /// the batch closes when this completes its last task.
     private func setPicked(_ task: PickTask, to qty: Int, kind: String, worker: String, at: String, key: String) throws
         -> PickTask
     {
+        try requireOpenBatch(task)
         try db.runLater("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
         try db.runLater(
             """
-            INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [org, kind, task.id, qty - task.qtyPicked, qty, worker, at, key, now])
+            INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at,
+                                station)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [org, kind, task.id, qty - task.qtyPicked, qty, worker, at, key, now, station])
+        if qty >= task.qtyRequired { try closeIfComplete(task.batchId) }
         var updated = task
         updated.qtyPicked = qty
         return updated
@@ -245,10 +318,11 @@ struct PickingStore {
         WHERE t.org = ? AND t.id = ? FOR UPDATE OF t FOR SHARE OF l
         """
 
-    /// A pick task with its required quantity from the order line and its locked units computed live
-    /// from active shipments.
+    /// A pick task with its required quantity from the order line (less the units closed batches
+    /// had picked when the task was made) and its locked units computed live from active shipments.
     static let taskQuery = """
-        SELECT t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode, l.qty AS qty_required,
+        SELECT t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode,
+               CASE WHEN l.qty > t.qty_before THEN l.qty - t.qty_before ELSE 0 END AS qty_required,
                t.qty_picked,
                COALESCE((SELECT SUM(u.qty) FROM shipment_units u
                          JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id

@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import HTTPServing
+import Metrics
 import Storage
 import Timestamps
 import Wire
@@ -13,12 +14,20 @@ import Wire
 ///     let api = try ScanPickAPI(configuration: config, log: { line in print(line) })
 ///     let server = try HTTPServer(listen: config.listen, limits: config.http, router: api.route)
 public final class ScanPickAPI: Sendable {
-    private let store: any ServerStore
+    let store: any ServerStore
     private let organisationByTokenHash: [String: String]
     private let inFlight = InFlightKeys()
     private let log: @Sendable (String) -> Void
     public let retentionDays: Int
     private let horizon: IdempotencyHorizon
+    let metrics = APIMetrics()
+    private let metricsAccess: MetricsAccess
+    /// Whether `/metrics` is served here (false when it has a listener of its own).
+    private let metricsOnMainListener: Bool
+    let fleetStatus: FleetStatus
+    let maxStationsPerOrganisation: Int
+    let organisations: [String]
+    private let fleetPage: FleetPage
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -31,6 +40,14 @@ public final class ScanPickAPI: Sendable {
         retentionDays = configuration.idempotencyRetentionDays
         horizon = IdempotencyHorizon(
             retentionDays: configuration.idempotencyRetentionDays, marginHours: configuration.idempotencyMarginHours)
+        metricsAccess = MetricsAccess(
+            openWithoutToken: configuration.metricsOpenWithoutToken, tokenHashes: Set(configuration.metrics.tokenSha256)
+        )
+        metricsOnMainListener = configuration.metrics.listen == nil
+        fleetStatus = FleetStatus(backlogAlert: configuration.backlogAlertMinutes * 60)
+        maxStationsPerOrganisation = configuration.maxStationsPerOrganisation
+        organisations = configuration.organisations.keys.sorted()
+        fleetPage = try FleetPage()
         self.log = log
     }
 
@@ -41,12 +58,16 @@ public final class ScanPickAPI: Sendable {
     public func route(_ request: HTTPRequest) -> HTTPAnswer {
         let start = ContinuousClock.now
         var organisation: String?
+        var admitted: Route?
         do {
             let route: Route
             (route, organisation) = try admit(request)
+            admitted = route
             switch route {
             case .health:
-                return .now(finish(request, Self.healthy, organisation: organisation, since: start))
+                return .now(finish(request, Self.healthy, organisation: organisation, route: route, since: start))
+            case .fleetPage(let file):
+                return .now(finish(request, fleetPage.response(file), organisation: nil, route: route, since: start))
             case .upsertOrders, .createBatch:
                 return .onBulkWorker { self.handle(request) }
             case _ where store.writesLater && request.body.count <= Self.largestBodyCheckedInline:
@@ -54,15 +75,40 @@ public final class ScanPickAPI: Sendable {
                     break
                 }
                 return .later { responder in
-                    self.commitLater(write, request, since: start) { responder.respond($0) }
+                    self.commitLater(write, request, route: route, since: start) { responder.respond($0) }
                 }
             default:
                 break
             }
         } catch {
-            return .now(finish(request, response(for: error, request), organisation: organisation, since: start))
+            return .now(
+                finish(
+                    request, response(for: error, request), organisation: organisation, route: admitted, since: start))
         }
         return .onWorker { self.handle(request) }
+    }
+
+    /// How a request to the metrics' own listener (`metrics.listen`) is answered: `GET /metrics` on a
+    /// worker (it reads the stations), anything else 404 or 405 at once.
+    public func routeMetricsListener(_ request: HTTPRequest) -> HTTPAnswer {
+        let start = ContinuousClock.now
+        do throws(HTTPError) {
+            guard try Route.match(method: request.method, path: request.path) == .metrics else {
+                throw HTTPError.noSuchRoute(request.path)
+            }
+            try metricsAccess.check(request)
+        } catch {
+            return .now(finish(request, error.response, organisation: nil, route: nil, since: start))
+        }
+        return .onWorker {
+            let response: HTTPResponse
+            do {
+                response = try self.metricsResponse()
+            } catch {
+                response = self.response(for: error, request)
+            }
+            return self.finish(request, response, organisation: nil, route: .metrics, since: start)
+        }
     }
 
     /// Refuses a request from its head alone — a repeated credential, a missing or wrong token, an
@@ -74,7 +120,7 @@ public final class ScanPickAPI: Sendable {
             _ = try admit(head)
             return nil
         } catch {
-            return finish(head, error.response, organisation: nil, since: start)
+            return finish(head, error.response, organisation: nil, route: nil, since: start)
         }
     }
 
@@ -82,13 +128,17 @@ public final class ScanPickAPI: Sendable {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let start = ContinuousClock.now
         var organisation: String?
+        var admitted: Route?
         var response: HTTPResponse
         do {
             let route: Route
             (route, organisation) = try admit(request)
+            admitted = route
             switch route {
             case .health: response = Self.healthy
             case .ready: response = try ready()
+            case .metrics: response = try metricsResponse()
+            case .fleetPage(let file): response = fleetPage.response(file)
             default:
                 guard let organisation else { throw APIError.unauthorized }
                 if let write = try idempotentWrite(route, request, org: organisation) {
@@ -100,7 +150,7 @@ public final class ScanPickAPI: Sendable {
         } catch {
             response = self.response(for: error, request)
         }
-        return finish(request, response, organisation: organisation, since: start)
+        return finish(request, response, organisation: organisation, route: admitted, since: start)
     }
 
     /// A body larger than this is decoded on a worker rather than on a polling thread.
@@ -108,17 +158,39 @@ public final class ScanPickAPI: Sendable {
 
     private static let healthy = HTTPResponse.json(200, Array(#"{"status":"ok"}"#.utf8))
 
+    /// Headers a request may send only once (lower-cased name, and as people write it).
+    private static let singleHeaders = [
+        ("authorization", "Authorization"), ("idempotency-key", "Idempotency-Key"),
+        ("x-scanpick-station", StationIdentity.header),
+    ]
+
     /// The checks every request passes first: no repeated credentials, a token for every `/api/`
     /// path (so strangers learn nothing about routes), and a route. Returns the route and the
     /// token's organisation.
     private func admit(_ request: HTTPRequest) throws(APIError) -> (Route, String?) {
-        for name in ["authorization", "idempotency-key"] where request.repeatedHeaders.contains(name) {
-            throw APIError.duplicateHeader(name == "authorization" ? "Authorization" : "Idempotency-Key")
+        for (name, shown) in Self.singleHeaders where request.repeatedHeaders.contains(name) {
+            throw APIError.duplicateHeader(shown)
+        }
+        if let station = request.header(StationIdentity.header), !StationIdentity.isValid(station) {
+            throw APIError.invalidStation
         }
         var organisation: String?
         if request.path.hasPrefix("/api/") || request.path == "/api" { organisation = try authenticate(request) }
         let route = try Route.match(method: request.method, path: request.path)
-        if route != .health, route != .ready, organisation == nil { throw APIError.unauthorized }
+        switch route {
+        case .metrics:
+            guard metricsOnMainListener else { throw HTTPError.noSuchRoute(request.path) }
+            try metricsAccess.check(request)
+        case .heartbeat:
+            // Checked from the head, before a byte of the body is read, and again on the body itself.
+            let declared = request.header("content-length").map { Int($0) ?? Int.max } ?? 0
+            if declared > StationHeartbeat.maxBodyBytes || request.body.count > StationHeartbeat.maxBodyBytes {
+                throw APIError.heartbeatTooLarge
+            }
+        default:
+            break
+        }
+        if route.needsOrganisation, organisation == nil { throw APIError.unauthorized }
         return (route, organisation)
     }
 
@@ -130,7 +202,10 @@ public final class ScanPickAPI: Sendable {
             return refusal.response
         case let failure as PickingError:
             let refusal = APIError(failure)
-            if refusal.status >= 500 { log(Self.errorLine(request, failure)) }
+            if refusal.status >= 500 {
+                log(Self.errorLine(request, failure))
+                metrics.countDatabaseError()
+            }
             return refusal.response
         default:
             log(Self.errorLine(request, error))
@@ -138,11 +213,17 @@ public final class ScanPickAPI: Sendable {
         }
     }
 
-    /// Logs the request's line and returns its response.
+    /// Counts the request in the metrics, logs its line and returns its response.
     private func finish(
-        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, since start: ContinuousClock.Instant
+        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, route: Route?,
+        since start: ContinuousClock.Instant
     ) -> HTTPResponse {
-        log(Self.requestLine(request, response, organisation: organisation, since: start))
+        let elapsed = ContinuousClock.now - start
+        let replayed = response.headers.contains(where: { $0.0 == "Idempotent-Replayed" })
+        metrics.record(
+            route: route?.metricIndex ?? Route.noRouteMetricIndex, status: response.status,
+            seconds: Self.milliseconds(elapsed) / 1000, replayed: replayed)
+        log(Self.requestLine(request, response, organisation: organisation, elapsed: elapsed, replayed: replayed))
         return response
     }
 
@@ -156,6 +237,7 @@ public final class ScanPickAPI: Sendable {
             try store.checkReady()
         } catch {
             log(Self.errorLine(HTTPRequest(method: "GET", path: "/health/ready"), error))
+            metrics.countDatabaseError()
             throw APIError.databaseUnavailable
         }
         return .json(200, Array(#"{"status":"ready"}"#.utf8))
@@ -166,6 +248,13 @@ public final class ScanPickAPI: Sendable {
     public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
         let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
         return try store.write(.bulk) { db in try IdempotencyRecords.prune(storedBefore: cutoff, in: db) }
+    }
+
+    /// Forgets stations not heard from for ``StationRegistry/forgetAfter``; returns how many.
+    @discardableResult
+    public func forgetSilentStations(now: Date = Date()) throws -> Int {
+        let cutoff = now.addingTimeInterval(-StationRegistry.forgetAfter)
+        return try store.write(.bulk) { db in try StationRegistry.prune(heardBefore: cutoff, in: db) }
     }
 
     /// Applies the pending schema migrations to `database` without serving (`scanpick migrate`);
@@ -212,7 +301,32 @@ public final class ScanPickAPI: Sendable {
         case .getBatch(let id):
             try Self.requirePathIdentifier(id)
             return .json(200, JSONCoding.encode(try read(org) { store in try store.batch(id) }))
-        case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment:
+        case .heartbeat:
+            return try recordHeartbeat(request, org: org)
+        case .stations:
+            let now = Date()
+            let dialect = store.dialect
+            let entries = try store.read { db in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
+            let answer = FleetStations(
+                org: org, serverTime: Timestamp.iso8601(now), stations: entries.map { fleetStatus.view($0, now: now) })
+            return .json(200, JSONCoding.encode(answer))
+        case .removeStation(let name):
+            guard StationIdentity.isValid(name) else { throw APIError.invalidStation }
+            let dialect = store.dialect
+            let removed = try write(request.path) { db in
+                try StationRegistry(db: db, dialect: dialect, org: org).remove(name)
+            }
+            guard removed else {
+                throw APIError(status: 404, code: "not_found", message: "station \(name) has not reported here")
+            }
+            return .json(200, Array(#"{"removed":true}"#.utf8))
+        case .listBatches:
+            return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
+        case .closeBatch(let id):
+            try Self.requirePathIdentifier(id)
+            return .json(
+                200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
+        case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment, .metrics, .fleetPage:
             throw APIError.internalError  // answered in handle(_:)
         }
     }
@@ -246,7 +360,8 @@ public final class ScanPickAPI: Sendable {
             ) {
                 store, _, _ in try store.voidShipment(id)
             }
-        case .health, .ready, .upsertOrders, .createBatch, .getBatch:
+        case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch, .heartbeat, .stations,
+            .removeStation, .metrics, .fleetPage:
             return nil
         }
     }
@@ -262,11 +377,11 @@ public final class ScanPickAPI: Sendable {
     /// Queues an idempotent write for the store's committing thread and returns at once; `respond`
     /// gets the logged response once it is committed or refused.
     private func commitLater(
-        _ write: IdempotentWrite, _ request: HTTPRequest, since start: ContinuousClock.Instant,
+        _ write: IdempotentWrite, _ request: HTTPRequest, route: Route, since start: ContinuousClock.Instant,
         respond: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         guard inFlight.claim(org: write.org, key: write.key) else {
-            respond(finish(request, APIError.inProgress.response, organisation: write.org, since: start))
+            respond(finish(request, APIError.inProgress.response, organisation: write.org, route: route, since: start))
             return
         }
         let dialect = store.dialect
@@ -277,7 +392,7 @@ public final class ScanPickAPI: Sendable {
             case .success(let answer): response = answer
             case .failure(let error): response = self.response(for: error, request)
             }
-            respond(self.finish(request, response, organisation: write.org, since: start))
+            respond(self.finish(request, response, organisation: write.org, route: route, since: start))
         }
     }
 
@@ -304,7 +419,7 @@ public final class ScanPickAPI: Sendable {
     static let writerHoldLimit = Duration.milliseconds(100)
 
     /// Runs `body` in the store's write transaction, timing the part that is this request's own.
-    private func write<T: Sendable>(
+    func write<T: Sendable>(
         _ path: String, _ priority: WritePriority = .quick,
         _ body: @escaping (any SQLConnection) throws -> T
     ) throws -> T {
@@ -343,13 +458,13 @@ public final class ScanPickAPI: Sendable {
 
     // MARK: Logging
 
-    /// One line per request: time, method, path, status, milliseconds, organisation. Never a token.
+    /// One line per request: time, method, path, status, milliseconds, organisation, the station
+    /// that sent it (its checked `X-ScanPick-Station`). Never a token.
     static func requestLine(
-        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, since start: ContinuousClock.Instant
+        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, elapsed: Duration, replayed: Bool
     )
         -> String
     {
-        let elapsed = ContinuousClock.now - start
         var line = JSONObjectWriter()
         line.add("time", string: Timestamp.iso8601())
         line.add("method", string: request.method)
@@ -357,7 +472,10 @@ public final class ScanPickAPI: Sendable {
         line.add("status", number: response.status)
         line.add("ms", milliseconds: milliseconds(elapsed))
         if let organisation { line.add("org", string: organisation) }
-        if response.headers.contains(where: { $0.0 == "Idempotent-Replayed" }) { line.add("replayed", bool: true) }
+        if let station = request.header(StationIdentity.header), StationIdentity.isValid(station) {
+            line.add("station", string: station)
+        }
+        if replayed { line.add("replayed", bool: true) }
         return line.finished()
     }
 

@@ -7,7 +7,9 @@ import HTTPServing
 ///     {"listen": "127.0.0.1:8080", "database": "var/server.sqlite",
 ///      "organisations": {"acme": {"tokenSha256": ["<64 hex>", ...]}},
 ///      "idempotencyRetentionDays": 30, "idempotencyMarginHours": 24, "databasePoolSize": 8,
-///      "http": {"perAddressConnectionLimit": 64, "headerTimeoutSeconds": 10, ...}}
+///      "http": {"perAddressConnectionLimit": 64, "headerTimeoutSeconds": 10, ...},
+///      "backlogAlertMinutes": 10, "maxStationsPerOrganisation": 500,
+///      "metrics": {"listen": "127.0.0.1:9464", "tokenSha256": ["<64 hex>"], "allowUnauthenticated": false}}
 ///
 /// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
 /// SQLite `database` is relative to the config file's folder; a `postgres://` URL or libpq connection
@@ -31,6 +33,32 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tls: TLSFiles?
     /// Serve tokens in plain HTTP on an address other machines reach: off unless set deliberately.
     public var allowPlainHTTP: Bool
+    /// How old a station's oldest unsent action may be before the fleet view says `backlog` (default 10).
+    public var backlogAlertMinutes: Double
+    /// How many stations one organisation may have reporting heartbeats (default 500): what a token
+    /// holder can make the server keep is bounded.
+    public var maxStationsPerOrganisation: Int
+    /// Where `GET /metrics` is served and who may read it (the `metrics` object).
+    public var metrics: MetricsSettings
+
+    /// `GET /metrics`: on the main listener, or on `listen` of its own; without a token only where the
+    /// listener is loopback or `allowUnauthenticated` says so, else with a bearer token whose
+    /// SHA-256 is in `tokenSha256` (the scrapers', apart from the organisations': the metrics span
+    /// every organisation).
+    public struct MetricsSettings: Sendable, Equatable {
+        /// A listener of its own for `/metrics` (then the main listener has no `/metrics`).
+        public var listen: ListenAddress?
+        /// SHA-256 (lower-case hex) of each bearer token a scraper may send.
+        public var tokenSha256: [String]
+        /// Serve `/metrics` without a token on an address other machines reach.
+        public var allowUnauthenticated: Bool
+
+        public init(listen: ListenAddress? = nil, tokenSha256: [String] = [], allowUnauthenticated: Bool = false) {
+            self.listen = listen
+            self.tokenSha256 = tokenSha256
+            self.allowUnauthenticated = allowUnauthenticated
+        }
+    }
 
     /// Where a server's TLS certificate chain and key are (absolute, or relative to the config file).
     public struct TLSFiles: Sendable, Equatable {
@@ -45,9 +73,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public init(
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
         idempotencyRetentionDays: Int = 30, idempotencyMarginHours: Int = 24, databasePoolSize: Int = 8,
-        http: HTTPServerLimits = HTTPServerLimits(), tls: TLSFiles? = nil, allowPlainHTTP: Bool = false
+        http: HTTPServerLimits = HTTPServerLimits(), tls: TLSFiles? = nil, allowPlainHTTP: Bool = false,
+        backlogAlertMinutes: Double = 10, maxStationsPerOrganisation: Int = 500,
+        metrics: MetricsSettings = MetricsSettings()
     ) {
         self.listen = listen
+        self.backlogAlertMinutes = backlogAlertMinutes
+        self.maxStationsPerOrganisation = maxStationsPerOrganisation
+        self.metrics = metrics
         self.http = http
         self.tls = tls
         self.allowPlainHTTP = allowPlainHTTP
@@ -71,7 +104,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         let database = try reader.string("database", default: "var/server.sqlite")
         if case .sqlite(let file) = ServerDatabase(database, relativeTo: base),
-            let problem = DatabaseFolder.problem(forDatabase: file, configFolder: base.path)
+            let problem = DatabaseFolder.problem(forDatabase: file, configFolder: base.path, written: database)
         {
             throw reader.error("database", problem)
         }
@@ -117,16 +150,55 @@ public struct ServerConfiguration: Sendable, Equatable {
             try files.finish()
         }
         let allowPlainHTTP = try reader.bool("allowPlainHTTP", default: false)
+        let backlogAlertMinutes = try reader.number("backlogAlertMinutes", default: 10, in: 0.01...10_080)
+        let maxStations = try reader.integer("maxStationsPerOrganisation", default: 500, in: 1...10_000)
+        let metrics = try Self.metricsSettings(&reader)
         try reader.finish()
         return ServerConfiguration(
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
             idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http,
-            tls: tls, allowPlainHTTP: allowPlainHTTP)
+            tls: tls, allowPlainHTTP: allowPlainHTTP, backlogAlertMinutes: backlogAlertMinutes,
+            maxStationsPerOrganisation: maxStations, metrics: metrics)
+    }
+
+    /// The `metrics` object: `listen`, `tokenSha256`, `allowUnauthenticated`.
+    private static func metricsSettings(_ reader: inout ConfigReader) throws(ConfigError) -> MetricsSettings {
+        var settings = MetricsSettings()
+        guard var metrics = try reader.object("metrics") else { return settings }
+        if let text = try metrics.string("listen") {
+            do {
+                settings.listen = try ListenAddress(parsing: text)
+            } catch {
+                throw metrics.error("listen", "is not HOST:PORT (\(error.reason))")
+            }
+        }
+        settings.tokenSha256 = try metrics.strings("tokenSha256") ?? []
+        for hash in settings.tokenSha256 where !Self.isSHA256Hex(hash) {
+            throw metrics.error(
+                "tokenSha256",
+                "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org metrics`)"
+            )
+        }
+        settings.allowUnauthenticated = try metrics.bool("allowUnauthenticated", default: false)
+        try metrics.finish()
+        return settings
+    }
+
+    /// Whether `/metrics` answers without a token: its listener (`metrics.listen`, else `listen`) is
+    /// loopback, or `metrics.allowUnauthenticated` is set.
+    public var metricsOpenWithoutToken: Bool {
+        metrics.allowUnauthenticated || (metrics.listen ?? listen).isLoopback
     }
 
     /// Why serving as configured would send bearer tokens over the network in the clear, or nil:
     /// plain HTTP on an address other machines reach, without `allowPlainHTTP`.
     public var plainHTTPRefusal: String? {
+        if let metricsListen = metrics.listen, tls == nil, !allowPlainHTTP, !metricsListen.isLoopback,
+            !metrics.tokenSha256.isEmpty
+        {
+            return
+                "metrics.listen \(metricsListen) in plain HTTP would send the scrapers' bearer tokens over the network in the clear: set \"tls\", or \"allowPlainHTTP\": true to do it deliberately"
+        }
         guard tls == nil, !allowPlainHTTP, !listen.isLoopback else { return nil }
         return
             "listening on \(listen) in plain HTTP would send the organisations' bearer tokens over the network in the clear: set \"tls\": {\"certificate\": FILE, \"key\": FILE}, or \"allowPlainHTTP\": true to do it deliberately (a trusted network, or TLS ended in front of the server)"

@@ -4,7 +4,9 @@ import Storage
 /// identifiers, tables and columns. `server-1` is one text with only the few types the engines spell
 /// differently filled in (see ``Spelling``); `server-2`, which stores the idempotency keys' times as
 /// ``Timestamp`` text like every other time (they were seconds since 1970), is written per engine
-/// because only PostgreSQL can change a column's type in place. Every table is keyed by organisation first, so one organisation's
+/// because only PostgreSQL can change a column's type in place; `server-3` records stations (see
+/// ``stationsAndHeartbeats(integer:keyOnlyTable:)``) and `server-4` lets batches close
+/// (``closingBatches(_:)``). Every table is keyed by organisation first, so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
@@ -28,7 +30,9 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys_v2 RENAME TO idempotency_keys;
                     CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
                     \(Migration.normaliseAppliedTimes)
-                    """)
+                    """),
+            stationsAndHeartbeats(integer: "INTEGER", keyOnlyTable: " WITHOUT ROWID"),
+            closingBatches("INTEGER"),
         ]
     static let postgres =
         migrations(
@@ -42,8 +46,43 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys ALTER COLUMN created_at TYPE TEXT
                         USING to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
                     \(Migration.normaliseAppliedTimes)
-                    """)
+                    """),
+            stationsAndHeartbeats(integer: "BIGINT", keyOnlyTable: ""),
+            closingBatches("BIGINT"),
         ]
+
+    /// `server-3`: which station sent each picking event and idempotency key (its
+    /// `X-ScanPick-Station`, null for a request without one), and each organisation's stations'
+    /// last heartbeats (one row per station, replaced by the next; `received_at` on the server's
+    /// clock, `clock_offset_ms` the station's clock minus the server's, `report` the heartbeat as
+    /// checked JSON).
+    static func stationsAndHeartbeats(integer: String, keyOnlyTable: String) -> Migration {
+        Migration(
+            "server-3",
+            sql: """
+                ALTER TABLE events ADD COLUMN station TEXT;
+                ALTER TABLE idempotency_keys ADD COLUMN station TEXT;
+                CREATE TABLE station_heartbeats (
+                    org TEXT NOT NULL, station TEXT NOT NULL, received_at TEXT NOT NULL,
+                    heartbeat_seconds \(integer) NOT NULL, clock_offset_ms \(integer), report TEXT NOT NULL,
+                    PRIMARY KEY (org, station))\(keyOnlyTable);
+                CREATE INDEX station_heartbeats_by_age ON station_heartbeats (received_at);
+                """)
+    }
+
+    /// `server-4`: batches end. A batch is closed when every task is complete or a supervisor closes
+    /// it (`closed_at`); an order line whose units a closed batch left unpicked can go into a new
+    /// batch, whose task then requires only what is left (`qty_before`: the units of the line picked
+    /// by closed batches when the task was made).
+    static func closingBatches(_ integer: String) -> Migration {
+        Migration(
+            "server-4",
+            sql: """
+                ALTER TABLE batches ADD COLUMN closed_at TEXT;
+                ALTER TABLE pick_tasks ADD COLUMN qty_before \(integer) NOT NULL DEFAULT 0;
+                CREATE INDEX batches_by_status ON batches (org, status, created_at);
+                """)
+    }
 
     /// How an engine spells a 64-bit integer, a byte string, an auto-numbered key column, and the
     /// clause for a table stored as its primary key.

@@ -1,5 +1,6 @@
 import ConfigFile
 import Foundation
+import Metrics
 import PostgresStorage
 import SQLiteStorage
 import Storage
@@ -31,6 +32,9 @@ protocol ServerStore: Sendable {
     /// How long the store's own committing work in progress has run, in nanoseconds (0: none; a
     /// store whose writes run on the caller's thread has none).
     var commitRunningFor: UInt64 { get }
+    /// How many writes each commit held together (SQLite's group commit), or nil where each write
+    /// commits on its own (PostgreSQL).
+    var commitRoundSizes: HistogramCounts? { get }
     /// `error` in the domain's terms: an engine's failure as a ``PickingError``, anything else as it is.
     static func domainError(_ error: any Error) -> any Error
 }
@@ -83,6 +87,7 @@ extension ServerDatabase {
 struct SQLiteServerStore: ServerStore {
     let queue: DatabaseQueue
     var commitRunningFor: UInt64 { queue.commitRunningFor }
+    var commitRoundSizes: HistogramCounts? { queue.commitRoundSizes }
     /// A connection of its own for reads (and the readiness probe), so that they run beside the
     /// writes (WAL) instead of waiting for them.
     let reader: DatabaseQueue
@@ -133,6 +138,8 @@ struct PostgresServerStore: ServerStore {
     let pool: PostgresPool
     /// Writes run on the request's worker thread, which the HTTP server watches.
     var commitRunningFor: UInt64 { 0 }
+    /// Each transaction commits on its own.
+    var commitRoundSizes: HistogramCounts? { nil }
     var dialect: SQLDialect { .postgres }
 
     /// Transactions run side by side here; `priority` does not apply.
@@ -255,6 +262,15 @@ enum SQLDialect: Sendable {
         switch self {
         case .sqlite: nil
         case .postgres: "SELECT pg_advisory_xact_lock(hashtextextended('batching' || chr(10) || ?, 0))"
+        }
+    }
+
+    /// Takes an organisation's station lock until commit, so servers side by side adding stations
+    /// never pass the organisation's limit.
+    var lockStations: String? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: "SELECT pg_advisory_xact_lock(hashtextextended('stations' || chr(10) || ?, 0))"
         }
     }
 

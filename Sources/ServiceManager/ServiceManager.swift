@@ -138,8 +138,12 @@ public enum ServiceManager {
 
         static func now() -> Int64 { Int64(clamping: DispatchTime.now().uptimeNanoseconds) }
 
+        /// `duration` in nanoseconds, saturated at `Int64.max` (a `WatchdogSec=` of years must not trap).
         static func nanoseconds(_ duration: Duration) -> Int64 {
-            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+            let (seconds, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            guard !overflow else { return duration.components.seconds < 0 ? 0 : .max }
+            return seconds.addingReportingOverflow(duration.components.attoseconds / 1_000_000_000).overflow
+                ? .max : seconds + duration.components.attoseconds / 1_000_000_000
         }
     }
 }

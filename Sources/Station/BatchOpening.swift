@@ -44,6 +44,43 @@ extension PickStation {
     }
 }
 
+extension PickStation {
+    /// Closes batch `id` of `org` on the server (a supervisor's `scanpick batch close`), and marks it
+    /// closed in the station's cache when the station has it.
+    public func closeBatch(_ id: String, org: String) async throws -> Batch {
+        _ = try configuration.organisation(org)
+        let batch = try await transport.closeBatch(id, org: org)
+        try cache.markClosed(batch.id, org: org, at: batch.closedAt)
+        return batch
+    }
+
+    /// The open batches of `org` the picker can choose from: the server's when it answers, else the
+    /// ones cached on the station (``BatchChoices/fromCache``).
+    public func batchChoices(org: String) async throws -> BatchChoices {
+        _ = try configuration.organisation(org)
+        do {
+            let list = try await transport.openBatches(org: org)
+            return BatchChoices(org: org, fromCache: false, batches: list.batches)
+        } catch {
+            guard case .unreachable = error else { throw error }
+            let cached = try cache.cachedBatches(org: org).map {
+                BatchSummary(
+                    id: $0.batchId, status: "open", createdAt: "", closedAt: nil, tasks: $0.tasks, complete: $0.complete
+                )
+            }
+            return BatchChoices(org: org, fromCache: true, batches: cached)
+        }
+    }
+}
+
+/// The batches the page offers to open.
+public struct BatchChoices: Sendable, Equatable, Encodable {
+    public var org: String
+    /// True when the server could not be reached: these are the batches the station has cached.
+    public var fromCache: Bool
+    public var batches: [BatchSummary]
+}
+
 /// Why a batch could not be opened without the server.
 public enum BatchOpeningError: Error, Sendable, CustomStringConvertible {
     /// The server is unreachable and the station never opened this batch (the cache has to be filled once).

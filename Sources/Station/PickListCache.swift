@@ -31,7 +31,18 @@ public final class PickListCache: Sendable {
                     position INTEGER NOT NULL,
                     PRIMARY KEY (org, id));
                 CREATE INDEX pick_list_tasks_by_batch ON pick_list_tasks (org, batch_id, position);
-                """)
+                """),
+        // Batches the server has closed (complete, or closed by a supervisor), and the worker signed
+        // in at the station's page (badge or name), whose id every tap and scan then carries.
+        Migration(
+            "picklist-2",
+            sql: """
+                CREATE TABLE pick_list_closed (
+                    org TEXT NOT NULL, batch_id TEXT NOT NULL, closed_at TEXT, PRIMARY KEY (org, batch_id));
+                CREATE TABLE station_worker (
+                    slot INTEGER PRIMARY KEY CHECK (slot = 1), worker_id TEXT NOT NULL, name TEXT,
+                    signed_in_at TEXT NOT NULL);
+                """),
     ]
 
     public init(queue: ActionQueue) { self.queue = queue }
@@ -97,6 +108,11 @@ public final class PickListCache: Sendable {
                         task.qtyRequired, task.qtyPicked, task.qtyLocked, position, unsent.contains(task.id),
                     ])
             }
+            if batch.isClosed {
+                try db.run(
+                    "INSERT OR REPLACE INTO pick_list_closed (org, batch_id, closed_at) VALUES (?, ?, ?)",
+                    [org, batch.id, batch.closedAt])
+            }
             let stamp = Timestamp.iso8601(now)
             let current = try Self.openBatch(db)
             let sameBatch = current.map { $0.org == org && $0.batchId == batch.id } ?? false
@@ -131,13 +147,78 @@ public final class PickListCache: Sendable {
         }
     }
 
+    /// Records that the server closed batch `batchId` of `org`, when the station has it cached (a
+    /// supervisor's close from this station, or a refresh that found it closed); returns whether it was.
+    @discardableResult
+    public func markClosed(_ batchId: String, org: String, at closedAt: String?) throws -> Bool {
+        try queue.transaction { db in
+            guard
+                try db.row("SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ?", [org, batchId])
+                    != nil
+            else { return false }
+            try db.run(
+                "INSERT OR REPLACE INTO pick_list_closed (org, batch_id, closed_at) VALUES (?, ?, ?)",
+                [org, batchId, closedAt])
+            return true
+        }
+    }
+
+    /// Whether the server has closed batch `batchId` of `org` (as far as the station has heard).
+    static func isClosed(_ batchId: String, org: String, in db: Database) throws -> Bool {
+        try db.row("SELECT 1 AS found FROM pick_list_closed WHERE org = ? AND batch_id = ?", [org, batchId]) != nil
+    }
+
+    /// The open batch and where it stands: closed by the server, every task complete.
+    public struct OpenBatchState: Sendable, Equatable {
+        public var org: String
+        public var batchId: String
+        public var closed: Bool
+        public var complete: Bool
+    }
+
+    public func openBatchState() throws -> OpenBatchState? {
+        try queue.database.read { db in
+            guard let open = try Self.openBatch(db) else { return nil }
+            let tasks = try Self.tasks(db)
+            return OpenBatchState(
+                org: open.org, batchId: open.batchId, closed: try Self.isClosed(open.batchId, org: open.org, in: db),
+                complete: !tasks.isEmpty && tasks.allSatisfy(\.isComplete))
+        }
+    }
+
+    /// One batch the station has cached, for the page's list when the server cannot be reached.
+    public struct CachedBatch: Sendable, Equatable {
+        public var batchId: String
+        public var tasks: Int
+        public var complete: Int
+        public var closed: Bool
+    }
+
+    /// The batches of `org` the station has cached and the server has not closed, at most `limit`.
+    public func cachedBatches(org: String, limit: Int = 200) throws -> [CachedBatch] {
+        try queue.database.read { db in
+            try db.rows(
+                """
+                SELECT t.batch_id, COUNT(*) AS tasks, SUM(t.qty_picked >= t.qty_required) AS complete
+                FROM pick_list_tasks t WHERE t.org = ?1
+                  AND NOT EXISTS (SELECT 1 FROM pick_list_closed c WHERE c.org = t.org AND c.batch_id = t.batch_id)
+                GROUP BY t.batch_id ORDER BY MIN(t.rowid) LIMIT ?2
+                """, [org, limit]
+            ).map { row in
+                CachedBatch(
+                    batchId: try row.string("batch_id"), tasks: try row.int("tasks"), complete: try row.int("complete"),
+                    closed: false)
+            }
+        }
+    }
+
     /// The open batch's tasks in pick order.
     public func tasks() throws -> [PickTask] {
         try queue.database.read { db in try Self.tasks(db) }
     }
 
     /// The task the picker is on: the selected one while it is incomplete, else the first incomplete
-    /// task in pick order; nil when the batch is done or none is open.
+    /// task in pick order; nil when the batch is done (or closed by the server) or none is open.
     public func activeTask() throws -> PickTask? {
         try queue.database.read { db in try Self.activeTask(db) }
     }
@@ -146,21 +227,20 @@ public final class PickListCache: Sendable {
     public func select(_ taskId: String) throws(CacheError) {
         do {
             try queue.transaction { db in
-                guard let open = try db.row("SELECT org, batch_id FROM pick_list_batch") else {
-                    throw CacheError.noOpenBatch
-                }
-                guard
-                    try db.row(
-                        "SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ? AND id = ?",
-                        [try open.string("org"), try open.string("batch_id"), taskId]) != nil
-                else { throw CacheError.noSuchTask(taskId) }
-                try db.run("UPDATE pick_list_batch SET selected_task_id = ?", [taskId])
+                guard try Self.openBatch(db) != nil else { throw CacheError.noOpenBatch }
+                guard try Self.task(taskId, in: db) != nil else { throw CacheError.noSuchTask(taskId) }
+                try Self.select(taskId, in: db)
             }
         } catch let error as CacheError {
             throw error
         } catch {
             throw .storage(String(describing: error))
         }
+    }
+
+    /// Makes `taskId` (a task of the open batch) the active task inside the caller's transaction.
+    static func select(_ taskId: String, in db: Database) throws {
+        try db.run("UPDATE pick_list_batch SET selected_task_id = ?", [taskId])
     }
 
     /// Adds `delta` (at least 1) to a cached task's picked count inside the caller's transaction,
@@ -211,8 +291,14 @@ public final class PickListCache: Sendable {
             qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"))
     }
 
+    /// The active task read on `db`: nil also when the server has closed the open batch.
     static func activeTask(_ db: Database) throws -> PickTask? {
-        let tasks = try tasks(db)
+        try activeTask(in: try tasks(db), db)
+    }
+
+    /// The active task among `tasks` (the open batch's, read on `db`).
+    static func activeTask(in tasks: [PickTask], _ db: Database) throws -> PickTask? {
+        guard let open = try openBatch(db), try !isClosed(open.batchId, org: open.org, in: db) else { return nil }
         let selected = try db.row("SELECT selected_task_id FROM pick_list_batch")?.optionalString("selected_task_id")
         if let selected, let task = tasks.first(where: { $0.id == selected }), !task.isComplete { return task }
         return tasks.first { !$0.isComplete }

@@ -38,18 +38,24 @@ extension PickStation {
     }
 
     /// The long-running drain loop with its network monitor; failed passes are logged and shown
-    /// on `attention`; `heartbeat` hears whether a pass is turning (``SyncService``).
+    /// on `attention`; `heartbeat` hears whether a pass is turning (``SyncService``), and
+    /// `probeHeartbeat` whether the network monitor's probe is (``NetworkMonitor``).
     public func syncService(
         attention: AttentionBoard = AttentionBoard(), log: @escaping @Sendable (String) -> Void = { _ in },
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
-        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
+        onPassDuration: @escaping @Sendable (Duration) -> Void = { _ in },
+        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in },
+        probeHeartbeat: @escaping @Sendable (_ probing: Bool) -> Void = { _ in }
     ) -> SyncService {
         let transport = self.transport
         let timeout = min(2, configuration.queue.requestTimeout)
-        let monitor = NetworkMonitor(interval: 5) { await transport.probe(timeout: timeout) }
+        let monitor = NetworkMonitor(interval: 5, heartbeat: probeHeartbeat) {
+            await transport.probe(timeout: timeout)
+        }
         let station = self
         return SyncService(
             drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,
-            onPass: onPass, afterPass: { try await station.refreshPickList() }, heartbeat: heartbeat)
+            onPass: onPass, onPassDuration: onPassDuration, afterPass: { try await station.refreshPickList() },
+            heartbeat: heartbeat)
     }
 }

@@ -27,7 +27,8 @@ public struct PickStation: Sendable {
         queue = try ActionQueue(path: configuration.databasePath, extraMigrations: PickListCache.migrations)
         cache = PickListCache(queue: queue)
         transport = HTTPActionTransport(
-            server: configuration.server, tokens: configuration.tokens, timeout: configuration.queue.requestTimeout)
+            server: configuration.server, tokens: configuration.tokens, timeout: configuration.queue.requestTimeout,
+            station: configuration.station)
         drainer = Drainer(
             queue: queue, transport: transport,
             backoff: BackoffPolicy(initial: configuration.queue.backoffInitial, cap: configuration.queue.backoffCap))
@@ -39,8 +40,8 @@ public struct PickStation: Sendable {
     /// Takes a re-read configuration: the server, the tokens, the worker, each organisation's
     /// scanning settings and the page's access (its secret, allowed hosts; see
     /// ``StationPage/apply(_:)``) apply at once, and a paused queue looks again. Returns the keys
-    /// whose change needs a restart (the database, the queue's timings, the page's address, the
-    /// camera, debounce), which keep their running values. A page whose address changed keeps all of
+    /// whose change needs a restart (the station's name and heartbeat interval, the database, the
+    /// queue's timings, the page's address, the camera, debounce), which keep their running values. A page whose address changed keeps all of
     /// its running settings: its access rules were checked against the new address, not this one.
     @discardableResult
     public func apply(_ new: StationConfiguration) -> [String] {
@@ -51,6 +52,8 @@ public struct PickStation: Sendable {
             if new[keyPath: path] != old[keyPath: path] { restart.append(key) }
             merged[keyPath: path] = old[keyPath: path]
         }
+        keep("station", \.station)
+        keep("heartbeatSeconds", \.heartbeatSeconds)
         keep("database", \.databasePath)
         keep("queue", \.queue)
         if new.page.listen != old.page.listen { keep("page.listen", \.page) }

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Metrics
 import Queue
 import Scanning
 import Timestamps
@@ -9,7 +10,8 @@ import Wire
 /// against the active task of the open batch, and, for a match, the scan action queued together with
 /// the cached row's change (one transaction). A mismatch is turned away at once and never queued, and
 /// so is every scan while the open batch's organisation has scanning off, whatever organisation the
-/// loop was started for. Every accepted or rejected scan is one JSON log line.
+/// loop was started for. Every accepted or rejected scan is one JSON log line; each frame's decode
+/// time goes to `decodeTimes` when given.
 ///
 ///     let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options()) { log($0) }
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
@@ -19,6 +21,11 @@ public final class ScanLoop {
     private var debouncer: Debouncer
     private let log: (String) -> Void
     private let onEnqueue: () -> Void
+    private let decodeTimes: Histogram?
+    /// The codes the last frame showed (for the live view's outlines).
+    private var lastSeen: [Barcode] = []
+    /// Whether each code's latest scan counted, by payload (for the outlines' colours; bounded).
+    private var judged: [[UInt8]: Bool] = [:]
 
     /// The result of one counted scan.
     public struct Outcome: Sendable {
@@ -31,8 +38,9 @@ public final class ScanLoop {
 
     public init(
         station: PickStation, reader: ReaderOptions, debounce: Debouncer.Options, log: @escaping (String) -> Void,
-        onEnqueue: @escaping () -> Void = {}
+        onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
     ) {
+        self.decodeTimes = decodeTimes
         self.station = station
         self.reader = BarcodeReader(options: reader)
         self.debouncer = Debouncer(options: debounce)
@@ -42,12 +50,26 @@ public final class ScanLoop {
 
     /// Decodes one frame and handles every code that counts in it.
     public func process(_ frame: Frame) throws -> [Outcome] {
-        let seen = reader.read(frame.image).map(Debouncer.Code.init)
-        return try debouncer.observe(seen, at: frame.time).map { code in
-            try handle(
+        let started = ContinuousClock.now
+        lastSeen = reader.read(frame.image)
+        if let decodeTimes {
+            let took = (ContinuousClock.now - started).components
+            decodeTimes.observe(Double(took.seconds) + Double(took.attoseconds) / 1e18)
+        }
+        return try debouncer.observe(lastSeen.map(Debouncer.Code.init), at: frame.time).map { code in
+            let outcome = try handle(
                 String(decoding: code.payload, as: UTF8.self), symbology: code.symbology, at: frame.capturedAt,
                 frame: frame.index)
+            if judged.count >= 256 { judged.removeAll() }
+            judged[code.payload] = outcome.verdict.isAccepted
+            return outcome
         }
+    }
+
+    /// The codes of the last frame with their outlines, green once their scan counted (for the
+    /// live view; a code not judged yet, or refused, is orange).
+    public func sightings() -> [PreviewFeed.Sighting] {
+        lastSeen.map { PreviewFeed.Sighting(points: $0.points, accepted: judged[$0.payload] ?? false) }
     }
 
     /// Handles one code from a keyboard-wedge scanner (it has already debounced: one line, one scan).
@@ -55,24 +77,39 @@ public final class ScanLoop {
         try handle(code, symbology: nil, at: time, frame: nil)
     }
 
-    /// Validates and queues one code in one write transaction: the active task is read, checked
-    /// and counted (relative to its row as it stands, never past what it requires) together with the
-    /// queued scan, so a tap at the same moment can neither be lost nor make an over-pick.
+    /// Validates and queues one code in one write transaction: the open batch's tasks are read, the
+    /// code checked against them (scan to select: another unfinished task's code makes it the active
+    /// task) and counted (relative to its row as it stands, never past what it requires) together
+    /// with the queued scan, so a tap or a selection at the same moment can neither be lost nor make
+    /// an over-pick. A worker's badge signs the worker in; a batch label is returned for the station
+    /// to open (it needs the server).
     private func handle(_ code: String, symbology: Symbology?, at time: Date, frame: Int?) throws -> Outcome {
-        let worker = station.configuration.worker
+        let configuration = station.configuration
+        if let label = try label(code, configuration) {
+            let outcome = Outcome(code: code, symbology: symbology, verdict: label, actionId: nil)
+            log(Self.logLine(outcome, frame: frame, at: time))
+            return outcome
+        }
         let (verdict, actionId) = try station.queue.transaction { db -> (ScanValidator.Verdict, Int?) in
             let open = try PickListCache.openBatch(db)
+            let tasks = try PickListCache.tasks(db)
+            let active = try PickListCache.activeTask(in: tasks, db)
             let verdict = ScanValidator.check(
-                code, symbology: symbology, against: try PickListCache.activeTask(db), batchId: open?.batchId)
+                code, symbology: symbology, in: tasks, active: active, batchId: open?.batchId)
             guard case .accepted(let task) = verdict, let org = open?.org else { return (verdict, nil) }
             // Scans count only for an organisation that has scanning on (the flag is the open batch's
             // organisation's, read now: the batch, or the configuration, may have changed since start).
-            guard station.configuration.organisations[org]?.scanningEnabled == true else {
+            guard configuration.organisations[org]?.scanningEnabled == true else {
                 return (.scanningOff(org: org), nil)
             }
+            guard
+                let worker = try StationWorkers.actingWorker(
+                    db, configuration, requireSignIn: configuration.requireSignIn)
+            else { return (.signInRequired, nil) }
             guard try PickListCache.addPicked(1, task: task.id, org: org, in: db) else {
                 return (.batchComplete(batchId: task.batchId), nil)
             }
+            if task.id != active?.id { try PickListCache.select(task.id, in: db) }
             let action = try NewAction.scan(
                 org: org, pickTaskId: task.id, location: task.location, barcode: code, worker: worker,
                 scannedAt: time)
@@ -84,6 +121,41 @@ public final class ScanLoop {
         return outcome
     }
 
+    /// A worker's badge (signed in here) or a batch label, by the config's patterns; nil for any
+    /// other code. A label whose value could not be a worker or batch id is refused as unacceptable.
+    private func label(_ code: String, _ configuration: StationConfiguration) throws -> ScanValidator.Verdict? {
+        do {
+            try FieldRules.barcode(code, field: "barcode")
+        } catch {
+            return nil  // the validator refuses it
+        }
+        if let worker = configuration.workerBadgePattern?.value(in: code) {
+            do {
+                try station.workers.signIn(id: worker, name: station.workers.name(of: worker))
+            } catch let error as FieldError {
+                return .unacceptable(problem: "the badge's worker id \(error.problem)")
+            }
+            return .workerBadge(workerId: worker)
+        }
+        if let batchId = configuration.batchLabelPattern?.value(in: code) {
+            guard Self.isBatchId(batchId) else {
+                return .unacceptable(
+                    problem: "the batch label names '\(batchId.prefix(40))', not a batch id (letters, digits, . _ -)")
+            }
+            return .batchLabel(batchId: batchId)
+        }
+        return nil
+    }
+
+    /// Whether `text` can be a batch id as the server makes them (and a URL path segment as it is).
+    public static func isBatchId(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2D || byte == 0x2E || byte == 0x5F
+            } && text != "." && text != ".."
+    }
+
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
         var line = JSONObjectWriter()
         line.add("time", string: Timestamp.iso8601(time))
@@ -92,21 +164,16 @@ public final class ScanLoop {
         line.add("code", string: outcome.code)
         if let symbology = outcome.symbology { line.add("symbology", string: symbology.displayName) }
         if let frame { line.add("frame", number: frame) }
+        if let reason = outcome.verdict.reason { line.add("reason", string: reason) }
         switch outcome.verdict {
-        case .accepted(let task):
+        case .accepted(let task), .mismatch(_, _, let task), .alreadyComplete(let task):
             line.add("task", string: task.id)
             line.add("location", string: task.location)
-        case .mismatch(let expected, _, let task):
-            line.add("reason", string: "mismatch")
-            line.add("task", string: task.id)
-            line.add("location", string: task.location)
-            line.add("expected", string: expected)
-        case .noOpenBatch: line.add("reason", string: "no_open_batch")
-        case .batchComplete: line.add("reason", string: "batch_complete")
-        case .scanningOff(let org):
-            line.add("reason", string: "scanning_off")
-            line.add("org", string: org)
-        case .unacceptable: line.add("reason", string: "unacceptable")
+            if case .mismatch(let expected, _, _) = outcome.verdict { line.add("expected", string: expected) }
+        case .scanningOff(let org): line.add("org", string: org)
+        case .batchLabel(let batchId): line.add("batch", string: batchId)
+        case .workerBadge(let workerId): line.add("worker", string: workerId)
+        case .noOpenBatch, .batchComplete, .unacceptable, .signInRequired: break
         }
         if let id = outcome.actionId { line.add("actionId", number: id) }
         line.add("message", string: outcome.verdict.message)

@@ -21,7 +21,11 @@ import Wire
 /// with a `token`, a `tokenFile`, `page.tokenFile`) that other users can read is refused with the
 /// `chmod 600` to run; only the README's demo tokens are exempt (the repository's example config).
 public struct StationConfiguration: Sendable, Equatable {
+    /// The station's name (1–64 visible ASCII characters): sent as `X-ScanPick-Station` with every
+    /// request and in its heartbeats.
     public var station: String
+    /// How often the station sends a heartbeat while online (`heartbeatSeconds`, 1–3600, default 30).
+    public var heartbeatSeconds = 30
     public var worker: String
     public var server: URL
     public var databasePath: String
@@ -41,6 +45,30 @@ public struct StationConfiguration: Sendable, Equatable {
     /// The files the configuration was read from (the config and any `tokenFile`), so a running
     /// station can notice a change.
     public var sourceFiles: [String] = []
+    /// `requireSignIn`: scans and the page's taps wait for a worker to sign in (badge or name);
+    /// without it they carry `worker` until someone signs in.
+    public var requireSignIn = false
+    /// `workerBadgePattern`: a scanned code it matches is a worker's badge, which signs that worker in.
+    public var workerBadgePattern: LabelPattern?
+    /// `batchLabelPattern`: a scanned code it matches is a batch label, which opens that batch.
+    public var batchLabelPattern: LabelPattern?
+    /// `workers`: the names the page offers to sign in with (`[{"id", "name"}]`).
+    public var workers: [Worker] = []
+
+    /// A worker the page can sign in by name.
+    public struct Worker: Sendable, Equatable, Codable {
+        /// The `workerId` every tap and scan carries while this worker is signed in.
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// The most workers a config may list.
+    public static let maxWorkers = 500
 
     /// One organisation the station works for.
     public struct Organisation: Sendable, Equatable {
@@ -111,6 +139,11 @@ public struct StationConfiguration: Sendable, Equatable {
             relative.hasPrefix("/") ? relative : base.appendingPathComponent(relative).standardizedFileURL.path
         }
         let station = try reader.requiredString("station")
+        guard StationIdentity.isValid(station) else {
+            throw reader.error("station", "\(StationIdentity.rule) (it is sent as X-ScanPick-Station)")
+        }
+        let heartbeatSeconds = try reader.integer(
+            "heartbeatSeconds", default: 30, in: StationHeartbeat.intervalRange)
         let worker = try reader.requiredString("worker")
         do {
             // Sent as every action's workerId: the server's rule, checked here once, not per action.
@@ -121,8 +154,9 @@ public struct StationConfiguration: Sendable, Equatable {
         let serverText = try reader.requiredString("server")
         guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
         else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
-        let database = resolve(try reader.string("database", default: Self.defaultDatabasePath))
-        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path) {
+        let databaseText = try reader.string("database", default: Self.defaultDatabasePath)
+        let database = resolve(databaseText)
+        if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path, written: databaseText) {
             throw reader.error("database", problem)
         }
 
@@ -234,12 +268,17 @@ public struct StationConfiguration: Sendable, Equatable {
             guard scanners.count < Self.maxScanners else {
                 throw reader.error("scanners", "may list at most \(Self.maxScanners) scanners")
             }
-            var scanner = ScannerSettings(device: try options.requiredString("device"))
-            guard scanner.device.hasPrefix("/dev/"), scanner.device.utf8.count <= 4096,
-                !scanner.device.utf8.contains(0)
-            else {
+            let device = try options.requiredString("device")
+            // Standardized, so "/dev/../etc/x" cannot pass for a device and one scanner cannot be
+            // listed twice under two spellings (the second would only fail its grab).
+            let standardized = URL(fileURLWithPath: device).standardizedFileURL.path
+            guard standardized.hasPrefix("/dev/"), device.utf8.count <= 4096, !device.utf8.contains(0) else {
                 throw options.error("device", "must be a device path under /dev/ (e.g. /dev/input/by-id/…-event-kbd)")
             }
+            guard !scanners.contains(where: { $0.device == standardized }) else {
+                throw options.error("device", "\(standardized) is listed twice: each scanner once")
+            }
+            var scanner = ScannerSettings(device: standardized)
             switch try options.string("terminator", default: "enter") {
             case "enter": scanner.decoding.terminator = KeyCode.enter
             case "tab": scanner.decoding.terminator = KeyCode.tab
@@ -250,9 +289,15 @@ public struct StationConfiguration: Sendable, Equatable {
                     try options.integer(
                         "maxKeyGapMilliseconds", default: Int(scanner.decoding.maxGap * 1000), in: 5...1000)) / 1000
             if let separator = try options.string("groupSeparator") {
+                // Letters and digits are data: "0" as a separator would split every GTIN.
                 guard (1...4).contains(separator.count),
-                    separator.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) })
-                else { throw options.error("groupSeparator", "must be 1 to 4 visible ASCII characters (e.g. \"~\")") }
+                    separator.unicodeScalars.allSatisfy({
+                        (0x21...0x7E).contains($0.value) && !CharacterSet.alphanumerics.contains($0)
+                    })
+                else {
+                    throw options.error(
+                        "groupSeparator", "must be 1 to 4 visible ASCII symbols, no letters or digits (e.g. \"~\")")
+                }
                 scanner.decoding.groupSeparator = separator
             }
             try options.finish()
@@ -261,14 +306,10 @@ public struct StationConfiguration: Sendable, Equatable {
         var certificateAuthorityFile: String?
         if var options = try reader.object("tls") {
             if let file = try options.string("caFile").map(resolve) {
-                let text: String
                 do {
-                    text = try NamedFile.readText(file)
+                    _ = try SystemTrust.certificates(inFile: file)
                 } catch {
-                    throw options.error("caFile", "cannot be read: \(error)")
-                }
-                guard !SystemTrust.certificates(inPEM: text).isEmpty else {
-                    throw options.error("caFile", "holds no PEM certificate (-----BEGIN CERTIFICATE-----): \(file)")
+                    throw options.error("caFile", "\(file) \(error)")
                 }
                 certificateAuthorityFile = file
             }
@@ -316,11 +357,47 @@ public struct StationConfiguration: Sendable, Equatable {
             }
             try options.finish()
         }
+        let requireSignIn = try reader.bool("requireSignIn", default: false)
+        func pattern(_ key: String) throws(ConfigError) -> LabelPattern? {
+            guard let text = try reader.string(key) else { return nil }
+            do {
+                return try LabelPattern(text)
+            } catch {
+                throw reader.error(key, error.problem)
+            }
+        }
+        let workerBadgePattern = try pattern("workerBadgePattern")
+        let batchLabelPattern = try pattern("batchLabelPattern")
+        var workers: [Worker] = []
+        for var options in try reader.objects("workers") ?? [] {
+            guard workers.count < Self.maxWorkers else {
+                throw reader.error("workers", "may list at most \(Self.maxWorkers) workers")
+            }
+            let id = try options.requiredString("id")
+            let name = try options.requiredString("name")
+            do {
+                try FieldRules.text(id, field: "id")
+                try FieldRules.text(name, field: "name", maxLength: 64)
+            } catch {
+                throw options.error(error.field, "\(error.problem) (a worker's id is sent as every action's workerId)")
+            }
+            guard !workers.contains(where: { $0.id == id }) else {
+                throw options.error("id", "'\(id.prefix(40))' is listed twice")
+            }
+            try options.finish()
+            workers.append(Worker(id: id, name: name))
+        }
         try reader.finish()
-        return StationConfiguration(
+        var configuration = StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
             organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
             certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
+        configuration.heartbeatSeconds = heartbeatSeconds
+        configuration.requireSignIn = requireSignIn
+        configuration.workerBadgePattern = workerBadgePattern
+        configuration.batchLabelPattern = batchLabelPattern
+        configuration.workers = workers
+        return configuration
     }
 
     /// A file's permission bits, or nil when it cannot be looked at.

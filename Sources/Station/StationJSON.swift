@@ -21,17 +21,42 @@ public enum StationJSON {
                 scanner: scanner, lastScan: lastScan))
     }
 
-    /// The last scan's outcome, as the page shows it in large type.
+    /// The last scan's outcome, as the page shows it in large type and plays it: `feedback` is the
+    /// sound and flash (``Feedback``), `seq` numbers the outcomes so a page plays each once.
     public struct LastScan: Encodable, Sendable, Equatable {
         public var accepted: Bool
         public var message: String
         public var at: String
+        public var feedback: Feedback
+        public var seq: Int
+        /// The task a counted scan changed, as it now stands (the page updates its row at once).
+        public var pickTask: PickTask?
 
-        public init(accepted: Bool, message: String, at: String = Timestamp.iso8601()) {
+        public init(
+            accepted: Bool, message: String, at: String = Timestamp.iso8601(), feedback: Feedback? = nil, seq: Int = 0,
+            pickTask: PickTask? = nil
+        ) {
             self.accepted = accepted
             self.message = message
             self.at = at
+            self.feedback = feedback ?? (accepted ? .accepted : .refused)
+            self.seq = seq
+            self.pickTask = pickTask
         }
+    }
+
+    /// What a scan's outcome sounds and looks like on the page.
+    public enum Feedback: String, Encodable, Sendable {
+        /// Counted.
+        case accepted
+        /// Counted, and its task is now complete.
+        case taskComplete
+        /// Counted, and every task of the batch is now complete.
+        case batchComplete
+        /// Turned away: a wrong item, an over-pick, a complete task, no batch.
+        case refused
+        /// Neither: a badge signed in, a batch label is being opened.
+        case info
     }
 
     /// `status`'s shape: unknown values are `null`, never left out (scripts read every key).
@@ -86,24 +111,30 @@ public enum StationJSON {
         )
     }
 
-    /// `{"batchId","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the open batch:
-    /// `pending` while the row has an action not yet confirmed sent, `refused` while it has a dead
-    /// letter support has not retried or cleared.
+    /// `{"batchId","org","closed","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the
+    /// open batch: `closed` once the server has closed it (every task complete, or a supervisor's
+    /// close), `pending` while a row has an action not yet confirmed sent, `refused` while it has a
+    /// dead letter support has not retried or cleared.
     public static func pickList(_ station: PickStation) throws -> String {
         guard let open = try station.cache.openBatch() else {
-            return try encode(PickList(batchId: nil, activeTaskId: nil, tasks: []))
+            return try encode(PickList(batchId: nil, org: nil, closed: false, activeTaskId: nil, tasks: []))
         }
+        let closed = try station.cache.openBatchState()?.closed ?? false
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
         let refused = try station.queue.tasksWithRefusedActions(org: open.org)
         let rows = try station.cache.tasks().map {
             PickList.Row(task: $0, pending: pending.contains($0.id), refused: refused.contains($0.id))
         }
         return try encode(
-            PickList(batchId: open.batchId, activeTaskId: try station.cache.activeTask()?.id, tasks: rows))
+            PickList(
+                batchId: open.batchId, org: open.org, closed: closed, activeTaskId: try station.cache.activeTask()?.id,
+                tasks: rows))
     }
 
     struct PickList: Encodable {
         var batchId: String?
+        var org: String?
+        var closed: Bool
         var activeTaskId: String?
         var tasks: [Row]
 
@@ -123,11 +154,13 @@ public enum StationJSON {
             }
         }
 
-        private enum Keys: String, CodingKey { case batchId, activeTaskId, tasks }
+        private enum Keys: String, CodingKey { case batchId, org, closed, activeTaskId, tasks }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(batchId, forKey: .batchId)
+            try container.encode(org, forKey: .org)
+            try container.encode(closed, forKey: .closed)
             try container.encode(activeTaskId, forKey: .activeTaskId)
             try container.encode(tasks, forKey: .tasks)
         }

@@ -11,19 +11,31 @@ import Wire
 /// The API has the command line's `--json` shapes. Taps answer once durable, never waiting for the
 /// server. ``PageAccess`` decides who may use it (the `Host` and `Origin` rules against DNS
 /// rebinding and other sites, and the secret when the page serves the network); support's retry
-/// and clear name who did them.
+/// and clear name who did them. Changes are pushed to the page as they happen (``PageEvents``,
+/// `GET /api/events`); the polled routes stay for a browser whose event stream fails.
 ///
 ///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
 public final class StationPage: Sendable {
-    private let station: PickStation
-    private let sync: SyncService
-    private let attention: AttentionBoard
+    let station: PickStation
+    let sync: SyncService
+    let attention: AttentionBoard
+    /// The event streams (`GET /api/events`).
+    let events: PageEvents
+    /// The camera's live view (`GET /api/preview.mjpeg`, `GET /api/preview.jpg`).
+    let preview = PreviewFeed()
+    /// Numbers the scan outcomes shown, so a page plays each one once; it starts from the time in
+    /// milliseconds, so a restarted station's numbers still follow the ones a page has seen.
+    private let scanSequence = Mutex(Int(Date().timeIntervalSince1970 * 1000))
+    /// How many of the page's routes are waiting for the server now (bounded).
+    let serverCalls = Mutex(0)
     private let server: Mutex<HTTPServer?> = Mutex(nil)
     private let lastScan = Mutex<StationJSON.LastScan?>(nil)
     private let scanner = Mutex<String?>(nil)
     private let files: [String: (type: String, bytes: [UInt8])]
     /// Who may use the page; replaced whole when the config's page settings change.
     private let access: Mutex<PageAccess>
+    /// Makes `GET /metrics`'s text (see ``serveMetrics(_:)``).
+    private let metricsText = Mutex<(@Sendable () -> [UInt8])?>(nil)
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
@@ -47,6 +59,10 @@ public final class StationPage: Sendable {
         }
         self.files = files
         let box = Handler()
+        events = PageEvents {
+            guard let page = box.page else { throw HTTPError(status: 503, code: "starting", message: "starting") }
+            return try page.snapshot()
+        }
         let server = try HTTPServer(listen: settings.listen, limits: Self.limits) {
             box.page?.handle($0) ?? .json(503, [])
         }
@@ -54,9 +70,18 @@ public final class StationPage: Sendable {
         access = Mutex(PageAccess(settings: settings, port: server.address.port))
         self.server.withLock { $0 = server }
         box.set(self)
+        events.start()
     }
 
-    public func stop() { server.withLock { $0?.stop() } }
+    public func stop() {
+        events.stop()
+        preview.stop()
+        server.withLock { $0?.stop() }
+    }
+
+    /// Something the page shows may have changed (a drain pass, a batch opened elsewhere): pushed
+    /// to the page's event streams now.
+    public func poke() { events.poke() }
 
     /// `GET /api/queue` shows at most this many unsent (pending, in flight, dead) actions, the
     /// oldest, and this many sent ones, the newest (`scanpick queue` shows them all).
@@ -85,14 +110,35 @@ public final class StationPage: Sendable {
         access.withLock { $0 = PageAccess(settings: settings, port: port) }
     }
 
+    /// Serves `GET /metrics` (Prometheus's text format, under the page's access rules) with what
+    /// `text` makes.
+    public func serveMetrics(_ text: @escaping @Sendable () -> [UInt8]) {
+        metricsText.withLock { $0 = text }
+    }
+
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
-        lastScan.withLock { $0 = StationJSON.LastScan(accepted: accepted, message: message) }
+        show(accepted ? .accepted : .refused, message: message)
+    }
+
+    /// Shows a scan's outcome with its sound and flash, pushed to every listening page at once.
+    public func show(_ feedback: StationJSON.Feedback, message: String, task: PickTask? = nil) {
+        let seq = scanSequence.withLock { sequence in
+            sequence += 1
+            return sequence
+        }
+        let scan = StationJSON.LastScan(
+            accepted: feedback == .accepted || feedback == .taskComplete || feedback == .batchComplete,
+            message: message, feedback: feedback, seq: seq, pickTask: task)
+        lastScan.withLock { $0 = scan }
+        if let json = try? Self.encode(scan) { events.publish("scan", json) }
+        events.poke()
     }
 
     /// Shows what the frame source is doing ("camera: not found", "scanner: input ended"), or nil.
     public func show(scanner state: String?) {
         scanner.withLock { $0 = state }
+        events.poke()
     }
 
     /// The page's routes: its three files, the login link, and the JSON API.
@@ -105,6 +151,17 @@ public final class StationPage: Sendable {
         case tap
         case retry(id: String)
         case clear(id: String)
+        case metrics
+        case retryAll
+        case stationLog
+        case events
+        case batches
+        case openBatch(id: String)
+        case workers
+        case signIn
+        case signOut
+        case previewFeed
+        case previewSnapshot
 
         static let table = RouteTable<Route>([
             ("GET", "/", { _ in .file("/") }),
@@ -117,6 +174,17 @@ public final class StationPage: Sendable {
             ("POST", "/api/taps", { _ in .tap }),
             ("POST", "/api/queue/{}/retry", { .retry(id: $0[0]) }),
             ("POST", "/api/queue/{}/clear", { .clear(id: $0[0]) }),
+            ("GET", "/metrics", { _ in .metrics }),
+            ("POST", "/api/queue/retry-all", { _ in .retryAll }),
+            ("GET", "/api/log", { _ in .stationLog }),
+            ("GET", "/api/events", { _ in .events }),
+            ("GET", "/api/batches", { _ in .batches }),
+            ("POST", "/api/batches/{}/open", { .openBatch(id: $0[0]) }),
+            ("GET", "/api/workers", { _ in .workers }),
+            ("POST", "/api/sign-in", { _ in .signIn }),
+            ("POST", "/api/sign-out", { _ in .signOut }),
+            ("GET", "/api/preview.mjpeg", { _ in .previewFeed }),
+            ("GET", "/api/preview.jpg", { _ in .previewSnapshot }),
         ])
     }
 
@@ -135,7 +203,7 @@ public final class StationPage: Sendable {
                     status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")], body: file.bytes
                 )
             case .status:
-                return json(200, try status())
+                return json(200, try statusJSON())
             case .pickList:
                 return json(200, try StationJSON.pickList(station))
             case .queue:
@@ -149,6 +217,49 @@ public final class StationPage: Sendable {
                 return try json(200, Self.encode(try queueAction(.retry, id: id, request)))
             case .clear(let id):
                 return try json(200, Self.encode(try queueAction(.clear, id: id, request)))
+            case .metrics:
+                guard let text = metricsText.withLock({ $0 }) else { throw HTTPError.noSuchRoute(request.path) }
+                return HTTPResponse(
+                    status: 200,
+                    headers: [("Content-Type", StationMetrics.contentType), ("Cache-Control", "no-store")],
+                    body: text())
+            case .retryAll:
+                return try json(200, Self.encode(try retryAll(request)))
+            case .stationLog:
+                return try json(200, Self.encode(try stationLog()))
+            case .events:
+                guard let stream = events.subscribe() else {
+                    throw HTTPError(
+                        status: 503, code: "too_many_listeners",
+                        message: "\(PageEvents.maxClients) pages already listen to this station; poll instead")
+                }
+                return .stream(
+                    200,
+                    headers: [
+                        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                        ("X-Accel-Buffering", "no"),
+                    ], stream)
+            case .batches:
+                return try json(200, Self.encode(try batchChoices(request)))
+            case .openBatch(let id):
+                return json(200, try openBatch(id, request))
+            case .workers:
+                return json(200, try workersJSON())
+            case .signIn:
+                return json(200, try signIn(request))
+            case .signOut:
+                return json(200, try signOut())
+            case .previewFeed:
+                return .stream(
+                    200,
+                    headers: [
+                        ("Content-Type", "multipart/x-mixed-replace; boundary=\(PreviewFeed.boundary)"),
+                        ("Cache-Control", "no-store"),
+                    ], try preview.subscribe())
+            case .previewSnapshot:
+                guard let jpeg = preview.snapshot() else { throw PreviewFeed.noFrame }
+                return HTTPResponse(
+                    status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: jpeg)
             }
         } catch {
             var response = Self.httpError(error).response
@@ -165,6 +276,21 @@ public final class StationPage: Sendable {
         case let refusal as HTTPError: refusal
         case let refusal as TapRefusal:
             HTTPError(status: refusal.status, code: refusal.code, message: refusal.description)
+        case let refusal as OrganisationError:
+            HTTPError(status: 400, code: "which_organisation", message: refusal.description)
+        case let refusal as BatchOpeningError:
+            HTTPError(status: 503, code: "server_needed", message: refusal.description)
+        case let refusal as FetchError:
+            switch refusal {
+            case .noToken: HTTPError(status: 400, code: "no_token", message: refusal.description)
+            case .unreachable: HTTPError(status: 503, code: "server_unreachable", message: refusal.description)
+            case .refused(let status, _):
+                HTTPError(
+                    status: (400..<500).contains(status) ? status : 502, code: "server_refused",
+                    message: refusal.description)
+            }
+        case let refusal as FieldError:
+            HTTPError(status: 400, code: "invalid_field", message: "\(refusal.field) \(refusal.problem)")
         case is DecodingError:
             HTTPError(status: 400, code: "bad_request", message: "the body is not the JSON this route takes (\(error))")
         case is SQLiteError, is StorageError:
@@ -177,7 +303,7 @@ public final class StationPage: Sendable {
     }
 
     /// The pill's JSON; it answers even when the queue cannot be read: unknown counts, and why.
-    private func status() throws -> String {
+    func statusJSON() throws -> String {
         var noticed = attention.current
         let counts: QueueCounts?
         do {
@@ -210,18 +336,21 @@ public final class StationPage: Sendable {
         let body = try JSONDecoder().decode(TapBody.self, from: Data(request.body))
         let result: StationTaps.Result
         switch body.kind {
-        case "pick": result = try station.taps.pick(body.pickTaskId, qty: try body.qty.value(default: 1))
+        case "pick": result = try station.pageTaps.pick(body.pickTaskId, qty: try body.qty.value(default: 1))
         case "setQty":
             guard body.from != .absent, body.to != .absent else {
                 throw HTTPError(status: 400, code: "bad_request", message: "a setQty tap needs from and to")
             }
-            result = try station.taps.setQty(
+            result = try station.pageTaps.setQty(
                 body.pickTaskId, from: try body.from.value(default: 0), to: try body.to.value(default: 0))
         default:
             throw HTTPError(status: 400, code: "bad_request", message: "kind must be pick or setQty")
         }
         sync.poke()
-        return TapAnswer(actionId: result.actionId, pickTask: result.task)
+        let answer = TapAnswer(actionId: result.actionId, pickTask: result.task)
+        if let json = try? Self.encode(answer) { events.publish("tap", json) }
+        events.poke()
+        return answer
     }
 
     /// What support does to a dead letter from the page.
@@ -257,6 +386,7 @@ public final class StationPage: Sendable {
             throw HTTPError(status: error == .noSuchAction(id) ? 404 : 409, code: "queue", message: error.description)
         }
         sync.poke()
+        events.poke()
         return SupportAnswer(id: id, done: action)
     }
 

@@ -22,6 +22,8 @@ public final class StationService: Sendable {
     /// What the running station noticed that a person must see (with the queue's pause, in the pill);
     /// kept in the station database too, so `scanpick status` in another process shows it.
     public let attention: AttentionBoard
+    /// The running station's numbers (its page's `GET /metrics`, its heartbeats).
+    public let metrics = StationMetrics()
     private let configPath: String
     private let output: @Sendable (String) -> Void
     private let log: @Sendable (String) -> Void
@@ -60,6 +62,8 @@ public final class StationService: Sendable {
         var sync: SyncService?
         var watcher: ConfigWatcher?
         var page: StationPage?
+        /// A scanned batch label is being opened.
+        var openingLabel = false
     }
 
     /// `output` gets the lines for the person at the terminal; `log` the JSON log lines.
@@ -131,11 +135,19 @@ public final class StationService: Sendable {
         let watchdog = ServiceManager.Watchdog(log: log)
         let syncLoop = watchdog.loop(
             "sync", allowance: .seconds(2 * configuration.queue.requestTimeout + 30))
+        // A probe has a 2 s timeout: one that never ends (a wedged HTTP client) leaves the pill and
+        // the drain's wake-ups stale. The page's listener thread is libmicrohttpd's and unwatched.
+        let probeLoop = watchdog.loop("network-probe", allowance: .seconds(30))
         // The drainer and the page run whatever the scanning flag says: taps always work.
         clearStoredAttention()
-        let sync = station.syncService(attention: attention, log: log, heartbeat: syncLoop.beat)
+        let metrics = self.metrics
+        let sync = station.syncService(
+            attention: attention, log: log, onPass: { metrics.sent.add(UInt64(max(0, $0.sent))) },
+            onPassDuration: { metrics.drainPassSeconds.observe(Self.seconds($0)) }, heartbeat: syncLoop.beat,
+            probeHeartbeat: probeLoop.beat)
         checkTrust(configuration)
         sync.start()
+        let heartbeats = HeartbeatSender(station: station, sync: sync, attention: attention, metrics: metrics, log: log)
         let page: StationPage
         do {
             page = try StationPage(station: station, sync: sync, attention: attention, settings: configuration.page)
@@ -143,6 +155,8 @@ public final class StationService: Sendable {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
             throw StationServiceError.pageCannotListen("\(error)")
         }
+        serveMetrics(on: page, sync: sync)
+        heartbeats.start()
         output("page: http://\(page.address)/")
         if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
         let watcher = ConfigWatcher(files: configuration.sourceFiles) { [weak self] in self?.reload() }
@@ -197,6 +211,7 @@ public final class StationService: Sendable {
         signals.cancel()
         watcher.stop()
         page.stop()
+        await heartbeats.stop()
         await sync.stop()
         // Each scanner thread sees the close within a quarter of a second.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -302,13 +317,16 @@ public final class StationService: Sendable {
         let configuration = station.configuration
         let loop = ScanLoop(
             station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
-            debounce: configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() })
+            debounce: configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() },
+            decodeTimes: metrics.decodeSeconds)
         switch source {
         case .frames(let folder, let fps, let repeating):
             do {
                 let frames = try RecordedFrames(folder: folder, fps: fps, loop: repeating)
                 while !isStopped, let frame = try frames.nextFrame() {
                     handle { try loop.process(frame) }
+                    metrics.framesCaptured.add()
+                    page.preview.offer(frame.image) { loop.sightings() }
                     state.withLock { $0.summary.frames += 1 }
                 }
             } catch {
@@ -324,12 +342,15 @@ public final class StationService: Sendable {
                 fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
                 onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat)
             state.withLock { $0.camera = camera }
+            metrics.readDroppedFrames { camera.droppedFrames }
             if isStopped { camera.close() }
             while !isStopped {
                 decode.idle()  // waiting for a frame is the capture loop's to watch
                 guard let frame = try? camera.nextFrame() else { break }
                 decode.alive()
                 handle { try loop.process(frame) }
+                metrics.framesCaptured.add()
+                page.preview.offer(frame.image) { loop.sightings() }
                 state.withLock { $0.summary.frames += 1 }
             }
             decode.idle()
@@ -356,7 +377,14 @@ public final class StationService: Sendable {
         let page = state.withLock { $0.page }
         do {
             for outcome in try body() {
-                page?.show(scanAccepted: outcome.verdict.isAccepted, message: outcome.verdict.message)
+                metrics.scan(outcome.verdict)
+                var counted: PickTask?
+                if case .accepted(var task) = outcome.verdict {
+                    task.qtyPicked += 1
+                    counted = task
+                }
+                page?.show(feedback(for: outcome.verdict), message: outcome.verdict.message, task: counted)
+                if case .batchLabel(let batchId) = outcome.verdict { open(labelled: batchId) }
                 state.withLock {
                     if outcome.verdict.isAccepted { $0.summary.accepted += 1 } else { $0.summary.rejected += 1 }
                 }
@@ -364,9 +392,57 @@ public final class StationService: Sendable {
             }
             attention.set("scan", nil)
         } catch {
+            metrics.refused("not_recorded")
             state.withLock { $0.summary.failed += 1 }
             report("scan", "scan_failed", "a scan could not be recorded: \(error)")
             page?.show(scanAccepted: false, message: "✗ the scan could not be recorded: \(error)")
+        }
+    }
+
+    /// The sound and flash of a scan's outcome: a count that completes its task, or the whole batch,
+    /// has its own.
+    private func feedback(for verdict: ScanValidator.Verdict) -> StationJSON.Feedback {
+        switch verdict {
+        case .accepted(let task):
+            guard task.qtyPicked + 1 >= task.qtyRequired else { return .accepted }
+            let batchDone = (try? station.cache.openBatchState())??.complete ?? false
+            return batchDone ? .batchComplete : .taskComplete
+        case .batchLabel, .workerBadge: return .info
+        default: return .refused
+        }
+    }
+
+    /// A scanned batch label: opens that batch (of the open batch's organisation, or the only
+    /// configured one) from the server, or from the cache offline, and says how it went.
+    private func open(labelled batchId: String) {
+        let page = state.withLock { $0.page }
+        let station = self.station
+        let org: String
+        do {
+            org = try station.organisation(requested: nil, preferOpenBatch: true)
+        } catch {
+            page?.show(.refused, message: "✗ batch label \(batchId): \(error)")
+            return
+        }
+        // One opening at a time: a label held in view, or scanned again and again, asks the server once.
+        let first = state.withLock { state in
+            defer { state.openingLabel = true }
+            return !state.openingLabel
+        }
+        guard first else { return }
+        page?.show(.info, message: "opening batch \(batchId) …")
+        let log = self.log
+        Task { [weak self] in
+            defer { self?.state.withLock { $0.openingLabel = false } }
+            do {
+                let opening = try await station.openBatch(batchId, org: org)
+                let how = if case .reopenedFromCache = opening { " (offline: from the station's cache)" } else { "" }
+                page?.show(.info, message: "batch \(batchId) open\(how)")
+                log(Self.line("batch_opened", "batch \(batchId) (\(org)) opened from its scanned label\(how)"))
+            } catch {
+                page?.show(.refused, message: "✗ batch \(batchId) could not be opened: \(error)")
+                log(Self.line("batch_open_failed", "batch \(batchId) (\(org)) from its scanned label: \(error)"))
+            }
         }
     }
 
@@ -386,6 +462,7 @@ public final class StationService: Sendable {
             debounce: station.configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() })
         var backoff = 0.5
         var lastProblem: String?
+        metrics.setScanner(number, ready: false)
         while !isStopped {
             heartbeat.alive()
             let scanner: HandheldScanner
@@ -406,6 +483,7 @@ public final class StationService: Sendable {
             if isStopped { scanner.close() }
             backoff = 0.5
             lastProblem = nil
+            metrics.setScanner(number, ready: true)
             attention.set(source, nil)
             output("scanner \(settings.device): \(scanner.name)")
             show(source, "scanner \(number): ready")
@@ -420,6 +498,7 @@ public final class StationService: Sendable {
                         handle { [try loop.submit(code: code)] }
                     case .refused(let typed, let reason):
                         // What a person typed may be anything (a password): log its length, not its text.
+                        metrics.refused("not_a_scan")
                         log(
                             Self.line(
                                 "scanner_keys_refused",
@@ -428,6 +507,7 @@ public final class StationService: Sendable {
                     }
                 }
             } catch {
+                metrics.setScanner(number, ready: false)
                 show(source, "scanner \(number): unplugged")
                 report(source, "scanner_lost", "\(error); looking for it again")
                 lastProblem = nil
@@ -455,10 +535,12 @@ public final class StationService: Sendable {
     private func camera(_ device: String, _ state: V4L2Camera.CameraState) {
         switch state {
         case .capturing(let format):
+            metrics.setCamera(.ok)
             output("camera \(device): \(format)")
             show("camera", "camera: \(format)")
             attention.set("camera", nil)
         case .unavailable(let reason):
+            metrics.setCamera(.missing)
             show("camera", "camera: not found")
             attention.set(
                 "camera",
@@ -467,6 +549,28 @@ public final class StationService: Sendable {
     }
 
     private func poke() { state.withLock { $0.sync }?.poke() }
+
+    /// The page's `GET /metrics`: the queue's counts and what needs attention read as `scanpick
+    /// status` reads them, so the numbers agree.
+    private func serveMetrics(on page: StationPage, sync: SyncService) {
+        let (station, attention, metrics) = (station, attention, metrics)
+        page.serveMetrics {
+            var others = attention.current
+            let counts: QueueCounts?
+            do {
+                counts = try station.queue.counts()
+            } catch {
+                counts = nil  // the gauges are left out, and the failure is counted as needing attention
+                others.append(StationJSON.databaseFailed(error))
+            }
+            let items = StationJSON.attention(station, others: others)
+            return metrics.text(queue: counts, attention: items.count, online: sync.isOnline).bytes
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 
     /// Logs a problem as one JSON line and shows it as needing attention.
     private func report(_ source: String, _ code: String, _ message: String) {

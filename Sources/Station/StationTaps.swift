@@ -13,6 +13,9 @@ import Wire
 ///     let result = try station.taps.pick(taskId, qty: 2)
 public struct StationTaps: Sendable {
     let station: PickStation
+    /// Whether a tap waits for a worker to sign in (the page's, with `requireSignIn`); otherwise it
+    /// carries the config's `worker` while nobody is signed in (a shell's `scanpick tap`).
+    var requiringSignIn = false
 
     /// How many units one pick tap may add.
     public static let pickQuantities = 1...100_000
@@ -28,8 +31,7 @@ public struct StationTaps: Sendable {
     /// Picks `qty` more units of a task of the open batch.
     public func pick(_ taskId: String, qty: Int) throws -> Result {
         try Tap.pick(qty: qty).check()
-        let worker = station.configuration.worker
-        return try tap(taskId) { db, org, task in
+        return try tap(taskId) { db, org, task, worker in
             guard try PickListCache.addPicked(qty, task: taskId, org: org, in: db) else {
                 // Bounded on both sides (the cache refuses counts past its limit): no overflow.
                 throw TapRefusal.overPick(
@@ -45,8 +47,7 @@ public struct StationTaps: Sendable {
     /// shell that shows an old count cannot wipe the picks made since.
     public func setQty(_ taskId: String, from: Int, to: Int) throws -> Result {
         try Tap.setQty(from: from, to: to).check()
-        let worker = station.configuration.worker
-        return try tap(taskId) { db, org, task in
+        return try tap(taskId) { db, org, task, worker in
             guard try PickListCache.setPicked(from: from, to: to, task: taskId, org: org, in: db) else {
                 if task.qtyPicked != from {
                     throw TapRefusal.staleCount(
@@ -64,13 +65,23 @@ public struct StationTaps: Sendable {
         }
     }
 
-    /// In one write transaction: finds the task in the open batch, lets `change` update its row (or
-    /// refuse, reading the row as it stands for the reason), and queues the action it returns.
-    private func tap(_ taskId: String, _ change: (Database, String, PickTask) throws -> NewAction) throws -> Result {
-        try station.queue.transaction { db in
+    /// In one write transaction: finds the task in the open batch (refused when the server closed
+    /// it) and the worker acting, lets `change` update its row (or refuse, reading the row as it
+    /// stands for the reason), and queues the action it returns.
+    private func tap(_ taskId: String, _ change: (Database, String, PickTask, String) throws -> NewAction) throws
+        -> Result
+    {
+        let configuration = station.configuration
+        return try station.queue.transaction { db in
             guard let open = try PickListCache.openBatch(db) else { throw TapRefusal.noOpenBatch }
             guard let task = try PickListCache.task(taskId, in: db) else { throw TapRefusal.notInBatch(taskId) }
-            let id = try ActionQueue.insert(try change(db, open.org, task), in: db)
+            guard try !PickListCache.isClosed(open.batchId, org: open.org, in: db) else {
+                throw TapRefusal.batchClosed(open.batchId)
+            }
+            guard
+                let worker = try StationWorkers.actingWorker(db, configuration, requireSignIn: requiringSignIn)
+            else { throw TapRefusal.signInRequired }
+            let id = try ActionQueue.insert(try change(db, open.org, task, worker), in: db)
             guard let updated = try PickListCache.task(taskId, in: db) else { throw TapRefusal.notInBatch(taskId) }
             return Result(actionId: id, task: updated)
         }
@@ -78,8 +89,14 @@ public struct StationTaps: Sendable {
 }
 
 extension PickStation {
-    /// Taps on the open batch, through the pick-list cache.
+    /// Taps on the open batch, through the pick-list cache (carrying the config's `worker` while
+    /// nobody is signed in).
     public var taps: StationTaps { StationTaps(station: self) }
+
+    /// The page's taps: with `requireSignIn`, refused until a worker signs in.
+    public var pageTaps: StationTaps {
+        StationTaps(station: self, requiringSignIn: configuration.requireSignIn)
+    }
 }
 
 /// A tap the station turns away at once, with a sentence for the picker.
@@ -92,11 +109,17 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidQuantity(String)
     /// A set-quantity tap whose `from` is not the row's count any more (the picker saw an old one).
     case staleCount(String, current: Int)
+    /// The server has closed the open batch (complete, or a supervisor closed it).
+    case batchClosed(String)
+    /// Nobody is signed in and the station requires it.
+    case signInRequired
 
     public var description: String {
         switch self {
         case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
         case .notInBatch(let id): "task \(id) is not in the open batch"
+        case .batchClosed(let id): "batch \(id) is closed on the server: nothing more counts on it; open the next batch"
+        case .signInRequired: "sign in first (scan your badge or choose your name): nobody is signed in at this station"
         case .lockedByShipment(let message), .overPick(let message), .invalidQuantity(let message),
             .staleCount(let message, _):
             message
@@ -108,6 +131,8 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .invalidQuantity: "invalid_quantity"
         case .staleCount: "stale_count"
+        case .batchClosed: "batch_closed"
+        case .signInRequired: "sign_in_required"
         default: "refused"
         }
     }
@@ -116,7 +141,8 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// (look again), 422 for a tap the station refuses outright.
     public var status: Int {
         switch self {
-        case .staleCount: 409
+        case .staleCount, .batchClosed: 409
+        case .signInRequired: 403
         default: 422
         }
     }

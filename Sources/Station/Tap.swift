@@ -47,7 +47,7 @@ extension StationTaps {
             guard let open else { throw TapRefusal.noOpenBatch }
             throw TapRefusal.notInBatch(open.org == org ? taskId : "\(taskId) of \(org)")
         }
-        let worker = station.configuration.worker
+        let worker = try station.workers.current()?.id ?? station.configuration.worker  // who is signed in
         switch tap {
         case .pick(let qty):
             return try station.queue.enqueue(

@@ -35,14 +35,53 @@ public struct PickTask: Codable, Sendable, Equatable {
 }
 
 /// A batch and its pick tasks in pick (location) order: `GET /api/batches/{id}`, `POST /api/batches`.
+/// `status` is `open` or `closed` (every task complete, or a supervisor closed it: its unpicked
+/// units went back to the pool); nil from a server that does not say.
 public struct Batch: Codable, Sendable, Equatable {
     public var id: String
     public var tasks: [PickTask]
+    public var status: String?
+    public var closedAt: String?
 
-    public init(id: String, tasks: [PickTask]) {
+    public init(id: String, tasks: [PickTask], status: String? = nil, closedAt: String? = nil) {
         self.id = id
         self.tasks = tasks
+        self.status = status
+        self.closedAt = closedAt
     }
+
+    /// Whether the server has closed the batch (no more picks count on it).
+    public var isClosed: Bool { status == "closed" }
+}
+
+/// One batch as `GET /api/batches` lists it: no tasks, their counts.
+public struct BatchSummary: Codable, Sendable, Equatable {
+    public var id: String
+    public var status: String
+    public var createdAt: String
+    public var closedAt: String?
+    /// How many tasks it has, and how many of them are complete.
+    public var tasks: Int
+    public var complete: Int
+
+    public init(id: String, status: String, createdAt: String, closedAt: String?, tasks: Int, complete: Int) {
+        self.id = id
+        self.status = status
+        self.createdAt = createdAt
+        self.closedAt = closedAt
+        self.tasks = tasks
+        self.complete = complete
+    }
+}
+
+/// `GET /api/batches`: the organisation's open batches, oldest first (at most ``limit``).
+public struct BatchList: Codable, Sendable, Equatable {
+    public var batches: [BatchSummary]
+
+    /// The most batches one answer lists.
+    public static let limit = 200
+
+    public init(batches: [BatchSummary]) { self.batches = batches }
 }
 
 /// The answer to a pick, quantity change or scan: the task as it now stands.

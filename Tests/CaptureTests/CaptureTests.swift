@@ -78,10 +78,13 @@ import Testing
         #expect(throws: CaptureError.noSuchFolder(folder.file("none"))) {
             try RecordedFrames(folder: folder.file("none"))
         }
+        let started = Date()
         let looping = try RecordedFrames(folder: folder.path, fps: 10, loop: true)
         for _ in 0..<5 { _ = try looping.nextFrame() }
         // Indexes 0, 2, 3, 5, 6 so far; 7 is the broken file again, so the next is 8.
         #expect(try looping.nextFrame()?.index == 8)
+        // A looping replay keeps the camera's pace: frame 8 at 10 fps comes no sooner than 0.8 s in.
+        #expect(Date().timeIntervalSince(started) >= 0.79)
     }
 }
 

@@ -81,4 +81,52 @@ import Testing
                 if case .refused = $0 { true } else { false }
             } == true)
     }
+
+    /// Events dropped by the kernel mid-code (a Shift release among them): what arrives up to the
+    /// next Enter is only a fragment and is refused, and once the held keys are resynchronised the
+    /// next scan reads plainly.
+    @Test func droppedEventsRefuseTheFragmentAndResetStuckModifiers() {
+        var decoder = KeyCodeDecoder()
+        // "A" then Shift down for "B" when the kernel dropped the rest, the Shift release included.
+        let before = Self.events("AB").prefix(5)
+        for event in before { #expect(decoder.feed(key: event.0, value: event.1, at: event.2) == nil) }
+        decoder.eventsDropped(at: 10.005)
+        decoder.resynchronise(shiftHeld: 0, controlHeld: 0)
+        // The tail of the code after the drop, and its Enter: refused, never taken for a code.
+        let tail = Self.events("567", start: 10.02).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+        guard case .refused(let typed, let reason)? = tail.first, tail.count == 1 else {
+            Issue.record("the fragment after a drop was not refused: \(tail)")
+            return
+        }
+        #expect(typed == "A567")
+        #expect(reason.contains("overflowed"))
+        let next = Self.events("234567", start: 20).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+        #expect(next == [.code("234567")])
+
+        // A drop with nothing typed after it (it swallowed a whole code) is reported once keys rest.
+        decoder.eventsDropped(at: 30)
+        #expect(decoder.idle(at: 30.1) == nil)
+        #expect(decoder.idle(at: 31) == .refused(typed: "", reason: KeyCodeDecoder.overflowReason))
+        #expect(decoder.idle(at: 40) == nil)
+    }
+
+    /// A scanner that ends codes with Tab (or nothing) while Enter is configured: each code is
+    /// refused once the keys rest, with the reason, not one scan late as "typed by a person".
+    @Test func keysNoTerminatorEndsAreRefusedWhenTheyRest() {
+        var decoder = KeyCodeDecoder()
+        let tabEnded = Self.events("234567").dropLast(2) + [(KeyCode.tab, 1, 10.03), (KeyCode.tab, 0, 10.03)]
+        #expect(tabEnded.compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }.isEmpty)
+        #expect(decoder.idle(at: 10.1) == nil)  // a pause inside a scan is no reason yet
+        guard case .refused(let typed, let reason)? = decoder.idle(at: 10.03 + decoder.idleLimit + 0.01) else {
+            Issue.record("keys without a terminator were kept")
+            return
+        }
+        #expect(typed == "234567")
+        #expect(reason.contains("no Enter followed these keys"))
+        #expect(reason.contains("scanners[].terminator"))
+        #expect(decoder.idle(at: 20) == nil)
+        // The next, properly ended scan is read as usual.
+        let next = Self.events("111", start: 30).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
+        #expect(next == [.code("111")])
+    }
 }

@@ -20,7 +20,7 @@ import Testing
 
     @Test func namesUnknownKeysAndBadValues() throws {
         var config = try reader(#"{"queue": {"capp": 1}, "n": 99, "flag": 1, "nested": []}"#)
-        var queue = try #require(try config.object("queue"))
+        let queue = try #require(try config.object("queue"))
         #expect(
             throws: ConfigError(
                 file: "c.json", key: "queue.capp",
@@ -73,6 +73,12 @@ import Testing
             ("{\"a\": \"line\nbreak\"}", "this is not valid JSON at line 1, column 12"),
             ("{} {}", "this is not valid JSON at line 1, column 4"),
             ("", "the JSON ends early at line 1, column 1"),
+            // A byte order mark (Windows Notepad) neither hides the mistake nor moves its column.
+            ("\u{FEFF}{\n  \"station\": \"s1\"\n  \"worker\": \"w\"}", "this is not valid JSON at line 3, column 3"),
+            (
+                "{\"a\": " + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
+                "the JSON is nested more than 512 deep at line 1, column 518"
+            ),
         ]
         for (json, problem) in cases {
             #expect(throws: ConfigError(file: "c.json", key: nil, problem: problem)) {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LineLog
@@ -11,6 +12,8 @@ import Testing
             (#"{"time":"t","event":"scanner_lost","message":"unplugged"}"#, "<4>"),
             (#"{"event":"listening","address":"127.0.0.1:8080"}"#, "<5>"),
             (#"{"time":"t","event":"scan","accepted":true}"#, "<6>"),
+            (#"{"time":"t","event":"drain_lock","error":"locked"}"#, "<3>"),
+            (#"{"time":"t","event":"resume_failed","error":"x"}"#, "<3>"),
             (#"{"time":"t","event":"something_new"}"#, "<6>"),
             (#"{"method":"POST","path":"/api/picking/pick","status":500,"ms":1.2}"#, "<3>"),
             (#"{"method":"POST","path":"/api/picking/pick","status":409,"ms":1.2}"#, "<6>"),
@@ -21,5 +24,25 @@ import Testing
             #expect(JournalPriority.tagged(line, journal: true) == prefix + line, "\(line)")
             #expect(JournalPriority.tagged(line, journal: false) == line)
         }
+    }
+
+    /// `JOURNAL_STREAM` is inherited by every child of a service; only the stream it names is the
+    /// journal (a child whose standard error is a pipe or a file writes no prefixes).
+    @Test func theJournalIsTheStreamJournalStreamNamesNotAnyInheritedVariable() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(descriptor >= 0)
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        var info = stat()
+        #expect(fstat(descriptor, &info) == 0)
+        let named = "\(info.st_dev):\(info.st_ino)"
+        #expect(JournalPriority.isJournal(stream: named, descriptor: descriptor))
+        #expect(!JournalPriority.isJournal(stream: "\(info.st_dev):\(info.st_ino + 1)", descriptor: descriptor))
+        #expect(!JournalPriority.isJournal(stream: nil, descriptor: descriptor))
+        #expect(!JournalPriority.isJournal(stream: "garbage", descriptor: descriptor))
+        #expect(!JournalPriority.isJournal(stream: named, descriptor: -1))
     }
 }

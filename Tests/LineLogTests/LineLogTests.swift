@@ -10,7 +10,7 @@ import Testing
     @Test func linesFromManyThreadsArriveWholeAndEachThreadsInOrder() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("log.txt")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try #require(FileHandle(forWritingAtPath: path))
         let log = LineLog(descriptor: handle.fileDescriptor)
         DispatchQueue.concurrentPerform(iterations: 4) { thread in

@@ -381,7 +381,8 @@ import Testing
         let id = try fixture.pick(0)
         var https = try #require(URLComponents(url: fixture.server.baseURL, resolvingAgainstBaseURL: false))
         https.scheme = "https"  // a plain-HTTP server spoken to over TLS: the handshake fails
-        let pass = try await fixture.drainer(to: try #require(https.url)).drainPass()
+        let url = try #require(https.url)
+        let pass = try await fixture.drainer(to: url).drainPass()
         guard case .paused(let attention, _) = pass.stop else {
             throw TestFailure("expected a pause, got \(pass.stop)")
         }

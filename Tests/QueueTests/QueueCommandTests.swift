@@ -163,7 +163,7 @@ import Testing
             ]).status == 2)
         let missing = try await ProcessRunner.scanpick(["status", "--config", fixture.folder.file("nope.json")])
         #expect(missing.status == 1)
-        #expect(missing.standardError.contains("cannot read the file"))
+        #expect(missing.standardError.contains("cannot be read: it does not exist"))
     }
 
     /// `--org` may be left out where only one answer makes sense: the only configured organisation,

@@ -15,7 +15,9 @@ import Testing
     /// sequence is ahead of the rows), a pause, the pick list, the log, and its migration times.
     func oldStationDatabase(_ path: String) throws {
         let db = try Database(path: path)
-        let old = QueueSchema.migrations.filter { $0.identifier == "queue-1" } + PickListCache.migrations
+        let old =
+            QueueSchema.migrations.filter { $0.identifier == "queue-1" }
+            + PickListCache.migrations.filter { $0.identifier == "picklist-1" }
         #expect(old.count == 2)
         try Migration.apply(old, to: db)
         try db.run("UPDATE schema_migrations SET applied_at = '2026-11-30T10:00:00Z'")
@@ -103,7 +105,7 @@ import Testing
                 (try $0.string("identifier"), try $0.date("applied_at"))
             }
         }
-        #expect(applied.map(\.0) == ["picklist-1", "queue-1", "queue-2"])
+        #expect(applied.map(\.0) == ["picklist-1", "picklist-2", "queue-1", "queue-2"])
         #expect(applied[0].1 == Date(timeIntervalSince1970: 1_796_032_800))  // 2026-11-30T10:00:00Z
         let texts = try queue.database.read { db in
             try db.rows("SELECT applied_at FROM schema_migrations").map { try $0.string("applied_at") }

@@ -103,7 +103,7 @@ import Testing
         let path = folder.file("r.sqlite")
         let queue = try DatabaseQueue(
             path: path, migrations: [Migration("t-1", sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
-        try queue.write { db in try db.run("INSERT INTO t VALUES (1)") }
+        _ = try queue.write { db in try db.run("INSERT INTO t VALUES (1)") }
         let other = try Database(path: path)
         let (before, after) = try queue.read { db in
             let before = try db.row("SELECT COUNT(*) AS n FROM t")?.int("n")
@@ -113,7 +113,7 @@ import Testing
         #expect(before == 1 && after == 1)
         #expect(throws: SQLiteError.self) { try queue.read { db in try db.run("INSERT INTO t VALUES (3)") } }
         // Writes work again after a read, and the read saw nothing of its own attempt.
-        try queue.write { db in try db.run("INSERT INTO t VALUES (4)") }
+        _ = try queue.write { db in try db.run("INSERT INTO t VALUES (4)") }
         #expect(
             try queue.read { db in try db.rows("SELECT k FROM t ORDER BY k").map { try $0.int("k") } } == [1, 2, 4])
     }
@@ -199,7 +199,7 @@ import Testing
         let path = folder.file("g.sqlite")
         let queue = try DatabaseQueue(
             path: path, migrations: [Migration("t-1", sql: "CREATE TABLE t (k INTEGER)")])
-        try queue.groupCommit { db in try db.run("INSERT INTO t VALUES (7)") }
+        _ = try queue.groupCommit { db in try db.run("INSERT INTO t VALUES (7)") }
         #expect(try Database(path: path).row("SELECT k FROM t")?.int("k") == 7)
     }
 }

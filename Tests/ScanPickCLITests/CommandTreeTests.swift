@@ -11,7 +11,8 @@ import Testing
         #expect(ScanPick.tool.declarationProblems == [])
         let paths = Set(ScanPick.tool.commandPaths)
         for path in [
-            ["batch", "open"], ["batch", "refresh"], ["batch", "create"], ["queue", "show"], ["queue", "retry"],
+            ["batch", "open"], ["batch", "refresh"], ["batch", "create"], ["batch", "close"], ["queue", "show"],
+            ["queue", "retry"],
             ["queue", "clear"], ["queue", "salvage"], ["queue", "import"], ["token", "new"], ["tap", "pick"],
             ["tap", "qty"], ["decode"], ["station"], ["select"], ["pick-list"],
         ] {
@@ -58,7 +59,7 @@ import Testing
                     "show, retry, clear, park, salvage and import", "Run 'scanpick queue --help' for usage.",
                 ]
             ),
-            (["batch", "shut"], ["unknown command 'shut'; the commands are open, refresh and create"]),
+            (["batch", "shut"], ["unknown command 'shut'; the commands are open, refresh, create and close"]),
             (
                 ["tap", "pick", "t1", "--org", "a", "--qyt", "2"],
                 ["scanpick tap pick: unknown option '--qyt' (did you mean '--qty'?)"]

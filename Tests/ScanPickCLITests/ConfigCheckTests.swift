@@ -7,11 +7,15 @@ import Testing
 @Suite struct ConfigCheckTests {
     static let hash = String(repeating: "ab", count: 32)
 
+    /// Checks as this user alone (as root, the check would also run as the services' user, who
+    /// cannot enter a private test folder).
+    static let asMe = ["--as-user", getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"]
+
     @Test func validServerAndStationConfigsAreDescribedWithTheirWarnings() async throws {
         let folder = try TemporaryDirectory()
         let server = try folder.write(
             "server.json", text: #"{"listen": "127.0.0.1:0", "database": "db/s.sqlite", "organisations": {}}"#)
-        let checked = try await ProcessRunner.scanpick(["config", "check", "--config", server])
+        let checked = try await ProcessRunner.scanpick(["config", "check", "--config", server] + Self.asMe)
         #expect(checked.status == 0, "\(checked.standardError)")
         #expect(checked.standardOutput.contains("a valid server configuration (listens on 127.0.0.1:0 in plain HTTP"))
         #expect(checked.standardError.contains("warning: no organisations are configured"))
@@ -25,7 +29,7 @@ import Testing
                  "scanners": [{"device": "/dev/input/event3"}],
                  "organisations": {"acme": {"tokenFile": "acme.token", "scanning": {"enabled": true}}}}
                 """#)
-        let stationChecked = try await ProcessRunner.scanpick(["config", "check", "-c", station])
+        let stationChecked = try await ProcessRunner.scanpick(["config", "check", "-c", station] + Self.asMe)
         #expect(stationChecked.status == 0, "\(stationChecked.standardError)")
         #expect(stationChecked.standardOutput.contains("a valid station configuration (station s1, worker w1"))
         #expect(stationChecked.standardOutput.contains("camera off, 1 handheld scanner"))
@@ -51,6 +55,10 @@ import Testing
                 "\"database\" is in /nonexistent-scanpick, which does not exist: create it (mkdir -p /nonexistent-scanpick)",
                 []
             ),
+            // Naming the folder instead of the file: an existing folder, or any path ending in '/'.
+            (#"{"listen": "127.0.0.1:8080", "database": ".", "organisations": {}}"#, "not a database file", []),
+            (#"{"listen": "127.0.0.1:8080", "database": "nosuch/", "organisations": {}}"#, "not a database file", []),
+            (#"{"listen": "127.0.0.1:8080", "database": "/dev/null", "organisations": {}}"#, "not a regular file", []),
         ]
         for (index, (json, message, options)) in cases.enumerated() {
             let file = try folder.write("c\(index).json", text: json)
@@ -85,5 +93,34 @@ import Testing
             checked.standardError.contains(
                 "\"organisations.acme.tokenFile\" cannot be read: /\(URL(fileURLWithPath: token).standardizedFileURL.path.dropFirst()) permission denied: owned by root:root, mode 0600; this process runs as nobody"
             ), "\(checked.standardError)")
+    }
+
+    /// `sudo scanpick config check` (the README's install steps run it as root) checks again as the
+    /// services' user: a token file only root can read passes as root and fails the service.
+    @Test(.enabled(if: getuid() == 0, "needs root to check as another user"))
+    func runAsRootItChecksAgainAsTheServicesUser() async throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let station = try folder.write(
+            "station.json",
+            text:
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
+        )
+        chmod(station, 0o644)
+        let checked = try await ProcessRunner.scanpick(["config", "check", "-c", station, "--as-user", "nobody"])
+        #expect(checked.status == 1)
+        #expect(checked.standardError.contains("valid for root, but not for nobody, whom the services run as"))
+        #expect(
+            checked.standardError.contains("permission denied: owned by root:root, mode 0600"),
+            "\(checked.standardError)")
+        // Once that user may read it, both checks pass.
+        chown(token, 65534, 65534)
+        let fixed = try await ProcessRunner.scanpick(["config", "check", "-c", station, "--as-user", "nobody"])
+        #expect(fixed.status == 0, "\(fixed.standardError)")
+        let unknown = try await ProcessRunner.scanpick([
+            "config", "check", "-c", station, "--as-user", "no-such-user-x",
+        ])
+        #expect(unknown.standardError.contains("there is no user named no-such-user-x"))
     }
 }

@@ -176,6 +176,11 @@ import Testing
         #expect(try await fixture.picked(fixture.tasks[0]) == 1)
         let third = try await fixture.scan(fixture.tasks[0], "036000291452", key: "slow")
         #expect(third.headers["idempotent-replayed"] == "true")
+        // /metrics counts the 409 and the replay.
+        let scrape = try await ServerMetricsTests.scrape(fixture.server.baseURL)
+        #expect(scrape.value("scanpick_http_conflicts_total") == 1)
+        #expect(scrape.value("scanpick_idempotent_replays_total") == 1)
+        #expect(scrape.value("scanpick_http_requests_total", ["route": "submit_scan", "code": "409"]) == 1)
     }
 
     /// Sends `request` twice at once and returns the answers in the order they arrived; `onFirst`

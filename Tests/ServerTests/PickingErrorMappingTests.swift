@@ -24,6 +24,7 @@ import Wire
             (.emptyShipment, 400, "invalid_field"),
             (.repeatedShipmentUnit, 400, "bad_request"),
             (.nothingToBatch, 422, "nothing_to_batch"),
+            (.batchClosed(batchId: "b1", closedAt: "2026-12-01T10:00:00.000Z"), 409, "batch_closed"),
             (.keyInUse, 409, "request_in_progress"),
             (.keyReused, 422, "idempotency_key_reused"),
             (

@@ -13,7 +13,8 @@ import Wire
 
 /// A server database written before `server-2` (idempotency keys' times as seconds since 1970)
 /// opens with today's code on either engine, upgraded in place: every row kept, a stored answer
-/// still replayed, and the retention window still measured from when each key was stored.
+/// still replayed, the retention window still measured from when each key was stored, and its
+/// batch still open (`server-4`).
 @Suite struct ServerSchemaUpgradeTests {
     static let pick = #"{"pickTaskId":"task-1","qty":1,"idempotencyKey":"kept","workerId":"w","at":"t"}"#
 
@@ -92,6 +93,10 @@ import Wire
                     ).body))
                 as? [String: Any])
         #expect((batch["tasks"] as? [[String: Any]])?.first?["qtyPicked"] as? Int == 1)
+        // `server-4`: a batch made before batches could close is open, its task still requires all 5.
+        #expect(batch["status"] as? String == "open")
+        #expect(batch["closedAt"] == nil)
+        #expect((batch["tasks"] as? [[String: Any]])?.first?["qtyRequired"] as? Int == 5)
 
         // Times are Timestamp text now, the same instants as the seconds they were.
         let (keys, applied) = try read(database) { db in
@@ -107,7 +112,7 @@ import Wire
         #expect(keys.map(\.0) == ["ancient", "kept"])
         let twoDaysAgo = started.addingTimeInterval(-2 * 86_400)
         #expect(abs(keys[1].1.timeIntervalSince(twoDaysAgo)) < 5)
-        #expect(applied.map(\.0) == ["server-1", "server-2"])
+        #expect(applied.map(\.0) == ["server-1", "server-2", "server-3", "server-4"])
         #expect(applied.allSatisfy { $0.1.utf8.count == 24 && Timestamp.date($0.1) != nil }, "\(applied)")
 
         // The retention window reads the converted times: the ten-day-old answer goes, the other stays.

@@ -64,6 +64,7 @@ import Testing
         let port = try #require(station.page.port)
         let host = "127.0.0.1:\(port)"
         let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
+        #expect(await eventually { !links().isEmpty })  // printed just after the page's address
         let link = try #require(links().first?.split(separator: " ").last.flatMap { URL(string: String($0)) })
 
         let anonymous = try RawHTTP.send(port: port, "GET", "/api/queue", host: host)
@@ -89,7 +90,7 @@ import Testing
 
         // SIGHUP prints a fresh link.
         station.send(SIGHUP)
-        #expect(try await eventually { links().count == 2 })
+        #expect(await eventually { links().count == 2 })
         #expect(await station.stop() == 0)
     }
 
@@ -118,7 +119,7 @@ import Testing
         _ = try fixture.folder.writePrivate("page.secret", bytes: Array((new + "\n").utf8))
         #expect(try await eventually { try status(new) == 200 })
         #expect(try status(old) == 401)
-        #expect(try await eventually { links().count == 2 })
+        #expect(await eventually { links().count == 2 })
         let link = try #require(links().last?.split(separator: " ").last.flatMap { URL(string: String($0)) })
         let login = try RawHTTP.send(port: port, "GET", link.path + "?" + (link.query ?? ""), host: host)
         #expect(login.text.contains("Set-Cookie: scanpick_page=\(new);"), "\(login.text)")

@@ -21,7 +21,8 @@ import Testing
         // A1 needs 3: one from the first run, two more; the third is for a complete task.
         #expect(accepted.count == 2)
         #expect(three.standardOutput.contains("✓ A1: SKU-A1 3/3"))
-        #expect(three.standardOutput.contains("✗ wrong item: saw 036000291452, B3"))
+        #expect(three.standardOutput.contains("✗ already complete: A1 SKU-A1 3/3"))
+        #expect(StationFixture.scanLines(three).last?["reason"] as? String == "already_complete")
         _ = try await fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [3, 0, 0])
     }
@@ -39,24 +40,48 @@ import Testing
 
     @Test func twoCodesInOneFrameAreCheckedEach() async throws {
         let fixture = try await StationFixture()
+        // A1's UPC-A and C2's EAN-8 in one frame: each counts for its own task (scan to select).
         let both = try fixture.frames("both", [("multi/tote-two-codes.jpg", 5)])
         let result = try await fixture.scanpick(["station", "--frames", both])
         let lines = StationFixture.scanLines(result)
         #expect(lines.count == 2)
         #expect(lines.contains { $0["code"] as? String == "036000291452" && $0["accepted"] as? Bool == true })
-        let rejected = try #require(lines.first { $0["code"] as? String == "96385074" })
-        #expect(rejected["accepted"] as? Bool == false)
-        #expect(rejected["reason"] as? String == "mismatch")
-        #expect(rejected["expected"] as? String == "036000291452")
-        #expect(rejected["actionId"] == nil)
+        let other = try #require(lines.first { $0["code"] as? String == "96385074" })
+        #expect(other["accepted"] as? Bool == true)
+        #expect(other["location"] as? String == "C2")
+        #expect(other["actionId"] is Int)
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [1, 0, 1])
+    }
+
+    /// Scan to select: another unfinished task's code makes it the active task and counts; a
+    /// complete task's code says so; a code no task has is refused as a wrong item.
+    @Test func aScanOfAnotherTaskSelectsItAndACompleteOneSaysSo() async throws {
+        let fixture = try await StationFixture()
+        let b3 = fixture.scenario.tasks[1]
+        let run = try await fixture.wedge(["96385074", "96385074", "SKU-7731", "5901234123457"], expecting: 4)
+        #expect(run.scans.map { $0["accepted"] as? Bool } == [true, false, false, true])
+        #expect(run.scans.map { $0["reason"] as? String } == [nil, "already_complete", "mismatch", nil])
+        #expect(run.standardOutput.contains("✓ C2: SKU-C2 1/1"))
+        #expect(run.standardOutput.contains("✗ already complete: C2 SKU-C2 1/1"))
+        // A code no task has is checked against the active task: A1, the first incomplete one.
+        #expect(run.standardOutput.contains("✗ wrong item: saw SKU-7731, A1"))
+        #expect(run.standardOutput.contains("✓ B3: SKU-B3 1/2"))
+        // B3's scan made it the active task (A1 is first in pick order but not picked).
+        let list = try await fixture.scanpick(["pick-list", "--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])
+        #expect(object["activeTaskId"] as? String == b3)
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [0, 1, 1])
     }
 
     @Test func aMismatchIsNeverQueuedAndGTINFormsMatch() async throws {
         let fixture = try await StationFixture()
-        // B3 is not the active task (A1 is): the EAN-13 is refused, and nothing reaches the queue.
-        let wrong = try fixture.frames("wrong", [("clean/ean13.png", 5)])
+        // No task of the batch has this Code 39: it is refused, and nothing reaches the queue.
+        let wrong = try fixture.frames("wrong", [("clean/code39.png", 5)])
         let refused = try await fixture.scanpick(["station", "--frames", wrong])
-        #expect(refused.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
+        #expect(refused.standardOutput.contains("✗ wrong item: saw SKU-7731, A1"))
         let queue = try await fixture.scanpick(["queue", "--json"])
         #expect(queue.standardOutput == "[]\n")
 
@@ -75,8 +100,7 @@ import Testing
         try await fixture.server.stop()  // in the dead spot: the scans stay queued, the rows marked pending
         let wedge = try await fixture.wedge(["5901234123457", "5901234123457", "5901234123457"], expecting: 3)
         #expect(wedge.scans.map { $0["accepted"] as? Bool } == [true, true, false])
-        // With B3 complete, the active task falls back to the first incomplete: A1.
-        #expect(wedge.standardOutput.contains("✗ wrong item: saw 5901234123457, A1"))
+        #expect(wedge.standardOutput.contains("✗ already complete: B3 SKU-B3 2/2"))
         let list = try await fixture.scanpick(["pick-list", "--json"])
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])

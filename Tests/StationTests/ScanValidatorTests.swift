@@ -48,4 +48,38 @@ import Wire
         #expect(ScanValidator.check("036000291452", against: nil, batchId: "b1") == .batchComplete(batchId: "b1"))
         #expect(!mismatch.isAccepted)
     }
+
+    /// Scan to select: the verdict among all of the open batch's tasks.
+    @Test func aCodeOfAnotherTaskSelectsItAndACompleteTasksCodeSaysSo() {
+        var done = task
+        done.id = "t0"
+        done.location = "A0"
+        done.barcode = "96385074"
+        done.qtyPicked = 3
+        var other = task
+        other.id = "t2"
+        other.location = "B3"
+        other.barcode = "5901234123457"
+        let tasks = [done, task, other]
+        // The active task's code counts for it; another unfinished task's code counts for that one.
+        #expect(ScanValidator.check("036000291452", in: tasks, active: task, batchId: "b1") == .accepted(task))
+        #expect(ScanValidator.check("5901234123457", in: tasks, active: task, batchId: "b1") == .accepted(other))
+        // A complete task's code: already complete, never counted.
+        let complete = ScanValidator.check("96385074", symbology: .ean8, in: tasks, active: task, batchId: "b1")
+        #expect(complete == .alreadyComplete(done))
+        #expect(complete.message == "✗ already complete: A0 SKU-A1 3/3")
+        #expect(!complete.isAccepted)
+        // A code no task has is a wrong item for the active task, as before.
+        #expect(
+            ScanValidator.check("SKU-7731", in: tasks, active: task, batchId: "b1")
+                == .mismatch(expected: "036000291452", seen: "SKU-7731", task: task))
+        // With no active task (the batch is done or closed) nothing is counted.
+        #expect(
+            ScanValidator.check("5901234123457", in: tasks, active: nil, batchId: "b1") == .batchComplete(batchId: "b1")
+        )
+        #expect(
+            ScanValidator.check("96385074", symbology: .ean8, in: tasks, active: nil, batchId: "b1")
+                == .alreadyComplete(done))
+        #expect(ScanValidator.check("036000291452", in: [], active: nil, batchId: nil) == .noOpenBatch)
+    }
 }

@@ -140,6 +140,18 @@ import Testing
             "scanners[0].groupSeparator"
         ),
         (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/x", "groupSeparator": "0"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].groupSeparator"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/../etc/shadow"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[0].device"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "scanners": [{"device": "/dev/input/event3"}, {"device": "/dev/input/./event3"}], "organisations": {"a": {"token": "t"}}}"#,
+            "scanners[1].device"
+        ),
+        (
             #"{"station": "s", "worker": "w", "server": "http://x", "scanners": {"device": "/dev/x"}, "organisations": {"a": {"token": "t"}}}"#,
             "scanners"
         ),
@@ -155,6 +167,26 @@ import Testing
             #"{"station": "s", "worker": "w", "server": "http://x", "tls": {"cafile": "x.pem"}, "organisations": {"a": {"token": "t"}}}"#,
             "tls.cafile"
         ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "batchLabelPattern": "(", "organisations": {"a": {"token": "t"}}}"#,
+            "batchLabelPattern"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "workerBadgePattern": "", "organisations": {"a": {"token": "t"}}}"#,
+            "workerBadgePattern"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "workers": [{"id": "a", "name": "A"}, {"id": "a", "name": "B"}], "organisations": {"a": {"token": "t"}}}"#,
+            "workers[1].id"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "workers": [{"id": "a"}], "organisations": {"a": {"token": "t"}}}"#,
+            "workers[0].name"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "requireSignIn": "yes", "organisations": {"a": {"token": "t"}}}"#,
+            "requireSignIn"
+        ),
     ])
     func badConfigurationNamesTheKey(json: String, key: String) throws {
         do {
@@ -163,6 +195,21 @@ import Testing
         } catch let error as ConfigError {
             #expect(error.key == key, "\(error)")
         }
+    }
+
+    @Test func signInAndLabelPatternsLoad() throws {
+        let config = try load(
+            #"{"station": "s", "worker": "w", "server": "http://x", "requireSignIn": true, "workerBadgePattern": "^W-([0-9]{3,6})$", "batchLabelPattern": "^BATCH-", "workers": [{"id": "w-7", "name": "Ana"}], "organisations": {"a": {"token": "t"}}}"#
+        )
+        #expect(config.requireSignIn)
+        #expect(config.workers == [StationConfiguration.Worker(id: "w-7", name: "Ana")])
+        // The first capture group is the value; without one, the whole code.
+        #expect(config.workerBadgePattern?.value(in: "W-0042") == "0042")
+        #expect(config.workerBadgePattern?.value(in: "W-42") == nil)
+        #expect(config.batchLabelPattern?.value(in: "BATCH-b7") == "BATCH-b7")
+        #expect(config.batchLabelPattern?.value(in: "036000291452") == nil)
+        let defaults = try load(minimal)
+        #expect(!defaults.requireSignIn && defaults.workerBadgePattern == nil && defaults.workers.isEmpty)
     }
 
     /// `worker` is every action's workerId: one the server would refuse (empty, a bidirectional
@@ -181,6 +228,30 @@ import Testing
             #expect(error.problem.contains("workerId"), "\(error)")
         }
         #expect(try load(minimal).worker == "w3")
+    }
+
+    /// `station` goes out as `X-ScanPick-Station`, which the server refuses unless it is 1–64
+    /// visible ASCII characters; `heartbeatSeconds` is 1–3600, 30 when not given.
+    @Test(arguments: ["", "two words", "é", "tab\tname", String(repeating: "s", count: 65)])
+    func aStationNameTheServerWouldRefuseIsAConfigError(station: String) throws {
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: [
+                "station": station, "worker": "w", "server": "http://x", "organisations": ["a": ["token": "t"]],
+            ]), as: UTF8.self)
+        do {
+            _ = try load(json)
+            Issue.record("accepted station \(station.debugDescription)")
+        } catch let error as ConfigError {
+            #expect(error.key == "station", "\(error)")
+            #expect(error.problem.contains("X-ScanPick-Station"), "\(error)")
+        }
+        #expect(try load(minimal).heartbeatSeconds == 30)
+        let every = minimal.replacingOccurrences(of: #""worker""#, with: #""heartbeatSeconds": 3600, "worker""#)
+        #expect(try load(every).heartbeatSeconds == 3600)
+        for bad in ["0", "3601", "1.5", "\"30\""] {
+            let json = minimal.replacingOccurrences(of: #""worker""#, with: #""heartbeatSeconds": \#(bad), "worker""#)
+            #expect(throws: ConfigError.self, "\(bad)") { try load(json) }
+        }
     }
 
     @Test func filesHoldingARealTokenMustBeTheOwnersAlone() throws {

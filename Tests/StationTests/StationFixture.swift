@@ -14,12 +14,13 @@ struct StationFixture {
     /// In front of the server when asked for (`viaProxy`): the station talks to it.
     let proxy: FaultProxy?
 
-    /// `globexScanning`, when given, adds globex to the station's config with scanning set so.
+    /// `globexScanning`, when given, adds globex to the station's config with scanning set so;
+    /// `serverConfig` is merged into the server's config, `stationConfig` into the station's.
     init(
         scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil,
-        globexScanning: Bool? = nil
+        globexScanning: Bool? = nil, serverConfig: [String: Any] = [:], stationConfig: [String: Any] = [:]
     ) async throws {
-        server = try await ServerProcess()
+        server = try await ServerProcess(extraConfig: serverConfig)
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
         folder = try TemporaryDirectory("scanpick-station")
@@ -32,12 +33,13 @@ struct StationFixture {
                 "token": ServerProcess.tokens["globex"] ?? "", "scanning": ["enabled": globexScanning],
             ]
         }
-        let settings: [String: Any] = [
+        var settings: [String: Any] = [
             "station": "test-1", "worker": "worker-test", "server": (proxy?.url ?? server.baseURL).absoluteString,
             "database": folder.file("station.sqlite"), "queue": ["requestTimeoutSeconds": 2],
             "page": ["listen": "127.0.0.1:0"],
             "organisations": organisations,
         ]
+        settings.merge(stationConfig) { _, new in new }
         self.settings = settings
         config = try folder.writePrivate(
             "station.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
@@ -83,7 +85,7 @@ struct StationFixture {
         for code in codes { station.scan(code) }
         station.endInput()
         let scans = { station.logLines.filter { $0["event"] as? String == "scan" } }
-        let seen = try await eventually { scans().count >= count }
+        let seen = await eventually { scans().count >= count }
         let status = await station.stop()
         guard seen else { throw ServerProcessError(message: "saw \(scans().count) scans, not \(count)") }
         return (status, station.standardOutput, scans())

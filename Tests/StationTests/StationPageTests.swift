@@ -198,7 +198,7 @@ import Testing
         let fixture = try await StationFixture()
         let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
-        station.scan("5901234123457")  // B3's code while A1 is active: refused
+        station.scan("SKU-7731")  // no task of the batch has it: refused
         var last: [String: Any]?
         for _ in 0..<100 {
             last = try await page.get("/api/status").json["lastScan"] as? [String: Any]

@@ -9,11 +9,14 @@ import Testing
 /// The station run in-process through its composition root, as `scanpick station` runs it: the
 /// scan loop on recorded frames, the sync loop draining to a real server, the page, then a stop.
 @Suite struct StationServiceTests {
+    /// The run's metrics (as its page's `/metrics` serves them, read by Prometheus's parser) count
+    /// what it did: every frame captured and timed, each scan accepted or refused by its reason.
     @Test func recordedFramesAreScannedQueuedAndDrainedInProcess() async throws {
         let fixture = try await StationFixture()
         let code = "clean/upca.png"  // task A1's item (UPC-A 036000291452), three units wanted
         let blank = "none/noise.png"
-        let frames = try fixture.frames("shift", [(code, 10), (blank, 60), (code, 10), (blank, 60)])
+        let wrong = "clean/code128.png"  // a code no task has (another task's code would select it): a mismatch
+        let frames = try fixture.frames("shift", [(code, 10), (blank, 60), (code, 10), (blank, 60), (wrong, 10)])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let service = StationService(
@@ -23,9 +26,20 @@ import Testing
         // Recorded frames without --loop end the run by themselves once replayed.
         let summary = try await service.run(source: .frames(folder: frames, fps: 30, loop: false), org: nil)
         #expect(summary.accepted == 2)
-        #expect(summary.rejected == 0)
-        #expect(summary.frames == 140)
+        #expect(summary.rejected == 1)
+        #expect(summary.frames == 150)
         #expect(printed.withLock { $0 }.contains { $0.hasPrefix("page: http://127.0.0.1:") })
+        let unsent = try station.queue.counts()
+        let scrape = try await PrometheusScrape.parse(
+            service.metrics.text(queue: unsent, attention: 0, online: true).string)
+        #expect(scrape.value("scanpick_station_frames_captured_total") == 150)
+        #expect(scrape.value("scanpick_station_decode_duration_seconds_count") == 150)
+        #expect(scrape.value("scanpick_station_decode_duration_seconds_bucket", ["le": "+Inf"]) == 150)
+        #expect(scrape.value("scanpick_station_scans_accepted_total") == 2)
+        #expect(scrape.value("scanpick_station_scans_refused_total", ["reason": "mismatch"]) == 1)
+        #expect(scrape.value("scanpick_station_scans_refused_total", ["reason": "no_open_batch"]) == 0)
+        #expect(scrape.value("scanpick_station_queue_actions", ["state": "pending"]) == Double(unsent.pending))
+        #expect(scrape.types["scanpick_station_decode_duration_seconds"] == "histogram")
         // Both scans reached the server exactly once (the drainer of the run, or the next pass).
         _ = try await fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [2, 0, 0])
@@ -61,6 +75,13 @@ import Testing
         // A private CA the machine does not trust yet is said at start, with the command that fixes it.
         let trust = try #require(shown.first { $0.code == "tls_ca_not_installed" })
         #expect(trust.message.contains("scanpick config trust-ca --config \(fixture.config)"))
+        // The metrics say both scanners are down, and no camera is in use.
+        let scrape = try await PrometheusScrape.parse(
+            service.metrics.text(queue: nil, attention: 3, online: true).string)
+        #expect(scrape.value("scanpick_station_scanner_up", ["scanner": "1"]) == 0)
+        #expect(scrape.value("scanpick_station_scanner_up", ["scanner": "2"]) == 0)
+        #expect(scrape.value("scanpick_station_camera_up") == nil)
+        #expect(scrape.value("scanpick_station_queue_actions", ["state": "pending"]) == nil)  // unread: left out
 
         service.stop()  // the scanner threads, retrying with backoff, end with the run
         let summary = try await run.value

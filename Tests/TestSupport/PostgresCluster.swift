@@ -92,7 +92,7 @@ public final class PostgresCluster: Sendable {
     private static func runTool(_ path: String, _ arguments: [String], log: String?) throws {
         let logPath = log ?? "/dev/null"
         if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)  // a failure shows as a missing log
         }
         guard let output = FileHandle(forWritingAtPath: logPath) else {
             throw ServerProcessError(message: "cannot write \(logPath)")

@@ -100,6 +100,29 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads what arrives (a streamed answer: Server-Sent Events) until the text read since the
+    /// last call holds `marker`, and returns that text; nil if the connection closed first or the
+    /// marker did not come within `timeout`. Bytes read past the marker stay for the next call.
+    public func read(until marker: String, timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let text = String(decoding: pending, as: UTF8.self)
+            if let range = text.range(of: marker) {
+                let upTo = String(text[..<range.upperBound])
+                pending = Array(text[range.upperBound...].utf8)
+                return upTo
+            }
+            guard wait(until: deadline) else { return nil }
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            pending += buffer[..<count]
+        }
+    }
+
+    /// Bytes ``read(until:timeout:)`` read past its marker.
+    private var pending: [UInt8] = []
+
     /// Sends `request` and times how long its whole answer takes to arrive.
     public func exchange(_ request: String, timeout: Duration = .seconds(10)) -> (Response?, Duration) {
         let start = ContinuousClock.now

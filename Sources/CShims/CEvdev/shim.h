@@ -2,6 +2,7 @@
 #define SCANPICK_CEVDEV_SHIM_H
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <libevdev/libevdev.h>
 #include <libevdev/libevdev-uinput.h>
@@ -13,15 +14,26 @@ static inline int scanpick_evdev_open(const char *path) {
     return fd < 0 ? -errno : fd;
 }
 
-/// Reads the next event; 0 and `*event` filled, -EAGAIN when none is waiting, another -errno (ENODEV:
-/// unplugged) when the device failed. A dropped-events report is resynchronised and skipped.
-static inline int scanpick_evdev_next(struct libevdev *device, struct input_event *event) {
-    int status = libevdev_next_event(device, LIBEVDEV_READ_FLAG_NORMAL, event);
-    while (status == LIBEVDEV_READ_STATUS_SYNC) {
-        status = libevdev_next_event(device, LIBEVDEV_READ_FLAG_SYNC, event);
-    }
+/// Reads the next event, in libevdev's normal mode or, after the kernel dropped events, its sync
+/// mode. Returns 0 for an event, 1 when the kernel reports dropped events (read in sync mode next,
+/// until -EAGAIN), 2 for an event of the sync mode's state delta, -EAGAIN when none is waiting,
+/// another -errno (ENODEV: unplugged) when the device failed.
+static inline int scanpick_evdev_next(struct libevdev *device, int syncing, struct input_event *event) {
+    int status = libevdev_next_event(
+        device, syncing ? LIBEVDEV_READ_FLAG_SYNC : LIBEVDEV_READ_FLAG_NORMAL, event);
     if (status == LIBEVDEV_READ_STATUS_SUCCESS) return 0;
+    if (status == LIBEVDEV_READ_STATUS_SYNC) return syncing ? 2 : 1;
     return status;
+}
+
+/// Whether `key` is down, by libevdev's state of the device (kept in step through a sync).
+static inline int scanpick_evdev_key_down(struct libevdev *device, unsigned int key) {
+    return libevdev_get_event_value(device, EV_KEY, key) == 1;
+}
+
+/// Stamps events with CLOCK_MONOTONIC, so key timing is immune to wall-clock steps; 0 or -errno.
+static inline int scanpick_evdev_use_monotonic_clock(struct libevdev *device) {
+    return libevdev_set_clock_id(device, CLOCK_MONOTONIC);
 }
 
 /// Creates a virtual keyboard through uinput (for tests and benchmarks that type a barcode the way

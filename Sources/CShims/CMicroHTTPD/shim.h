@@ -122,6 +122,14 @@ static inline void *scanpick_mhd_socket_context(struct MHD_Connection *connectio
     return info == NULL ? NULL : info->socket_context;
 }
 
+/// A response of unknown size read from `reader` (chunked over HTTP/1.1) in blocks of up to `block`
+/// bytes; `free_reader` is called once libmicrohttpd is done with it (`MHD_SIZE_UNKNOWN` is a macro
+/// Swift cannot import).
+static inline struct MHD_Response *scanpick_mhd_response_streaming(
+    size_t block, MHD_ContentReaderCallback reader, void *context, MHD_ContentReaderFreeCallback free_reader) {
+    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block, reader, context, free_reader);
+}
+
 /// libmicrohttpd copies the response body (Swift's buffer does not outlive the call).
 static inline struct MHD_Response *scanpick_mhd_response_copying(size_t size, const void *bytes) {
     return MHD_create_response_from_buffer(size, (void *)bytes, MHD_RESPMEM_MUST_COPY);

@@ -3,6 +3,7 @@ import ConfigFile
 import Foundation
 import HTTPServing
 import Server
+import Wire
 
 /// The `--config FILE` and `--database` options the server commands take (`var server = ServerFile()`).
 struct ServerFile: CommandArguments {
@@ -19,7 +20,7 @@ struct ServerFile: CommandArguments {
             configuration.database = ServerDatabase(commandLine: database)
             if case .sqlite(let file) = configuration.database,
                 let problem = DatabaseFolder.problem(
-                    forDatabase: file, configFolder: (path as NSString).deletingLastPathComponent)
+                    forDatabase: file, configFolder: (path as NSString).deletingLastPathComponent, written: database)
             {
                 throw UsageError("--database \(problem)")
             }
@@ -34,13 +35,28 @@ struct ServerFile: CommandArguments {
         return try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
     }
 
+    /// One JSON line of the server's log: `{"event": name, …fields}` (fields sorted by key).
+    static func event(_ name: String, _ fields: [String: String]) -> String {
+        var line = JSONObjectWriter()
+        line.add("event", string: name)
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
+        return line.finished()
+    }
+
     /// What is legal but probably not meant: said at start-up and by `config check`.
     static func warnings(_ configuration: ServerConfiguration) -> [String] {
-        configuration.organisations.isEmpty
-            ? [
+        var warnings: [String] = []
+        if configuration.organisations.isEmpty {
+            warnings.append(
                 "no organisations are configured: every API request will be refused 401 (add organisations.ORG.tokenSha256)"
-            ]
-            : []
+            )
+        }
+        if !configuration.metricsOpenWithoutToken, configuration.metrics.tokenSha256.isEmpty {
+            warnings.append(
+                "/metrics listens where other machines reach it and no metrics.tokenSha256 is configured: every scrape will be refused 401 (add a scraper's token hash, or set metrics.allowUnauthenticated)"
+            )
+        }
+        return warnings
     }
 }
 
@@ -57,8 +73,11 @@ struct ServeFailure: Error, CustomStringConvertible {
 final class ServeLock {
     private let descriptor: Int32
 
+    /// Who takes the lock, which says what the refusal tells the operator.
+    enum Holder { case serve, migrate }
+
     /// Locks `path` (creating its folder and the file as SQLite would), or throws naming who to stop.
-    init(database path: String) throws {
+    init(database path: String, for holder: Holder = .serve) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -68,8 +87,9 @@ final class ServeLock {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw ServeFailure(
-                description:
-                    "another scanpick serve is already using the database \(path): SQLite serves one server process (stop the other, or use PostgreSQL for several)"
+                description: holder == .serve
+                    ? "another scanpick serve is already using the database \(path): SQLite serves one server process (stop the other, or use PostgreSQL for several)"
+                    : "a scanpick serve is using the database \(path): stop it before migrating (systemctl stop scanpick-serve); serve migrates when it starts"
             )
         }
     }

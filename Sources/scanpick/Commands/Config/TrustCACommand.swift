@@ -15,8 +15,10 @@ extension ConfigCommand {
                 abstract: "Install the station config's tls.caFile in this machine's trust store (as root).",
                 discussion: """
                     On Linux the station's HTTPS client (URLSession on libcurl) trusts only the system store,
-                    \(SystemTrust.bundle). This copies tls.caFile to \(SystemTrust.localFolder)/scanpick-STATION.crt
-                    and runs update-ca-certificates; the station notices within a sync pass (or send it SIGHUP).
+                    \(SystemTrust.bundle). This writes the certificates of tls.caFile (only they: a file with a
+                    private key is refused) to \(SystemTrust.localFolder)/scanpick-STATION.crt, checks them with
+                    openssl and runs update-ca-certificates; the station notices within a sync pass (or send it
+                    SIGHUP).
                     """)
         }
 
@@ -29,6 +31,15 @@ extension ConfigCommand {
                 StandardStream.output.write("\(file) is already trusted by this machine\n")
                 return 0
             }
+            let certificates: [PEMCertificate]
+            do {
+                certificates = try SystemTrust.certificates(inFile: file)
+            } catch {
+                throw StationCommandError("tls.caFile \(file) \(error)")
+            }
+            if let refusal = try SystemTrust.opensslRefusal(of: certificates) {
+                throw StationCommandError("tls.caFile \(file): \(refusal); nothing was installed")
+            }
             let name = configuration.station.unicodeScalars.map {
                 CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_"
             }
@@ -36,12 +47,9 @@ extension ConfigCommand {
             do {
                 try FileManager.default.createDirectory(
                     atPath: SystemTrust.localFolder, withIntermediateDirectories: true)
-                if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
-                try FileManager.default.copyItem(atPath: file, toPath: target)
-                chmod(target, 0o644)
+                try SystemTrust.install(certificates, as: target)
             } catch {
-                throw StationCommandError(
-                    "cannot install \(file) as \(target) (run as root): \(error.localizedDescription)")
+                throw StationCommandError("cannot install \(file) as \(target) (run as root): \(error)")
             }
             let update = Process()
             update.executableURL = URL(fileURLWithPath: "/usr/sbin/update-ca-certificates")

@@ -23,7 +23,10 @@ enum MigrateCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
         let configuration = try ServerFile.load(arguments[\.server.config], database: arguments[\.server.database])
-        let applied = try ScanPickAPI.migrate(configuration.database)
+        // A running SQLite server keeps serving the schema it started with: migrate beside it refused.
+        var lock: ServeLock?
+        if case .sqlite(let path) = configuration.database { lock = try ServeLock(database: path, for: .migrate) }
+        let applied = try withExtendedLifetime(lock) { try ScanPickAPI.migrate(configuration.database) }
         if applied.isEmpty {
             StandardStream.output.write("schema up to date (\(configuration.database))\n")
         } else {

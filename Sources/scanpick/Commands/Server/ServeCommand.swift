@@ -57,7 +57,7 @@ enum ServeCommand: Command {
         }
         defer { withExtendedLifetime(lock) {} }
         let api = try ScanPickAPI(configuration: configuration, log: log)
-        try api.pruneIdempotencyKeys()
+        try api.prune()
         let server: HTTPServer
         do {
             server = try HTTPServer(
@@ -74,12 +74,22 @@ enum ServeCommand: Command {
                     "address": server.address.description, "database": configuration.database.description,
                     "scheme": server.servesTLS ? "https" : "http",
                 ]))
+        // `/metrics` on a listener of its own, when the config gives one (same TLS as the API).
+        let metricsServer = try configuration.metrics.listen.map { listen in
+            do {
+                return try api.startMetricsListener(listen, tls: tls, log: { log(Self.event("http", ["message": $0])) })
+            } catch {
+                server.stop()
+                throw ServeFailure(description: "\(error) (the address is the config's \"metrics.listen\")")
+            }
+        }
+        if let metricsServer { log(event("metrics_listening", ["address": metricsServer.address.description])) }
 
         let pruning = DispatchSource.makeTimerSource(queue: .global())
         pruning.schedule(deadline: .now() + 3600, repeating: 3600)
         pruning.setEventHandler {
             do {
-                try api.pruneIdempotencyKeys()
+                try api.prune()
             } catch {
                 log(event("prune_failed", ["error": String(describing: error)]))
             }
@@ -97,6 +107,7 @@ enum ServeCommand: Command {
         watchdog.stop()
         pruning.cancel()
         log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
+        metricsServer?.stop()
         server.stop()
         log(event("stopped", [:]))
         return 0
@@ -105,10 +116,5 @@ enum ServeCommand: Command {
     /// How long a request handler or a commit may run before the server counts as wedged.
     static let stuckAfter = Duration.seconds(120)
 
-    private static func event(_ name: String, _ fields: [String: String]) -> String {
-        var line = JSONObjectWriter()
-        line.add("event", string: name)
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
-        return line.finished()
-    }
+    private static let event = ServerFile.event
 }

@@ -3,7 +3,8 @@ import Queue
 import Station
 import Wire
 
-/// `scanpick batch open|refresh|create`: fill the station's pick-list cache from the server.
+/// `scanpick batch open|refresh|create|close`: fill the station's pick-list cache from the server, or
+/// close a batch on it (a supervisor's).
 enum BatchCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
@@ -15,7 +16,7 @@ enum BatchCommand: Command {
                 once). A batch opened before can be reopened offline from the cache. Rows with actions not yet
                 sent keep their local counts when the server's view arrives.
                 """,
-            subcommands: [Open.self, Refresh.self, Create.self])
+            subcommands: [Open.self, Refresh.self, Create.self, Close.self])
     }
 
     /// The organisation option `open` and `create` take (default: the only configured one).

@@ -16,7 +16,7 @@ enum StationCommand: Command {
         var fps = Option<Int>(
             "fps", valueName: "N", help: "Frame rate the recorded frames are stamped at.",
             default: RecordedFrames.defaultFramesPerSecond, in: 1...1000)
-        var loop = Flag("loop", help: "Repeat the recorded frames until stopped.")
+        var loop = Flag("loop", help: "Repeat the recorded frames until stopped, at --fps in real time.")
         var wedge = Flag(
             "wedge",
             help:

@@ -1,0 +1,75 @@
+import Foundation
+import Timestamps
+import Wire
+
+/// The fleet as a table for a terminal: worst status first, then by name, with a summary line.
+///
+///     print(FleetTable.render(fleet))
+public enum FleetTable {
+    public static func render(_ fleet: FleetStations) -> String {
+        let now = Timestamp.date(fleet.serverTime) ?? Date()
+        let stations = fleet.stations.sorted {
+            (rank($0.status), $0.heartbeat.station) < (rank($1.status), $1.heartbeat.station)
+        }
+        var counts: [String: Int] = [:]
+        for station in stations { counts[station.status, default: 0] += 1 }
+        let summary = FleetStation.statuses.compactMap { status in counts[status].map { "\($0) \(status)" } }
+        var lines = [
+            stations.isEmpty
+                ? "organisation \(fleet.org): no station has reported yet"
+                : "organisation \(fleet.org): \(stations.count) station\(stations.count == 1 ? "" : "s"): "
+                    + summary.joined(separator: ", ")
+        ]
+        guard !stations.isEmpty else { return lines[0] + "\n" }
+        var rows = [
+            [
+                "station", "status", "last seen", "pending", "dead", "oldest pending", "camera", "scanners", "batch",
+                "worker", "needs attention",
+            ]
+        ]
+        for station in stations {
+            let heartbeat = station.heartbeat
+            var oldest = ""
+            if heartbeat.pending + heartbeat.inFlight > 0, let text = heartbeat.oldestPendingAt,
+                let queued = Timestamp.date(text)
+            {
+                oldest = age(now.timeIntervalSince(queued.addingTimeInterval(-(station.clockOffsetSeconds ?? 0))))
+            }
+            var notes = heartbeat.attention.map(\.message)
+            if let offset = station.clockOffsetSeconds, abs(offset) > 300 {
+                notes.append("clock \(Int(offset.rounded())) s off the server's")
+            }
+            let note = notes.joined(separator: " · ")
+            rows.append([
+                heartbeat.station, station.status,
+                Timestamp.date(station.lastSeenAt).map { age(now.timeIntervalSince($0)) + " ago" }
+                    ?? station.lastSeenAt,
+                String(heartbeat.pending + heartbeat.inFlight), String(heartbeat.dead), oldest, heartbeat.camera,
+                String(heartbeat.scanners), heartbeat.batchId ?? "", heartbeat.workerId ?? "",
+                note.count > 80 ? String(note.prefix(79)) + "…" : note,
+            ])
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let padded = row.enumerated().map { column, text in
+                column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            lines.append(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func rank(_ status: String) -> Int {
+        FleetStation.statuses.firstIndex(of: status) ?? FleetStation.statuses.count
+    }
+
+    /// A duration as people read it: `42 s`, `7 min`, `3 h`, `2 d`.
+    static func age(_ seconds: TimeInterval) -> String {
+        guard seconds.isFinite else { return "?" }
+        let whole = Int(max(0, min(seconds, 1e9)))
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return "\(whole / 60) min" }
+        if whole < 86_400 { return "\(whole / 3600) h" }
+        return "\(whole / 86_400) d"
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Timestamps
+import Wire
+
+/// How the fleet view judges a station from its last heartbeat, at a moment on the server's clock.
+/// Every status that applies is listed, worst first; the first is the station's status:
+///
+/// - `stale`: no heartbeat for three of its intervals (offline, stopped, or its network gone);
+/// - `dead_letters`: actions the server refused wait for support;
+/// - `backlog`: its oldest unsent action is older than `backlogAlert` (on the station's clock,
+///   corrected by how far that clock was from the server's);
+/// - `attention`: the station shows something a person must fix, its camera is missing, or its
+///   clock is more than ``clockTolerance`` off;
+/// - `ok` when none does.
+///
+///     let view = FleetStatus(backlogAlert: 600).view(entry, now: Date())
+struct FleetStatus: Sendable {
+    /// How old the oldest unsent action may be, in seconds.
+    var backlogAlert: TimeInterval
+
+    /// Heartbeats a station may miss before it is stale.
+    static let missedHeartbeats = 3.0
+    /// How far a station's clock may be from the server's before the view asks for attention.
+    static let clockTolerance: TimeInterval = 300
+
+    func problems(_ entry: StationRegistry.Entry, now: Date) -> [String] {
+        let heartbeat = entry.heartbeat
+        var problems: [String] = []
+        if now.timeIntervalSince(entry.receivedAt) > Self.missedHeartbeats * Double(heartbeat.heartbeatSeconds) {
+            problems.append("stale")
+        }
+        if heartbeat.dead > 0 { problems.append("dead_letters") }
+        if heartbeat.pending + heartbeat.inFlight > 0, let text = heartbeat.oldestPendingAt,
+            let oldest = Timestamp.date(text)
+        {
+            // The station's time of queueing, on the server's clock.
+            let queuedAt = oldest.addingTimeInterval(-(entry.clockOffset ?? 0))
+            if now.timeIntervalSince(queuedAt) > backlogAlert { problems.append("backlog") }
+        }
+        if !heartbeat.attention.isEmpty || heartbeat.camera == "missing"
+            || abs(entry.clockOffset ?? 0) > Self.clockTolerance
+        {
+            problems.append("attention")
+        }
+        return problems
+    }
+
+    /// The station as `GET /api/stations` shows it.
+    func view(_ entry: StationRegistry.Entry, now: Date) -> FleetStation {
+        let problems = problems(entry, now: now)
+        return FleetStation(
+            heartbeat: entry.heartbeat, lastSeenAt: Timestamp.iso8601(entry.receivedAt),
+            clockOffsetSeconds: entry.clockOffset, status: problems.first ?? "ok", problems: problems)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPServing
+import Metrics
+import Storage
+import Timestamps
+import Wire
+
+/// Heartbeats, the fleet view and the metrics' text: the API's view of the stations.
+extension ScanPickAPI {
+    /// `POST /api/stations/heartbeat`: checks the heartbeat (its size was checked with the head) and
+    /// replaces the station's last one. The server's clock stamps it; the station's clock
+    /// (`X-ScanPick-Clock`) is kept as an offset, so a station whose clock is wrong is judged right.
+    func recordHeartbeat(_ request: HTTPRequest, org: String) throws -> HTTPResponse {
+        let heartbeat = try JSONCoding.decodeValid(StationHeartbeat.self, from: request.body)
+        if let named = request.header(StationIdentity.header), named != heartbeat.station {
+            throw APIError.stationMismatch(header: named, body: heartbeat.station)
+        }
+        for (field, time) in [("oldestPendingAt", heartbeat.oldestPendingAt), ("lastSyncAt", heartbeat.lastSyncAt)] {
+            guard let time, Timestamp.date(time) == nil else { continue }
+            throw APIError.invalid(FieldError(field: field, problem: "must be an ISO 8601 time"))
+        }
+        let clock = request.header(IdempotencyHorizon.clockHeader)
+        let stationClock = clock.flatMap(Timestamp.date)
+        if clock != nil, stationClock == nil {
+            throw APIError.badRequest("the X-ScanPick-Clock header must be an ISO 8601 time")
+        }
+        let now = Date()
+        let dialect = store.dialect
+        let limit = maxStationsPerOrganisation
+        let recorded = try write(request.path) { db in
+            try StationRegistry(db: db, dialect: dialect, org: org).record(
+                heartbeat, receivedAt: now, clockOffset: stationClock.map { $0.timeIntervalSince(now) }, limit: limit)
+        }
+        guard recorded else { throw APIError.tooManyStations(org, limit: limit) }
+        return .json(200, JSONCoding.encode(HeartbeatAnswer(receivedAt: Timestamp.iso8601(now))))
+    }
+
+    /// `GET /metrics`: the request counters, SQLite's commit sizes, and each organisation's stations
+    /// by status (every status of every configured organisation, zeros included).
+    func metricsResponse() throws -> HTTPResponse {
+        var text = PrometheusText()
+        metrics.write(to: &text)
+        if let rounds = store.commitRoundSizes {
+            text.family(
+                "scanpick_database_commit_batch_size", .histogram,
+                "Writes committed together in one SQLite group commit (one fsync).")
+            text.histogram("scanpick_database_commit_batch_size", [], rounds)
+        }
+        let now = Date()
+        // The configured organisations' stations only: rows an organisation left behind when it
+        // was removed from the config are neither counted nor read.
+        let (dialect, organisations) = (store.dialect, organisations)
+        let entries = try store.read { db in
+            try organisations.flatMap { org in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
+        }
+        var byStatus: [String: [String: Int]] = [:]
+        for entry in entries {
+            let status = fleetStatus.problems(entry, now: now).first ?? "ok"
+            byStatus[entry.org, default: [:]][status, default: 0] += 1
+        }
+        text.family(
+            "scanpick_stations", .gauge,
+            "Stations that have reported heartbeats, by organisation and status (the worst that applies).")
+        for org in organisations {
+            for status in FleetStation.statuses {
+                text.sample(
+                    "scanpick_stations", [("org", org), ("status", status)], value: byStatus[org]?[status] ?? 0)
+            }
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", PrometheusText.contentType)], body: text.bytes)
+    }
+}

@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+import Queue
+import Synchronization
+import Timestamps
+import Wire
+
+/// Sends the station's heartbeat (`POST /api/stations/heartbeat`) to each organisation it works for,
+/// every `heartbeatSeconds` while the server is reachable. Heartbeats are never queued or retried:
+/// the newest matters, and a lost one is replaced by the next. A timer ticks every second (cheap:
+/// a lock and a comparison), so a station back in range reports within a second of the network
+/// monitor seeing the server. A refusal is logged once per change, never once per heartbeat.
+///
+///     let sender = HeartbeatSender(station: station, sync: sync, attention: board, metrics: metrics, log: log)
+///     sender.start()
+///     await sender.stop()  // waits for a heartbeat on its way (never cancels URLSession)
+final class HeartbeatSender: Sendable {
+    private let station: PickStation
+    private let sync: SyncService
+    private let attention: AttentionBoard
+    private let metrics: StationMetrics
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var nextDue = Date.distantPast
+        /// A round of heartbeats is on its way.
+        var busy = false
+        /// The last round started (stop waits for it).
+        var sending: Task<Void, Never>?
+        var stopped = false
+        /// The last outcome said in the log, per organisation.
+        var lastOutcome: [String: HeartbeatOutcome] = [:]
+        var timer: (any DispatchSourceTimer)?
+    }
+
+    init(
+        station: PickStation, sync: SyncService, attention: AttentionBoard, metrics: StationMetrics,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.station = station
+        self.sync = sync
+        self.attention = attention
+        self.metrics = metrics
+        self.log = log
+    }
+
+    func start() {
+        state.withLock { state in
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "scanpick.heartbeat"))
+            timer.schedule(deadline: .now(), repeating: 1, leeway: .milliseconds(100))
+            timer.setEventHandler { [weak self] in self?.tick() }
+            timer.resume()
+            state.timer = timer
+        }
+    }
+
+    /// Stops the timer and waits for a heartbeat on its way (bounded by the request timeout).
+    func stop() async {
+        state.withLock { state in
+            state.stopped = true
+            state.timer?.cancel()
+        }
+        // A tick that began before the stop may still be handing over its round.
+        while true {
+            let (busy, sending) = state.withLock { ($0.busy, $0.sending) }
+            guard busy else { return }
+            if let sending { await sending.value } else { await Task.yield() }
+        }
+    }
+
+    private func tick() {
+        guard sync.isOnline else { return }
+        let interval = TimeInterval(station.configuration.heartbeatSeconds)
+        let due = state.withLock { state -> Bool in
+            guard !state.stopped, !state.busy, Date() >= state.nextDue else { return false }
+            state.nextDue = Date().addingTimeInterval(interval)
+            state.busy = true
+            return true
+        }
+        guard due else { return }
+        let task = Task { [self] in
+            await sendAll()
+            state.withLock { $0.busy = false }
+        }
+        state.withLock { $0.sending = task }
+    }
+
+    private func sendAll() async {
+        for org in station.configuration.organisations.keys.sorted() {
+            let outcome: HeartbeatOutcome
+            do {
+                outcome = await station.transport.sendHeartbeat(try heartbeat(for: org), org: org)
+            } catch {
+                outcome = .refused(status: 0, reason: "the station could not read its queue: \(error)")
+            }
+            note(outcome, org: org)
+        }
+    }
+
+    /// The heartbeat for `org`: its own actions' counts and pauses, and what the station shows.
+    func heartbeat(for org: String) throws -> StationHeartbeat {
+        let configuration = station.configuration
+        let counts = try station.queue.counts(org: org)
+        let pauses = try station.queue.pauses().filter { $0.org == nil || $0.org == org }.map(\.attention)
+        let items = (pauses + attention.current).prefix(StationHeartbeat.maxAttentionItems).map {
+            StationHeartbeat.Item(
+                code: StationHeartbeat.fitted($0.code, maxLength: StationHeartbeat.maxCodeLength),
+                message: StationHeartbeat.fitted($0.message, maxLength: StationHeartbeat.maxMessageLength))
+        }
+        let open = try station.cache.openBatch()
+        return StationHeartbeat(
+            station: configuration.station, heartbeatSeconds: configuration.heartbeatSeconds,
+            version: ScanPickVersion.current, online: true, pending: counts.pending, inFlight: counts.inFlight,
+            dead: counts.dead, oldestPendingAt: counts.oldestUnsentAt, lastSyncAt: counts.lastSyncAt,
+            camera: metrics.camera.rawValue,
+            scanners: min(metrics.scannersReady, StationHeartbeat.scannerRange.upperBound),
+            batchId: open?.org == org ? open?.batchId : nil, workerId: configuration.worker, attention: Array(items))
+    }
+
+    /// Logs a refusal or a recovery once, when it changes.
+    private func note(_ outcome: HeartbeatOutcome, org: String) {
+        let changed = state.withLock { state -> Bool in
+            defer { state.lastOutcome[org] = outcome }
+            return state.lastOutcome[org] != outcome && !(state.lastOutcome[org] == nil && outcome == .recorded)
+        }
+        guard changed else { return }
+        var line = JSONObjectWriter()
+        line.add("time", string: Timestamp.iso8601())
+        line.add("org", string: org)
+        switch outcome {
+        case .recorded:
+            line.add("event", string: "heartbeat_recorded")
+        case .refused(let status, let reason):
+            line.add("event", string: "heartbeat_refused")
+            line.add("status", number: status)
+            line.add("message", string: reason)
+        case .unreachable(let reason):
+            line.add("event", string: "heartbeat_unreachable")
+            line.add("message", string: reason)
+        }
+        log(line.finished())
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import HTTPServing
+import Queue
+import Synchronization
+import Wire
+
+/// The page's routes for the rest of a picker's job: choosing and opening a batch, signing in and
+/// out, and support's station log and retry-all.
+extension StationPage {
+    /// What the event streams compare and send: the page's three JSON answers.
+    func snapshot() throws -> PageEvents.Snapshot {
+        PageEvents.Snapshot(
+            pickList: try StationJSON.pickList(station), status: try statusJSON(), worker: try workersJSON())
+    }
+
+    // MARK: Batches
+
+    /// `GET /api/batches[?org=ORG]`: the organisation's open batches (the open batch's
+    /// organisation, or the only configured one, unless named), from the server, or the ones this
+    /// station has cached when it cannot reach it (`fromCache`).
+    func batchChoices(_ request: HTTPRequest) throws -> BatchChoices {
+        let org = try configuredOrganisation(request.query["org"])
+        let station = self.station
+        return try callingServer { try await station.batchChoices(org: org) }
+    }
+
+    /// The organisation named (or the open batch's, or the only one), refused unless configured.
+    private func configuredOrganisation(_ requested: String?) throws -> String {
+        let org = try station.organisation(requested: requested, preferOpenBatch: true)
+        guard station.configuration.organisations[org] != nil else {
+            throw HTTPError(
+                status: 404, code: "unknown_organisation",
+                message: "organisation \(org.prefix(64)) is not configured on this station")
+        }
+        return org
+    }
+
+    /// The most calls to the server the page's routes make at once: each holds one of the page's
+    /// few workers until the server answers (or the request times out), and taps must never wait
+    /// behind them.
+    static let maxServerCalls = 2
+
+    /// Runs `body` unless ``maxServerCalls`` are already under way (then 503 `busy`).
+    private func callingServer<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let admitted = serverCalls.withLock { calls in
+            guard calls < Self.maxServerCalls else { return false }
+            calls += 1
+            return true
+        }
+        guard admitted else {
+            throw HTTPError(
+                status: 503, code: "busy", message: "the station is already asking the server; try again in a moment")
+        }
+        defer { serverCalls.withLock { $0 -= 1 } }
+        return try Self.waiting(body)
+    }
+
+    /// `POST /api/batches/{id}/open` with `{"org"?}`: opens the batch (from the server, or from the
+    /// cache offline) and answers the new pick list.
+    func openBatch(_ id: String, _ request: HTTPRequest) throws -> String {
+        struct Body: Decodable { var org: String? }
+        let body = request.body.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: Data(request.body))
+        guard ScanLoop.isBatchId(id) else {
+            throw HTTPError(status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
+        }
+        let org = try configuredOrganisation(body.org)
+        let station = self.station
+        _ = try callingServer { try await station.openBatch(id, org: org) }
+        events.poke()
+        return try StationJSON.pickList(station)
+    }
+
+    // MARK: Who is picking
+
+    /// `GET /api/workers`: `{"requireSignIn","badges","signedIn":{"id","name","since"}|null,
+    /// "workers":[{"id","name"}]}`.
+    func workersJSON() throws -> String {
+        struct Answer: Encodable {
+            var requireSignIn: Bool
+            var badges: Bool
+            var signedIn: StationWorkers.SignedIn?
+            var workers: [StationConfiguration.Worker]
+
+            private enum Keys: String, CodingKey { case requireSignIn, badges, signedIn, workers }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(requireSignIn, forKey: .requireSignIn)
+                try container.encode(badges, forKey: .badges)
+                try container.encode(signedIn, forKey: .signedIn)  // null, never left out
+                try container.encode(workers, forKey: .workers)
+            }
+        }
+        let configuration = station.configuration
+        return try Self.encode(
+            Answer(
+                requireSignIn: configuration.requireSignIn, badges: configuration.workerBadgePattern != nil,
+                signedIn: try station.workers.current(), workers: configuration.workers))
+    }
+
+    /// `POST /api/sign-in` with `{"workerId"}`: a worker chooses their name (one of the config's
+    /// `workers`; a badge signs in by scanning).
+    func signIn(_ request: HTTPRequest) throws -> String {
+        struct Body: Decodable { var workerId: String }
+        let body = try JSONDecoder().decode(Body.self, from: Data(request.body))
+        guard let worker = station.configuration.workers.first(where: { $0.id == body.workerId }) else {
+            throw HTTPError(
+                status: 404, code: "unknown_worker",
+                message: "no worker \(body.workerId.prefix(64)) in this station's config (workers): scan your badge")
+        }
+        try station.workers.signIn(id: worker.id, name: worker.name)
+        events.poke()
+        return try workersJSON()
+    }
+
+    /// `POST /api/sign-out`.
+    func signOut() throws -> String {
+        try station.workers.signOut()
+        events.poke()
+        return try workersJSON()
+    }
+
+    // MARK: Support
+
+    /// `GET /api/log`: the station log (support's retries and clears: who, when, what), newest first.
+    func stationLog() throws -> [LogRow] {
+        try station.queue.log(limit: Self.logShown).map {
+            LogRow(at: $0.at, event: $0.event, actionId: $0.actionId, by: $0.actor, detail: $0.detail)
+        }
+    }
+
+    /// How many station log entries `GET /api/log` shows.
+    static let logShown = 200
+
+    /// One entry of the station log as the page shows it.
+    struct LogRow: Encodable {
+        var at: String
+        var event: String
+        var actionId: Int?
+        var by: String?
+        var detail: String
+    }
+
+    /// `POST /api/queue/retry-all` with `{"status","by"}`: every dead letter refused with that HTTP
+    /// status back in line at once (after support fixed the cause), each recorded in the log.
+    func retryAll(_ request: HTTPRequest) throws -> RetryAllAnswer {
+        struct Body: Decodable {
+            var status: Int
+            var by: String?
+        }
+        let body = try JSONDecoder().decode(Body.self, from: Data(request.body))
+        guard let by = body.by, ActionQueue.isSupportName(by) else {
+            throw HTTPError(
+                status: 400, code: "name_required",
+                message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
+        }
+        guard (100...599).contains(body.status) else {
+            throw HTTPError(status: 400, code: "bad_request", message: "status is an HTTP status (100–599)")
+        }
+        let ids: [Int]
+        do {
+            ids = try station.queue.retryAll(refusedWith: body.status, by: by)
+        } catch {
+            throw HTTPError(status: 503, code: "queue", message: error.description)
+        }
+        sync.poke()
+        events.poke()
+        return RetryAllAnswer(retried: ids)
+    }
+
+    /// `POST /api/queue/retry-all`'s answer.
+    struct RetryAllAnswer: Encodable {
+        var retried: [Int]
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` (a call to the server) to its end on the caller's thread, one of the page's few
+    /// workers; the call is bounded by the queue's request timeout.
+    static func waiting<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<T, any Error>
+            do {
+                outcome = .success(try await body())
+            } catch {
+                outcome = .failure(error)
+            }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        guard let outcome = result.withLock({ $0 }) else {
+            throw HTTPError(status: 500, code: "internal", message: "the call to the server ended without an answer")
+        }
+        return try outcome.get()
+    }
+}

@@ -1,0 +1,190 @@
+/// What a station tells the server about itself every `heartbeatSeconds` while online
+/// (`POST /api/stations/heartbeat`): its queue, its devices, what it works on and what needs a
+/// person. Not queued: the newest one matters, and a lost one is replaced by the next. Every field
+/// is bounded (``validate()``), so a station — or anyone with the organisation's token — can make
+/// the server keep only a small, fixed amount per station.
+public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
+    public var station: String
+    /// How often the station sends one (1–3600): the server calls it stale after three missed.
+    public var heartbeatSeconds: Int
+    /// The station's `scanpick` version.
+    public var version: String
+    /// Whether the station reaches the server (always true when the server hears it; kept for the
+    /// record the server shows).
+    public var online: Bool
+    public var pending: Int
+    public var inFlight: Int
+    public var dead: Int
+    /// When the oldest action not yet sent was queued (ISO 8601, the station's clock), or nil.
+    public var oldestPendingAt: String?
+    /// When an action was last confirmed sent (ISO 8601, the station's clock), or nil.
+    public var lastSyncAt: String?
+    /// `ok` (capturing), `missing` (configured but not found or lost) or `off` (no camera in use).
+    public var camera: String
+    /// Handheld scanners ready now.
+    public var scanners: Int
+    /// The open batch, if any.
+    public var batchId: String?
+    /// The worker id the station sends with its actions.
+    public var workerId: String?
+    /// What needs a person at the station, as its pill shows it.
+    public var attention: [Item]
+
+    /// One thing that needs a person: a stable code and a sentence.
+    public struct Item: Codable, Sendable, Equatable {
+        public var code: String
+        public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    public init(
+        station: String, heartbeatSeconds: Int, version: String, online: Bool, pending: Int, inFlight: Int, dead: Int,
+        oldestPendingAt: String?, lastSyncAt: String?, camera: String, scanners: Int, batchId: String?,
+        workerId: String?, attention: [Item]
+    ) {
+        self.station = station
+        self.heartbeatSeconds = heartbeatSeconds
+        self.version = version
+        self.online = online
+        self.pending = pending
+        self.inFlight = inFlight
+        self.dead = dead
+        self.oldestPendingAt = oldestPendingAt
+        self.lastSyncAt = lastSyncAt
+        self.camera = camera
+        self.scanners = scanners
+        self.batchId = batchId
+        self.workerId = workerId
+        self.attention = attention
+    }
+
+    /// How often a station may send one, in seconds.
+    public static let intervalRange = 1...3600
+    /// The camera states a heartbeat may report.
+    public static let cameraStates: Set<String> = ["ok", "missing", "off"]
+    /// A count of actions (pending, in flight, dead).
+    public static let countRange = 0...1_000_000_000
+    /// Handheld scanners a station may report (it reads at most 8).
+    public static let scannerRange = 0...64
+    /// Attention items one heartbeat carries, and the characters of each one's code and message.
+    public static let maxAttentionItems = 10
+    public static let maxCodeLength = 64
+    public static let maxMessageLength = 300
+    /// Characters of `version`.
+    public static let maxVersionLength = 64
+    /// The largest heartbeat body the server reads, in bytes (every field at its bound fits).
+    public static let maxBodyBytes = 32 * 1024
+
+    public func validate() throws(FieldError) {
+        try StationIdentity.check(station, field: "station")
+        try FieldRules.quantity(heartbeatSeconds, field: "heartbeatSeconds", in: Self.intervalRange)
+        try FieldRules.text(version, field: "version", maxLength: Self.maxVersionLength)
+        try FieldRules.quantity(pending, field: "pending", in: Self.countRange)
+        try FieldRules.quantity(inFlight, field: "inFlight", in: Self.countRange)
+        try FieldRules.quantity(dead, field: "dead", in: Self.countRange)
+        try FieldRules.optionalText(oldestPendingAt, field: "oldestPendingAt")
+        try FieldRules.optionalText(lastSyncAt, field: "lastSyncAt")
+        guard Self.cameraStates.contains(camera) else {
+            throw FieldError(field: "camera", problem: "must be \"ok\", \"missing\" or \"off\"")
+        }
+        try FieldRules.quantity(scanners, field: "scanners", in: Self.scannerRange)
+        try FieldRules.optionalText(batchId, field: "batchId")
+        try FieldRules.optionalText(workerId, field: "workerId")
+        try FieldRules.count(attention.count, field: "attention", atMost: Self.maxAttentionItems)
+        for (index, item) in attention.enumerated() {
+            try FieldRules.text(item.code, field: "attention[\(index)].code", maxLength: Self.maxCodeLength)
+            try FieldRules.text(item.message, field: "attention[\(index)].message", maxLength: Self.maxMessageLength)
+        }
+    }
+
+    /// `text` made to pass ``FieldRules/text(_:field:maxLength:)`` at `maxLength`: refused
+    /// characters become spaces and it is cut short (with "…") to the length and byte bounds, so a
+    /// station's long or odd message never costs it the whole heartbeat. Empty text becomes "-".
+    public static func fitted(_ text: String, maxLength: Int) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(FieldRules.isRefused(scalar) ? " " : scalar)
+        }
+        var fitted = String(scalars)
+        if fitted.count > maxLength { fitted = String(fitted.prefix(maxLength - 1)) + "…" }
+        while fitted.utf8.count > maxLength * 4 { fitted = String(fitted.dropLast(2)) + "…" }
+        return fitted.isEmpty ? "-" : fitted
+    }
+}
+
+/// One station as `GET /api/stations` lists it: its last heartbeat's fields, when the server last
+/// heard it (the server's clock), how far its clock was from the server's, and its derived status.
+public struct FleetStation: Codable, Sendable, Equatable {
+    /// The last heartbeat, as the station sent it.
+    public var heartbeat: StationHeartbeat
+    /// When the server last heard from it (ISO 8601, the server's clock).
+    public var lastSeenAt: String
+    /// The station's clock minus the server's when it sent that heartbeat, in seconds (nil when it
+    /// did not say its clock).
+    public var clockOffsetSeconds: Double?
+    /// The worst of ``problems``, or `ok`.
+    public var status: String
+    /// Every status that applies, worst first: `stale`, `dead_letters`, `backlog`, `attention`.
+    public var problems: [String]
+
+    public init(
+        heartbeat: StationHeartbeat, lastSeenAt: String, clockOffsetSeconds: Double?, status: String,
+        problems: [String]
+    ) {
+        self.heartbeat = heartbeat
+        self.lastSeenAt = lastSeenAt
+        self.clockOffsetSeconds = clockOffsetSeconds
+        self.status = status
+        self.problems = problems
+    }
+
+    /// The statuses, worst first (`ok` when none applies).
+    public static let statuses = ["stale", "dead_letters", "backlog", "attention", "ok"]
+
+    private enum Keys: String, CodingKey { case lastSeenAt, clockOffsetSeconds, status, problems }
+
+    public init(from decoder: any Decoder) throws {
+        heartbeat = try StationHeartbeat(from: decoder)
+        let container = try decoder.container(keyedBy: Keys.self)
+        lastSeenAt = try container.decode(String.self, forKey: .lastSeenAt)
+        clockOffsetSeconds = try container.decodeIfPresent(Double.self, forKey: .clockOffsetSeconds)
+        status = try container.decode(String.self, forKey: .status)
+        problems = try container.decode([String].self, forKey: .problems)
+    }
+
+    /// The heartbeat's keys and this view's side by side, in one object.
+    public func encode(to encoder: any Encoder) throws {
+        try heartbeat.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(lastSeenAt, forKey: .lastSeenAt)
+        try container.encode(clockOffsetSeconds, forKey: .clockOffsetSeconds)
+        try container.encode(status, forKey: .status)
+        try container.encode(problems, forKey: .problems)
+    }
+}
+
+/// `GET /api/stations`'s answer: the organisation (the token's), the server's time, and its
+/// stations by name.
+public struct FleetStations: Codable, Sendable, Equatable {
+    public var org: String
+    public var serverTime: String
+    public var stations: [FleetStation]
+
+    public init(org: String, serverTime: String, stations: [FleetStation]) {
+        self.org = org
+        self.serverTime = serverTime
+        self.stations = stations
+    }
+}
+
+/// `POST /api/stations/heartbeat`'s answer.
+public struct HeartbeatAnswer: Codable, Sendable, Equatable {
+    /// When the server heard it (its clock).
+    public var receivedAt: String
+
+    public init(receivedAt: String) { self.receivedAt = receivedAt }
+}
