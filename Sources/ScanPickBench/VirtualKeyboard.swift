@@ -59,15 +59,24 @@ func countKeyEvents(device path: String, seconds: Double) -> Int32 {
     let deadline = Date().addingTimeInterval(seconds)
     var keys = 0
     var event = input_event()
+    var syncing = false  // after the kernel dropped events: libevdev's delta, until -EAGAIN
     while Date() < deadline {
-        let status = scanpick_evdev_next(device, &event)
+        let status = scanpick_evdev_next(device, syncing ? 1 : 0, &event)
         if status == -EAGAIN {
+            if syncing {
+                syncing = false
+                continue
+            }
             var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let left = Int32(max(1, min(250, deadline.timeIntervalSinceNow * 1000)))
             _ = poll(&waiting, 1, left)
             continue
         }
-        guard status == 0 else {
+        if status == 1 {
+            syncing = true
+            continue
+        }
+        guard status == 0 || status == 2 else {
             FileHandle.standardError.write(
                 Data("scanpick-bench: reading \(path) failed: \(String(cString: strerror(-status)))\n".utf8))
             return 1
