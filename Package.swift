@@ -123,7 +123,9 @@ let package = Package(
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
         .executableTarget(
             name: "scanpick-bench",
-            dependencies: ["CSQLite", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire", "Timestamps"],
+            dependencies: [
+                "CSQLite", "CEvdev", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire", "Timestamps",
+            ],
             path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).

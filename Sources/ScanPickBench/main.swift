@@ -15,6 +15,10 @@ import Wire
 /// floor) and POST /api/picking/submit-scan (each with a fresh idempotency key), first on one
 /// connection, then on C connections at once, and prints JSON. With --disk, it also times bare
 /// one-row durable SQLite commits in DIR (the storage floor).
+///
+///     scanpick-bench virtual-scanner [--name NAME]     a uinput keyboard typing stdin's lines as scans
+///     scanpick-bench key-events --device PATH --seconds N   key events a non-grabbing reader sees
+///         (both for scripts/test-service-vm; see VirtualKeyboard.swift)
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, _ fallback: String? = nil) -> String {
     if let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count { return arguments[index + 1] }
@@ -33,6 +37,12 @@ if arguments.first == "grey-frame" {
         FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
         exit(1)
     }
+}
+if arguments.first == "virtual-scanner" {
+    exit(runVirtualScanner(name: option("name", "scanpick virtual scanner")))
+}
+if arguments.first == "key-events" {
+    exit(countKeyEvents(device: option("device"), seconds: Double(option("seconds")) ?? 0))
 }
 if arguments.first == "frames" {
     do {
