@@ -37,8 +37,20 @@ public enum DatabaseFolder {
     /// Why this process cannot write the SQLite database at `path` (or create it), with the owner and
     /// mode of what stands in the way and who we run as; nil when it can. SQLite itself would say
     /// only "attempt to write a readonly database", and only at the first write.
+    /// Run as root on a database (or its folder) another user owns — the service's — it refuses too:
+    /// SQLite would leave `-wal` and `-shm` files only root can write, and the service could no
+    /// longer open its own database.
     public static func accessProblem(forDatabase path: String) -> String? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+        if geteuid() == 0 {
+            var info = stat()
+            for target in [path, folder] where stat(target, &info) == 0 {
+                guard info.st_uid != 0 else { break }
+                let owner = NamedFile.userName(info.st_uid)
+                return
+                    "the database \(path) belongs to \(owner): run this as that user (sudo -u \(owner) scanpick …); as root, SQLite would leave files \(owner) cannot write and lock the service out of its own database"
+            }
+        }
         // SQLite makes -wal and -shm files beside the database: the folder must be writable too.
         for (target, mode) in [(path, R_OK | W_OK), (folder, W_OK | X_OK)] where access(target, F_OK) == 0 {
             guard access(target, mode) != 0 else { continue }

@@ -123,4 +123,24 @@ import Testing
         ])
         #expect(unknown.standardError.contains("there is no user named no-such-user-x"))
     }
+
+    /// Root running a station command on the service's database would leave SQLite files only root
+    /// can write, locking the service out: it is refused, naming the user to run it as.
+    @Test(.enabled(if: getuid() == 0, "needs root"))
+    func rootIsRefusedTheServicesDatabase() async throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let data = folder.file("data")
+        #expect(mkdir(data, 0o750) == 0)
+        #expect(chown(data, 65534, 65534) == 0)
+        let station = try folder.writePrivate(
+            "station.json",
+            bytes: Array(
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "database": "data/station.sqlite", "organisations": {"acme": {"token": "t"}}}"#
+                    .utf8))
+        let refused = try await ProcessRunner.scanpick(["queue", "--json", "--config", station])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("belongs to nobody: run this as that user (sudo -u nobody scanpick"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/station.sqlite"))  // nothing was created
+    }
 }

@@ -78,6 +78,9 @@ final class ServeLock {
 
     /// Locks `path` (creating its folder and the file as SQLite would), or throws naming who to stop.
     init(database path: String, for holder: Holder = .serve) throws {
+        // First: the lock creates the file, which must be one this user may write (and, as root,
+        // not one the service could then not write).
+        if let problem = DatabaseFolder.accessProblem(forDatabase: path) { throw ServeFailure(description: problem) }
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

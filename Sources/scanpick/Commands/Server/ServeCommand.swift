@@ -1,5 +1,4 @@
 import ArgumentParsing
-import ConfigFile
 import Dispatch
 import Foundation
 import HTTPServing
@@ -49,12 +48,7 @@ enum ServeCommand: Command {
         let log: @Sendable (String) -> Void = { lines.write(JournalPriority.tagged($0)) }
         for warning in ServerFile.warnings(configuration) { log(event("warning", ["message": warning])) }
         var lock: ServeLock?
-        if case .sqlite(let path) = configuration.database {
-            if let problem = DatabaseFolder.accessProblem(forDatabase: path) {
-                throw ServeFailure(description: problem)
-            }
-            lock = try ServeLock(database: path)
-        }
+        if case .sqlite(let path) = configuration.database { lock = try ServeLock(database: path) }
         defer { withExtendedLifetime(lock) {} }
         let api = try ScanPickAPI(configuration: configuration, log: log)
         try api.prune()
