@@ -575,8 +575,11 @@ public final class ActionQueue: Sendable {
     private func bookkeeping<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         try database.write { db in
             try db.run("PRAGMA synchronous = NORMAL")
-            defer { _ = try? db.run("PRAGMA synchronous = FULL") }
-            return try body(db)
+            let outcome = Result { try body(db) }
+            // Never silently: left at NORMAL, the enqueues after it would skip their fsync. A failure
+            // here fails this call (the sync pass reports it) and the next one sets FULL again.
+            try db.run("PRAGMA synchronous = FULL")
+            return try outcome.get()
         }
     }
 
