@@ -68,10 +68,9 @@ import Testing
         }
     }
 
-    /// The operator's most common start-up failure on a packaged install: a token file the service's
-    /// user cannot read. The message names the file, its owner and mode, and who we run as.
-    @Test(.enabled(if: getuid() == 0, "needs root to run the check as another user"))
-    func anUnreadableTokenFileSaysPermissionDeniedAndWhose() async throws {
+    /// A station config anyone may read, naming a token file only root may read (as `install -m
+    /// 600` as root leaves it), in a folder anyone may enter.
+    static func stationWithARootOnlyToken() throws -> (TemporaryDirectory, token: String, station: String) {
         let folder = try TemporaryDirectory()
         chmod(folder.path, 0o755)
         let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
@@ -81,6 +80,14 @@ import Testing
                 #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
         )
         chmod(station, 0o644)
+        return (folder, token, station)
+    }
+
+    /// The operator's most common start-up failure on a packaged install: a token file the service's
+    /// user cannot read. The message names the file, its owner and mode, and who we run as.
+    @Test(.enabled(if: getuid() == 0, "needs root to run the check as another user"))
+    func anUnreadableTokenFileSaysPermissionDeniedAndWhose() async throws {
+        let (folder, token, station) = try Self.stationWithARootOnlyToken()
         let checked = try await ProcessRunner.run(
             "/usr/bin/setpriv",
             [
@@ -99,15 +106,8 @@ import Testing
     /// services' user: a token file only root can read passes as root and fails the service.
     @Test(.enabled(if: getuid() == 0, "needs root to check as another user"))
     func runAsRootItChecksAgainAsTheServicesUser() async throws {
-        let folder = try TemporaryDirectory()
-        chmod(folder.path, 0o755)
-        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
-        let station = try folder.write(
-            "station.json",
-            text:
-                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
-        )
-        chmod(station, 0o644)
+        let (folder, token, station) = try Self.stationWithARootOnlyToken()
+        defer { withExtendedLifetime(folder) {} }
         let checked = try await ProcessRunner.scanpick(["config", "check", "-c", station, "--as-user", "nobody"])
         #expect(checked.status == 1)
         #expect(checked.standardError.contains("valid for root, but not for nobody, whom the services run as"))

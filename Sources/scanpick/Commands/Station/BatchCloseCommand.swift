@@ -5,11 +5,7 @@ import Wire
 extension BatchCommand {
     /// `scanpick batch close ID [--org ORG]`: a supervisor ends a batch on the server.
     enum Close: Command {
-        struct Arguments: CommandArguments {
-            var station = StationFile()
-            var org = BatchCommand.org("The batch's organisation.")
-            var id = Argument<String>("ID", help: "The batch's id.")
-        }
+        typealias Arguments = BatchTarget
 
         static var configuration: CommandConfiguration {
             CommandConfiguration(

@@ -33,13 +33,16 @@ enum BatchCommand: Command {
         "active: \(task.location)  \(task.sku)  \(task.barcode)  \(task.qtyPicked)/\(task.qtyRequired)  (task \(task.id))"
     }
 
+    /// What the commands acting on one batch take: `ID [--org ORG]` and the station file.
+    struct BatchTarget: CommandArguments {
+        var station = StationFile()
+        var org = BatchCommand.org("The batch's organisation.")
+        var id = Argument<String>("ID", help: "The batch's id.")
+    }
+
     /// `scanpick batch open ID [--org ORG]`.
     enum Open: Command {
-        struct Arguments: CommandArguments {
-            var station = StationFile()
-            var org = BatchCommand.org("The batch's organisation.")
-            var id = Argument<String>("ID", help: "The batch's id.")
-        }
+        typealias Arguments = BatchTarget
 
         static var configuration: CommandConfiguration {
             CommandConfiguration(
