@@ -21,8 +21,11 @@ final class Alarm: Sendable {
         var rung = false
     }
 
-    /// Returns after `seconds`, or at the first ring (at once if one came since the last sleep).
-    func sleep(for seconds: TimeInterval) async {
+    /// Returns after `seconds` (at most a day: a sleeper re-reads its deadline when it wakes), or at
+    /// the first ring (at once if one came since the last sleep).
+    func sleep(for requested: TimeInterval) async {
+        // A timer of Int64.max seconds, or of NaN, would trap: a day at most, and NaN is no wait.
+        let seconds = requested.isNaN ? 0 : min(requested, 86_400)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let sleeping = state.withLock { state -> Bool in
                 if state.rung || seconds <= 0 {

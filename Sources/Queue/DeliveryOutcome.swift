@@ -143,10 +143,14 @@ public enum DeliveryOutcome: Sendable, Equatable {
         return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 
-    /// `Retry-After` as seconds: a number of seconds or an HTTP date.
+    /// `Retry-After` as seconds: a number of seconds or an HTTP date, at most ``maxRetryAfter``
+    /// (a proxy's `Retry-After: 1e300` or `inf` must not park the queue for good, or overflow a timer).
     static func parseRetryAfter(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds >= 0 { return seconds }
-        return Timestamp.httpDate(trimmed).map { max(0, $0.timeIntervalSince(now)) }
+        if let seconds = Double(trimmed), seconds >= 0, !seconds.isNaN { return min(seconds, maxRetryAfter) }
+        return Timestamp.httpDate(trimmed).map { min(max(0, $0.timeIntervalSince(now)), maxRetryAfter) }
     }
+
+    /// The longest `Retry-After` the station honours: an hour.
+    static let maxRetryAfter: TimeInterval = 3600
 }

@@ -160,6 +160,15 @@ import Testing
             return
         }
         #expect(wait == nil)
+        // Retry-After is honoured up to an hour; a hostile or broken one never parks the queue for
+        // good (or overflows the sleep's timer).
+        for (header, expected) in [("120", 120.0), ("inf", 3600), ("1e300", 3600), ("nan", nil), ("-1", nil)] {
+            guard case .transient(_, _, let waited) = classify(503, retryAfter: header) else {
+                Issue.record("503 must be transient")
+                continue
+            }
+            #expect(waited == expected, "Retry-After: \(header)")
+        }
         for refused in [400, 410, 422] {
             guard case .refused = classify(refused, #"{"error":"invalid_field","message":"m"}"#) else {
                 Issue.record("\(refused) must be refused")

@@ -18,6 +18,18 @@ import Testing
         await alarm.sleep(for: 0.05)  // and a sleep with no ring ends on its timer
     }
 
+    /// A deadline from outside (a far-off retry) can be any Double: no sleep length traps.
+    @Test func hugeAndNaNSleepsNeitherTrapNorBlockARing() async {
+        let alarm = Alarm()
+        await alarm.sleep(for: .nan)  // no wait at all
+        for huge in [Double.infinity, 1e300, Double(Int64.max)] {
+            let sleeper = Task { await alarm.sleep(for: huge) }
+            #expect(await eventually(30) { alarm.isSleeping })
+            alarm.ring()
+            await sleeper.value
+        }
+    }
+
     /// The bug this replaced: a ring ended a sleep, the sleep's timer stayed armed, and when it fired
     /// it cut the next sleep short (the loop then passed or probed early).
     @Test func theTimerOfASleepARingEndedNeverEndsTheNextSleep() async throws {
