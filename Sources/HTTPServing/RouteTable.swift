@@ -43,7 +43,26 @@ public struct RouteTable<Route: Sendable>: Sendable {
         throw .methodNotAllowed(allowed)
     }
 
-    private static func segments(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    /// The path's segments, each with the `%2F` and `%25` the server left encoded decoded now, so a
+    /// slash inside a segment stays inside it.
+    static func segments(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
+            guard segment.contains("%") else { return String(segment) }
+            let raw = Array(segment.utf8)
+            var bytes: [UInt8] = []
+            var index = 0
+            while index < raw.count {
+                switch String(decoding: raw[index..<min(index + 3, raw.count)], as: UTF8.self) {
+                case "%2F", "%2f": bytes.append(UInt8(ascii: "/"))
+                case "%25": bytes.append(UInt8(ascii: "%"))
+                default:
+                    bytes.append(raw[index])
+                    index += 1
+                    continue
+                }
+                index += 3
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
     }
 }

@@ -32,8 +32,10 @@ static inline int scanpick_hex_digit(char c) {
 }
 
 /// Percent-decodes a URL path or query value in place, like libmicrohttpd's own decoder, except that
-/// `%00` stays as it is: a decoded NUL would end the C string there, so `/api/batches/b1%00x` would
-/// be read as `/api/batches/b1`. Returns the new length.
+/// `%00` stays as it is (a decoded NUL would end the C string there, so `/api/batches/b1%00x` would
+/// be read as `/api/batches/b1`), and so do `%2F` and `%25`: a decoded slash would split a path
+/// segment in two (`DELETE /api/stations/st-5%2F` read as station `st-5`). The router splits the
+/// path first and then decodes those two in each segment. Returns the new length.
 static inline size_t scanpick_mhd_unescape(void *context, struct MHD_Connection *connection, char *text) {
     (void)context;
     (void)connection;
@@ -43,8 +45,9 @@ static inline size_t scanpick_mhd_unescape(void *context, struct MHD_Connection 
         if (read[0] == '%' && read[1] != '\0' && read[2] != '\0') {
             int high = scanpick_hex_digit(read[1]);
             int low = scanpick_hex_digit(read[2]);
-            if (high >= 0 && low >= 0 && (high | low) != 0) {
-                *write++ = (char)(high * 16 + low);
+            int byte = high * 16 + low;
+            if (high >= 0 && low >= 0 && byte != 0 && byte != '/' && byte != '%') {
+                *write++ = (char)byte;
                 read += 3;
                 continue;
             }
