@@ -32,6 +32,17 @@ public struct GS1ElementString: Sendable, Equatable {
             elements = try Self.parseBare(Self.strippingPrefix(text), referenceYear: year)
         }
         guard !elements.isEmpty else { throw .empty }
+        try Self.checkCombinations(elements.map(\.ai.code))
+    }
+
+    /// The rules on which AIs may stand together that the checks here rely on: each AI once (a
+    /// second (10) or (17) would otherwise hide behind the first), (01) and (02) never together,
+    /// and a count (37) only with the (02) of the items it counts.
+    private static func checkCombinations(_ codes: [String]) throws(GS1Error) {
+        var seen: Set<String> = []
+        for code in codes where !seen.insert(code).inserted { throw .repeatedAI(code) }
+        if seen.contains("01"), seen.contains("02") { throw .invalidPair("(01) and (02) never stand together") }
+        if seen.contains("37"), !seen.contains("02") { throw .invalidPair("a count (37) needs the (02) it counts") }
     }
 
     /// The symbology identifiers that say a GS1 element string follows.
@@ -193,6 +204,8 @@ public enum GS1Error: Error, Sendable, Equatable, CustomStringConvertible {
     case badDate(ai: String, value: String)
     case badCharacters(ai: String, value: String)
     case badBrackets
+    case repeatedAI(String)
+    case invalidPair(String)
 
     public var description: String {
         switch self {
@@ -206,6 +219,8 @@ public enum GS1Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .badDate(let ai, let value): "(\(ai)) \(value) is not a date (YYMMDD)"
         case .badCharacters(let ai, let value): "(\(ai)) '\(value)' has characters GS1 does not allow"
         case .badBrackets: "GS1 data with brackets must be (AI)data(AI)data…"
+        case .repeatedAI(let ai): "(\(ai)) appears more than once"
+        case .invalidPair(let rule): rule
         }
     }
 }

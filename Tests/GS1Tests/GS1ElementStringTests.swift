@@ -21,15 +21,32 @@ import Testing
     }
 
     @Test func variableLengthElementsEndAtAGroupSeparatorOrTheEnd() throws {
+        // (37) counts the items of a (02): a logistic unit's label.
         let data = try GS1ElementString(
-            parsing: "0109501101530003" + "10AB-12" + gs + "21SN0001" + gs + "3710" + gs + "17270101",
+            parsing: "0209501101530003" + "10AB-12" + gs + "21SN0001" + gs + "3710" + gs + "17270101",
             referenceYear: 2026)
-        #expect(data.gtin == "09501101530003")
+        #expect(data.containedGTIN == "09501101530003")
         #expect(data.lot == "AB-12")
         #expect(data.serial == "SN0001")
         #expect(data.count == 10)
         #expect(data.expiry == GS1Date(year: 2027, month: 1, day: 1))
-        #expect(data.elements.map(\.ai.code) == ["01", "10", "21", "37", "17"])
+        #expect(data.elements.map(\.ai.code) == ["02", "10", "21", "37", "17"])
+    }
+
+    /// A second (10) or (17) would hide behind the first (another lot, an expired date passing the
+    /// checks), and (37) counts only a (02): such labels are malformed, never read by the first copy.
+    @Test func repeatedAIsAndContradictoryPairsAreMalformed() {
+        let item = "0109501101530003"
+        let cases: [(String, GS1Error)] = [
+            (item + "10L123" + gs + "10L999", .repeatedAI("10")),
+            (item + "17300101" + "17200101", .repeatedAI("17")),
+            ("0209501101530003" + "373" + gs + "374", .repeatedAI("37")),
+            (item + "0209501101530003", .invalidPair("(01) and (02) never stand together")),
+            (item + "375", .invalidPair("a count (37) needs the (02) it counts")),
+        ]
+        for (text, problem) in cases {
+            #expect(throws: problem, "\(text)") { try GS1ElementString(parsing: text, referenceYear: 2026) }
+        }
     }
 
     @Test func symbologyIdentifiersBracketsAndALeadingFNC1AreTheSameData() throws {
