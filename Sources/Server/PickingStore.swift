@@ -193,6 +193,14 @@ struct PickingStore {
         try pickTask(id, locking: true)
     }
 
+    /// ``lockedPickTask(_:)`` for a change to its picked count: a task of a closed batch is refused
+    /// (409) before anything about the change itself is judged.
+    private func lockedTaskOfAnOpenBatch(_ id: String) throws -> PickTask {
+        let task = try lockedPickTask(id)
+        try requireOpenBatch(task)
+        return task
+    }
+
     func pickTask(_ id: String, locking: Bool = false) throws -> PickTask {
         if locking, dialect.locksRows { try db.runLater(Self.lockPickTask, [org, id]) }
         guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
@@ -206,7 +214,7 @@ struct PickingStore {
     /// GS1 data must carry the line's lot and expire no earlier than its `bestBefore`; and the units
     /// must fit what the task still needs.
     func submitScan(_ request: SubmitScanRequest, key: String) throws -> PickTask {
-        let task = try lockedPickTask(request.pickTaskId)
+        let task = try lockedTaskOfAnOpenBatch(request.pickTaskId)
         // The station judged the scan knowing what its reader reported; the server cannot: any
         // reading of an ambiguous 8-digit code that names the task's item is accepted here.
         let outcome = ScanRule.evaluate(
@@ -229,7 +237,7 @@ struct PickingStore {
 
     /// A tap that picks `qty` more units (its range was checked against ``FieldRules``).
     func pick(_ request: PickRequest, key: String) throws -> PickTask {
-        let task = try lockedPickTask(request.pickTaskId)
+        let task = try lockedTaskOfAnOpenBatch(request.pickTaskId)
         let (total, overflow) = task.qtyPicked.addingReportingOverflow(request.qty)
         guard !overflow, total <= task.qtyRequired else {
             throw PickingError.overPick(task: task, asked: .pick(request.qty))
@@ -239,7 +247,7 @@ struct PickingStore {
 
     /// A tap that sets the picked count; never below the units already in a box.
     func setQty(_ request: SetQtyRequest, key: String) throws -> PickTask {
-        let task = try lockedPickTask(request.pickTaskId)
+        let task = try lockedTaskOfAnOpenBatch(request.pickTaskId)
         guard request.to >= task.qtyLocked else {
             throw PickingError.lockedByShipment(task: task)
         }
@@ -249,12 +257,11 @@ struct PickingStore {
         return try setPicked(task, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key)
     }
 
-    /// Sets the task's picked count and records the event; a task of a closed batch is refused, and
-    /// the batch closes when this completes its last task.
+    /// Sets the task's picked count (of an open batch's task) and records the event; the batch
+    /// closes when this completes its last task.
     private func setPicked(_ task: PickTask, to qty: Int, kind: String, worker: String, at: String, key: String) throws
         -> PickTask
     {
-        try requireOpenBatch(task)
         try db.runLater("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
         try db.runLater(
             """

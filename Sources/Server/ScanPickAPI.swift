@@ -161,7 +161,7 @@ public final class ScanPickAPI: Sendable {
     /// Headers a request may send only once (lower-cased name, and as people write it).
     private static let singleHeaders = [
         ("authorization", "Authorization"), ("idempotency-key", "Idempotency-Key"),
-        ("x-scanpick-station", StationIdentity.header),
+        ("x-scanpick-station", StationIdentity.header), (IdempotencyHorizon.clockHeader, "X-ScanPick-Clock"),
     ]
 
     /// The checks every request passes first: no repeated credentials, a token for every `/api/`

@@ -70,6 +70,10 @@ import Testing
         let late = try await fixture.pick(a1, qty: 1)
         #expect(late.status == 409)
         #expect(late.errorCode == "batch_closed")
+        // The batch being closed is the answer whatever else the change gets wrong (an over-pick,
+        // another item): "closed" is what the picker must hear.
+        #expect(try await fixture.pick(a1, qty: 99).errorCode == "batch_closed")
+        #expect(try await fixture.scan(a1, "4006381333931").errorCode == "batch_closed")
         #expect(try await fixture.picked(a1) == 1)
 
         // The next batch takes what is left: 2 of A1, all of B3, nothing of C2.

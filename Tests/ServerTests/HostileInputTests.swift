@@ -173,6 +173,11 @@ import Testing
                 "Authorization: Bearer \(acme)\r\nAuthorization: Bearer \(globex)\r\nIdempotency-Key: k1\r\n"
             ),
             ("Idempotency-Key", "Authorization: Bearer \(acme)\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\n"),
+            (
+                "X-ScanPick-Clock",
+                "Authorization: Bearer \(acme)\r\nIdempotency-Key: k3\r\nX-ScanPick-Clock: 2026-12-01T10:00:00.000Z\r\n"
+                    + "X-ScanPick-Clock: 1970-01-01T00:00:00.000Z\r\n"
+            ),
         ]
         for (name, headers) in requests {
             let port = fixture.server.port
