@@ -19,10 +19,13 @@ import Testing
         #expect(Timestamp.date("2026-11-30T10:00:00Z")?.timeIntervalSince1970 == 1_796_032_800)
         #expect(Timestamp.date("2026-11-30T11:30:00+01:30")?.timeIntervalSince1970 == 1_796_032_800)
         #expect(Timestamp.date("2026-11-30T08:00:00-02:00")?.timeIntervalSince1970 == 1_796_032_800)
+        #expect(Timestamp.date("2028-02-29T00:00:00Z") != nil)  // a leap day is a day
+        #expect(Timestamp.date("2000-02-29T00:00:00Z") != nil)
         for bad in [
             "t", "", "2026-11-30", "2026-11-30 10:00:00Z", "2026-13-30T10:00:00Z", "2026-11-30T10:00:00",
             "2026-11-30T10:00:00.Z", "2026-11-30T10:00:00Zjunk", "2026-11-30T1a:00:00Z", "２０２６-11-30T10:00:00Z",
-            String(repeating: "9", count: 41),
+            String(repeating: "9", count: 41), "2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+            "1900-02-29T00:00:00Z",
         ] {
             #expect(Timestamp.date(bad) == nil, "\(bad)")
         }
