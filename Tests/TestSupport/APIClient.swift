@@ -43,10 +43,13 @@ public struct APIClient: Sendable {
         try await send("POST", path, body: try JSONSerialization.data(withJSONObject: json), headers: headers)
     }
 
-    public func send(_ method: String, _ path: String, body: Data?, headers: [String: String] = [:]) async throws
-        -> Reply
-    {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+    /// Sends a request; `path` is percent-encoded as a path (a `%` in it is sent as `%25`) unless
+    /// `encoded`, when it goes on the wire as written (`st%2F4` to test the server's decoding).
+    public func send(
+        _ method: String, _ path: String, body: Data?, headers: [String: String] = [:], encoded: Bool = false
+    ) async throws -> Reply {
+        let url = encoded ? URL(string: baseURL.absoluteString + path) : baseURL.appendingPathComponent(path)
+        var request = URLRequest(url: try url ?? { throw URLError(.badURL) }())
         request.httpMethod = method
         request.httpBody = body
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
