@@ -78,7 +78,8 @@ import Testing
         let folder = certificates.folder
         let authority = try String(contentsOfFile: certificates.authority, encoding: .utf8)
         let parsed = try SystemTrust.certificates(inPEM: "Bag Attributes: x\n" + authority)
-        #expect(try SystemTrust.opensslRefusal(of: parsed) == nil)
+        // Under the tests' spawn lock: Foundation's Process must not start two children at once.
+        #expect(try ProcessRunner.spawning { try SystemTrust.opensslRefusal(of: parsed) } == nil)
 
         let original = try folder.write("original.key", text: "secret\n")
         chmod(original, 0o600)
@@ -99,6 +100,7 @@ import Testing
         // Shaped like DER but not a certificate: openssl has the last word before anything is installed.
         let shaped = PEMCertificate(der: [0x30, 0x03, 0x30, 0x01, 0x00])
         #expect(PEMCertificate.isCertificateShaped(shaped.der))
-        #expect(try SystemTrust.opensslRefusal(of: parsed + [shaped])?.contains("certificate 2") == true)
+        let refusal = try ProcessRunner.spawning { try SystemTrust.opensslRefusal(of: parsed + [shaped]) }
+        #expect(refusal?.contains("certificate 2") == true)
     }
 }
