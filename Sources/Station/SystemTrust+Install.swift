@@ -54,7 +54,8 @@ extension SystemTrust {
             try check.run()
             check.waitUntilExit()
             guard check.terminationStatus == 0 else {
-                return "openssl refuses certificate \(index + 1) (`openssl x509 -noout` exits \(check.terminationStatus))"
+                let status = check.terminationStatus
+                return "openssl refuses certificate \(index + 1) (`openssl x509 -noout` exits \(status))"
             }
         }
         return nil
