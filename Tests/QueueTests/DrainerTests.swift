@@ -346,7 +346,7 @@ import Testing
     @Test func aConnectionCutDuringTheTLSHandshakeIsTransientNotAPause() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
-        let listener = try HandshakeCutter()
+        let listener = try RawListener(reply: nil)
         defer { listener.stop() }
         let server = try #require(URL(string: "https://127.0.0.1:\(listener.port)"))
         let pass = try await fixture.drainer(to: server).drainPass()
@@ -376,12 +376,15 @@ import Testing
         #expect(try fixture.queue.action(id)?.tries == 0)
     }
 
+    /// TLS spoken to a plain-HTTP server is the setup's fault: the queue pauses. The listener answers
+    /// in plain HTTP whatever the ClientHello's random bytes hold (a real HTTP server may instead
+    /// wait for a line end that never comes and drop the connection: a cut, which is transient).
     @Test func aTLSFailurePausesTheQueue() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
-        var https = try #require(URLComponents(url: fixture.server.baseURL, resolvingAgainstBaseURL: false))
-        https.scheme = "https"  // a plain-HTTP server spoken to over TLS: the handshake fails
-        let url = try #require(https.url)
+        let listener = try RawListener(reply: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        defer { listener.stop() }
+        let url = try #require(URL(string: "https://127.0.0.1:\(listener.port)"))
         let pass = try await fixture.drainer(to: url).drainPass()
         guard case .paused(let attention, _) = pass.stop else {
             throw TestFailure("expected a pause, got \(pass.stop)")
@@ -391,14 +394,14 @@ import Testing
     }
 }
 
-/// A TCP listener on loopback that drops every connection once the client has spoken: a TLS
-/// handshake cut by the network (a Wi-Fi roam, a restarting proxy), not refused by a certificate or
-/// a protocol.
-final class HandshakeCutter: Sendable {
+/// A TCP listener on loopback that reads what a client says first, then either drops the
+/// connection (`reply` nil: a TLS handshake cut by the network, a Wi-Fi roam, a restarting proxy)
+/// or answers `reply` in the clear (a plain server where TLS was expected) and closes gracefully.
+final class RawListener: Sendable {
     let port: UInt16
     private let descriptor: Int32
 
-    init() throws {
+    init(reply: String?) throws {
         let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -416,12 +419,19 @@ final class HandshakeCutter: Sendable {
         }
         descriptor = listening
         port = UInt16(bigEndian: address.sin_port)
+        let answer = reply.map { Array($0.utf8) }
         Thread.detachNewThread {
             while true {
                 let client = accept(listening, nil, nil)
                 guard client >= 0 else { return }  // stopped
                 var buffer = [UInt8](repeating: 0, count: 4096)
-                _ = read(client, &buffer, buffer.count)  // the ClientHello, then the line drops
+                _ = read(client, &buffer, buffer.count)  // the ClientHello
+                if let answer {
+                    _ = answer.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                    // Half-close and wait for the client's close, so the answer is never lost to a reset.
+                    shutdown(client, Int32(SHUT_WR))
+                    while read(client, &buffer, buffer.count) > 0 {}
+                }
                 close(client)
             }
         }
