@@ -149,8 +149,12 @@ public struct HTTPResponder: Sendable {
     let state: RequestState
     let connection: SuspendedConnection
 
-    /// Sends `response` (from any thread) and lets the connection go on.
-    public func respond(_ response: HTTPResponse) { core.respond(response, state: state, connection: connection) }
+    /// Sends `response` (from any thread) and lets the connection go on. `whenSent` runs on a polling
+    /// thread once the response has gone out or its client has gone: bookkeeping such as a log
+    /// line belongs there, off the thread that answered and off the answer's way to the client.
+    public func respond(_ response: HTTPResponse, whenSent: (@Sendable () -> Void)? = nil) {
+        core.respond(response, state: state, connection: connection, whenSent: whenSent)
+    }
 }
 
 /// Why the server could not start.

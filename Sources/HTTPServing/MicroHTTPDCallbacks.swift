@@ -69,13 +69,15 @@ let accessHandler: MHD_AccessHandlerCallback = {
 }
 
 /// Frees a request's state, however the request ended (answered or aborted), gives its body bytes
-/// back, and starts the connection's wait for its next request head.
+/// back, starts the connection's wait for its next request head, and runs what its responder asked
+/// to run once the answer was sent.
 let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState, _ in
     guard let context, let requestState, let pointer = requestState.pointee else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestState.pointee = nil
     state.finish(budget: core.bodyBudget)
+    state.takeWhenSent()?()  // before it counts as sent: a stop waits for it
     if state.wasSuspended { core.sentOne() }
     if let entry = state.connection { core.deadlines.answered(entry) }
 }

@@ -97,9 +97,13 @@ final class ServerCore: Sendable {
         if !held { log(message) }
     }
 
-    /// Hands a suspended request its response (the first time only) and resumes its connection.
-    func respond(_ response: HTTPResponse, state: RequestState, connection: SuspendedConnection) {
-        guard state.answer(response) else { return }
+    /// Hands a suspended request its response (the first time only) and resumes its connection;
+    /// `whenSent` runs once the request completes (see ``HTTPResponder/respond(_:whenSent:)``).
+    func respond(
+        _ response: HTTPResponse, state: RequestState, connection: SuspendedConnection,
+        whenSent: (@Sendable () -> Void)? = nil
+    ) {
+        guard state.answer(response, whenSent: whenSent) else { return }
         connection.resume()
         finishedOne()
     }
@@ -212,8 +216,10 @@ final class RequestState: Sendable {
         var counted = 0
     }
     private let upload = Mutex(Upload())
-    /// The answer from the worker or responder, until the polling thread takes it to send.
-    private let response = Mutex<(value: HTTPResponse?, given: Bool)>((nil, false))
+    /// The answer from the worker or responder, until the polling thread takes it to send, and
+    /// what runs once it has been sent.
+    private let response = Mutex<(value: HTTPResponse?, given: Bool, whenSent: (@Sendable () -> Void)?)>(
+        (nil, false, nil))
     /// Method, path, query and headers, without the body.
     let head: HTTPRequest
     /// The connection's deadlines entry (nil if libmicrohttpd gave none).
@@ -268,14 +274,17 @@ final class RequestState: Sendable {
 
     var wasSuspended: Bool { upload.withLock { $0.suspended } }
 
-    /// Records the response; false if one was recorded before.
-    func answer(_ value: HTTPResponse) -> Bool {
+    /// Records the response and what runs once it is sent; false if one was recorded before.
+    func answer(_ value: HTTPResponse, whenSent: (@Sendable () -> Void)? = nil) -> Bool {
         response.withLock { response in
             guard !response.given else { return false }
-            response = (value, true)
+            response = (value, true, whenSent)
             return true
         }
     }
+
+    /// What runs now that the request has completed (its answer sent, or its client gone), once.
+    func takeWhenSent() -> (@Sendable () -> Void)? { response.withLock { $0.whenSent.take() } }
 
     func takeAnswer() -> HTTPResponse? { response.withLock { $0.value.take() } }
 }

@@ -163,11 +163,16 @@ func milliseconds(_ duration: Duration) -> Double {
 typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])
 
 let health: RequestMaker = { ("GET", "/health", [:], []) }
+/// A random idempotency key, as a station's are (random keys land all over the server's key index;
+/// counted ones would not). Cheaper than `UUID()`, which reads /dev/urandom through a file each time.
+@Sendable func randomKey() -> String {
+    String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+}
 /// The scans' time: now, so the server's idempotency horizon never refuses them as too old.
 let scannedAt = Timestamp.iso8601()
 let scan: RequestMaker = {
     let body =
-        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"\#(scannedAt)","idempotencyKey":"\#(UUID().uuidString)","workerId":"bench"}"#
+        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"\#(scannedAt)","idempotencyKey":"\#(randomKey())","workerId":"bench"}"#
     return (
         "POST", "/api/picking/submit-scan", ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
         Array(body.utf8)

@@ -112,6 +112,7 @@ enum JSONCoding {
     }
 
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        if let direct = value as? any JSONBytesEncodable { return direct.jsonBytes }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? [UInt8](encoder.encode(value))) ?? Array(#"{"error":"internal_error"}"#.utf8)

@@ -75,7 +75,7 @@ public final class ScanPickAPI: Sendable {
                     break
                 }
                 return .later { responder in
-                    self.commitLater(write, request, route: route, since: start) { responder.respond($0) }
+                    self.commitLater(write, request, route: route, since: start) { responder.respond($0, whenSent: $1) }
                 }
             default:
                 break
@@ -218,13 +218,21 @@ public final class ScanPickAPI: Sendable {
         _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, route: Route?,
         since start: ContinuousClock.Instant
     ) -> HTTPResponse {
+        account(request, response, organisation: organisation, route: route, since: start)
+        return response
+    }
+
+    /// Counts the request in the metrics and logs its line.
+    private func account(
+        _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, route: Route?,
+        since start: ContinuousClock.Instant
+    ) {
         let elapsed = ContinuousClock.now - start
         let replayed = response.headers.contains(where: { $0.0 == "Idempotent-Replayed" })
         metrics.record(
             route: route?.metricIndex ?? Route.noRouteMetricIndex, status: response.status,
             seconds: Self.milliseconds(elapsed) / 1000, replayed: replayed)
         log(Self.requestLine(request, response, organisation: organisation, elapsed: elapsed, replayed: replayed))
-        return response
     }
 
     /// How long the database's commit in progress has run, in nanoseconds (0 when none runs): for a
@@ -375,13 +383,15 @@ public final class ScanPickAPI: Sendable {
     }
 
     /// Queues an idempotent write for the store's committing thread and returns at once; `respond`
-    /// gets the logged response once it is committed or refused.
+    /// gets the response once it is committed or refused, and what to run once it has been sent:
+    /// the metrics and the log line, which so cost the committing thread nothing.
     private func commitLater(
         _ write: IdempotentWrite, _ request: HTTPRequest, route: Route, since start: ContinuousClock.Instant,
-        respond: @escaping @Sendable (HTTPResponse) -> Void
+        respond: @escaping @Sendable (HTTPResponse, _ whenSent: @escaping @Sendable () -> Void) -> Void
     ) {
         guard inFlight.claim(org: write.org, key: write.key) else {
-            respond(finish(request, APIError.inProgress.response, organisation: write.org, route: route, since: start))
+            let response = APIError.inProgress.response
+            respond(response) { self.account(request, response, organisation: write.org, route: route, since: start) }
             return
         }
         let dialect = store.dialect
@@ -392,7 +402,7 @@ public final class ScanPickAPI: Sendable {
             case .success(let answer): response = answer
             case .failure(let error): response = self.response(for: error, request)
             }
-            respond(self.finish(request, response, organisation: write.org, route: route, since: start))
+            respond(response) { self.account(request, response, organisation: write.org, route: route, since: start) }
         }
     }
 

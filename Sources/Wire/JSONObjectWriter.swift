@@ -36,6 +36,16 @@ public struct JSONObjectWriter {
         text += String(thousandths / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
+    /// Adds `value` under `key` if there is one (an absent optional is left out, as Foundation's
+    /// encoder leaves it).
+    public mutating func add(_ key: String, string value: String?) {
+        if let value { add(key, string: value) }
+    }
+
+    public mutating func add(_ key: String, number value: Int?) {
+        if let value { add(key, number: value) }
+    }
+
     /// Adds an already-encoded JSON value (an array or object made by another writer).
     public mutating func add(_ key: String, raw json: String) {
         addKey(key)
@@ -67,6 +77,8 @@ public struct JSONObjectWriter {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
+            case "\u{8}": text += "\\b"
+            case "\u{C}": text += "\\f"
             case _ where scalar.value < 0x20:
                 text += String(format: "\\u%04x", scalar.value)
             default: text.unicodeScalars.append(scalar)
@@ -74,4 +86,10 @@ public struct JSONObjectWriter {
         }
         text += "\""
     }
+}
+
+/// A value that writes its own JSON, byte for byte what `JSONEncoder` with sorted keys and
+/// unescaped slashes would write, for answers encoded on a hot path.
+public protocol JSONBytesEncodable: Encodable {
+    var jsonBytes: [UInt8] { get }
 }

@@ -98,10 +98,34 @@ public struct BatchList: Codable, Sendable, Equatable {
 }
 
 /// The answer to a pick, quantity change or scan: the task as it now stands.
-public struct PickTaskResponse: Codable, Sendable, Equatable {
+public struct PickTaskResponse: Codable, Sendable, Equatable, JSONBytesEncodable {
     public var pickTask: PickTask
 
     public init(pickTask: PickTask) { self.pickTask = pickTask }
+
+    /// The bytes Foundation's `JSONEncoder` writes with sorted keys, written directly: the server
+    /// encodes this answer on its committing thread for every scan and pick, where the generic
+    /// encoder cost a fifth of that thread's time.
+    public var jsonBytes: [UInt8] {
+        var task = JSONObjectWriter()  // keys in sorted order
+        task.add("barcode", string: pickTask.barcode)
+        task.add("batchId", string: pickTask.batchId)
+        task.add("bestBefore", string: pickTask.bestBefore)
+        task.add("caseGtin", string: pickTask.caseGtin)
+        task.add("caseQty", number: pickTask.caseQty)
+        task.add("id", string: pickTask.id)
+        task.add("lineId", string: pickTask.lineId)
+        task.add("location", string: pickTask.location)
+        task.add("lot", string: pickTask.lot)
+        task.add("orderId", string: pickTask.orderId)
+        task.add("qtyLocked", number: pickTask.qtyLocked)
+        task.add("qtyPicked", number: pickTask.qtyPicked)
+        task.add("qtyRequired", number: pickTask.qtyRequired)
+        task.add("sku", string: pickTask.sku)
+        var response = JSONObjectWriter()
+        response.add("pickTask", raw: task.finished())
+        return Array(response.finished().utf8)
+    }
 }
 
 extension PickTask {

@@ -54,3 +54,44 @@ public struct SetQtyRequest: Codable, Sendable, Equatable {
         self.at = at
     }
 }
+
+// The server fingerprints every scan, pick and quantity change (its body without the key, as
+// Foundation's encoder with sorted keys writes it) to tell a replay from a reused key; these write
+// the same bytes directly, keys in sorted order.
+
+extension SubmitScanRequest: JSONBytesEncodable {
+    public var jsonBytes: [UInt8] {
+        var object = JSONObjectWriter()
+        object.add("barcode", string: barcode)
+        object.add("idempotencyKey", string: idempotencyKey)
+        object.add("pickTaskId", string: pickTaskId)
+        object.add("scannedAt", string: scannedAt)
+        object.add("workerId", string: workerId)
+        return Array(object.finished().utf8)
+    }
+}
+
+extension PickRequest: JSONBytesEncodable {
+    public var jsonBytes: [UInt8] {
+        var object = JSONObjectWriter()
+        object.add("at", string: at)
+        object.add("idempotencyKey", string: idempotencyKey)
+        object.add("pickTaskId", string: pickTaskId)
+        object.add("qty", number: qty)
+        object.add("workerId", string: workerId)
+        return Array(object.finished().utf8)
+    }
+}
+
+extension SetQtyRequest: JSONBytesEncodable {
+    public var jsonBytes: [UInt8] {
+        var object = JSONObjectWriter()
+        object.add("at", string: at)
+        object.add("from", number: from)
+        object.add("idempotencyKey", string: idempotencyKey)
+        object.add("pickTaskId", string: pickTaskId)
+        object.add("to", number: to)
+        object.add("workerId", string: workerId)
+        return Array(object.finished().utf8)
+    }
+}

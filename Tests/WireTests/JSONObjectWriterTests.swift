@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Wire
@@ -11,5 +12,57 @@ import Testing
         line.add("small", milliseconds: 0.0004)
         line.add("ok", bool: true)
         #expect(line.finished() == #"{"b":"q\"\\\n\u0001","a":-3,"ms":12.346,"small":0.000,"ok":true}"#)
+    }
+}
+
+/// The hand-written answers are the bytes Foundation's encoder would write: a station or a replay
+/// cannot tell them apart.
+@Suite struct JSONBytesEncodableTests {
+    static func foundationBytes(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(value))
+    }
+
+    /// Every control character, quotes, backslashes, slashes, non-ASCII and astral text.
+    static let awkwardText: String = {
+        var text = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined()
+        text += "\u{7F}/\"\\é\u{2028}😀 plain"
+        return text
+    }()
+
+    @Test(arguments: [
+        PickTask(
+            id: "t1", batchId: "b1", orderId: "o1", lineId: "l1", sku: "S", location: "A1", barcode: "5901234123457",
+            qtyRequired: 3, qtyPicked: 1, qtyLocked: 0),
+        PickTask(
+            id: awkwardText, batchId: "b/2", orderId: "o\"2", lineId: "", sku: awkwardText, location: "\u{8}\u{C}",
+            barcode: "x", qtyRequired: Int.max, qtyPicked: Int.min, qtyLocked: -1, lot: awkwardText,
+            bestBefore: "2027-01-31", caseGtin: "15901234123454", caseQty: 12),
+        PickTask(
+            id: "t3", batchId: "b3", orderId: "o3", lineId: "l3", sku: "S", location: "A", barcode: "b",
+            qtyRequired: 0, qtyPicked: 0, qtyLocked: 0, lot: nil, bestBefore: nil, caseGtin: nil, caseQty: 0),
+    ])
+    func aPickTaskAnswerIsFoundationsBytes(task: PickTask) throws {
+        let response = PickTaskResponse(pickTask: task)
+        #expect(response.jsonBytes == (try Self.foundationBytes(response)))
+        #expect(try JSONDecoder().decode(PickTaskResponse.self, from: Data(response.jsonBytes)) == response)
+    }
+}
+
+extension JSONBytesEncodableTests {
+    @Test(arguments: [nil, "key-1", awkwardText])
+    func pickingRequestsAreFoundationsBytes(key: String?) throws {
+        let text = Self.awkwardText
+        let scan = SubmitScanRequest(
+            pickTaskId: text, barcode: "5901234123457", scannedAt: "2026-12-01T10:00:00.000Z", idempotencyKey: key,
+            workerId: text)
+        #expect(scan.jsonBytes == (try Self.foundationBytes(scan)))
+        for qty in [0, -1, Int.max, Int.min] {
+            let pick = PickRequest(pickTaskId: "t/1", qty: qty, idempotencyKey: key, workerId: text, at: text)
+            #expect(pick.jsonBytes == (try Self.foundationBytes(pick)))
+            let set = SetQtyRequest(pickTaskId: text, from: qty, to: ~qty, idempotencyKey: key, workerId: "w", at: "")
+            #expect(set.jsonBytes == (try Self.foundationBytes(set)))
+        }
     }
 }
