@@ -182,28 +182,9 @@ public struct ConfigReader {
 
     /// What is wrong with JSON that does not parse, with the line and column it went wrong at.
     static func syntaxProblem(_ error: any Error, in data: Data) -> String {
-        let bytes = [UInt8](data)
         // Foundation's own message says little and points roughly; find the first bad byte ourselves.
-        guard let failure = JSONSyntax.firstError(in: bytes) else {
-            return
-                "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
-        }
-        var line = 1
-        var column = 1
-        let start = bytes.starts(with: JSONSyntax.byteOrderMark) ? JSONSyntax.byteOrderMark.count : 0
-        for byte in bytes[start..<failure.offset] {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {  // count characters, not UTF-8 continuation bytes
-                column += 1
-            }
-        }
-        let what =
-            failure.tooDeep
-            ? "the JSON is nested more than \(JSONSyntax.maxDepth) deep"
-            : failure.offset == bytes.count ? "the JSON ends early" : "this is not valid JSON"
-        return "\(what) at line \(line), column \(column)"
+        JSONSyntax.problem(in: [UInt8](data))
+            ?? "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
     }
 
     /// JSON `true`/`false` arrive as NSNumbers whose type is `char`; integers never do.

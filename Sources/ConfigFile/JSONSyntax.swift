@@ -4,7 +4,7 @@
 /// of the first byte that cannot be part of valid JSON, or the end when the text stops too early.
 ///
 ///     JSONSyntax.firstError(in: Array(#"{"a": tru}"#.utf8))?.offset  // 6: the "t" that begins no value
-enum JSONSyntax {
+public enum JSONSyntax {
     /// The UTF-8 byte order mark some editors (Windows Notepad) begin a file with; Foundation's
     /// parser skips it, and so does this.
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -19,6 +19,43 @@ enum JSONSyntax {
 
     /// The most containers one value may be nested in.
     static var maxDepth: Int { Scanner.maxDepth }
+
+    /// Where the text stops being JSON, in words with its line and column ("this is not valid JSON
+    /// at line 3, column 13"), or nil when it is valid JSON.
+    public static func problem(in bytes: [UInt8]) -> String? {
+        guard let failure = firstError(in: bytes) else { return nil }
+        var line = 1
+        var column = 1
+        let start = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
+        for byte in bytes[start..<failure.offset] {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {  // count characters, not UTF-8 continuation bytes
+                column += 1
+            }
+        }
+        let what =
+            failure.tooDeep
+            ? "the JSON is nested more than \(maxDepth) deep"
+            : failure.offset == bytes.count ? "the JSON ends early" : "this is not valid JSON"
+        return "\(what) at line \(line), column \(column)"
+    }
+
+    /// The path (`units[0].qty`) of the first number in valid JSON `bytes` that no `Int` holds (a
+    /// fraction, or beyond ±2⁶³), or nil. Foundation's decoder refuses such a number for an `Int`
+    /// field without saying which field; this says it.
+    public static func firstNumberNotAnInt(in bytes: [UInt8]) -> String? {
+        var scanner = Scanner(bytes: bytes, watchNumbers: true)
+        if bytes.starts(with: byteOrderMark) { scanner.offset = byteOrderMark.count }
+        scanner.skipSpace()
+        do {
+            try scanner.value(depth: 0)
+        } catch {
+            return nil
+        }
+        return scanner.numberNotAnInt
+    }
 
     /// The first failure, or nil when the text is valid JSON.
     static func firstError(in bytes: [UInt8]) -> Failure? {
@@ -37,6 +74,16 @@ enum JSONSyntax {
     private struct Scanner {
         let bytes: [UInt8]
         var offset = 0
+        /// Whether to note the first number no `Int` holds, and the path to it.
+        var watchNumbers = false
+        /// The keys and indexes leading to the value being scanned (kept only when watching numbers).
+        var path: [String] = []
+        var numberNotAnInt: String?
+
+        init(bytes: [UInt8], watchNumbers: Bool = false) {
+            self.bytes = bytes
+            self.watchNumbers = watchNumbers
+        }
 
         /// Deeper than this is refused rather than recursed into (a config is never this deep).
         static let maxDepth = 512
@@ -74,15 +121,22 @@ enum JSONSyntax {
                 offset += 1
                 return
             }
+            var index = 0
             while true {
                 if keyed {
                     guard current == UInt8(ascii: "\"") else { throw Failure(offset: offset) }
+                    let keyStart = offset + 1
                     try string()
+                    if watchNumbers { path.append(String(decoding: bytes[keyStart..<(offset - 1)], as: UTF8.self)) }
                     skipSpace()
                     try expect(UInt8(ascii: ":"))
                     skipSpace()
+                } else if watchNumbers {
+                    path.append("[\(index)]")
                 }
+                index += 1
                 try value(depth: depth + 1)
+                if watchNumbers { path.removeLast() }
                 skipSpace()
                 if current == close {
                     offset += 1
@@ -131,6 +185,8 @@ enum JSONSyntax {
         }
 
         mutating func number() throws(Failure) {
+            let start = offset
+            defer { if watchNumbers, numberNotAnInt == nil { noteIfNotAnInt(bytes[start..<offset]) } }
             if current == UInt8(ascii: "-") { offset += 1 }
             guard let first = current, first.isDigit else { throw Failure(offset: offset) }
             offset += 1
@@ -145,6 +201,24 @@ enum JSONSyntax {
                 if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
                 guard current?.isDigit == true else { throw Failure(offset: offset) }
                 while current?.isDigit == true { offset += 1 }
+            }
+        }
+
+        /// Notes the path to `text` if no `Int` holds it: digits alone must fit; a fraction or
+        /// exponent must come to a whole number (`2.0`, `1E2` are taken) inside ±2⁶³.
+        mutating func noteIfNotAnInt(_ text: ArraySlice<UInt8>) {
+            let written = String(decoding: text, as: UTF8.self)
+            let holds: Bool
+            if text.allSatisfy({ $0.isDigit || $0 == UInt8(ascii: "-") }) {
+                holds = Int(written) != nil
+            } else if let value = Double(written) {
+                holds = value.isFinite && value == value.rounded() && abs(value) < 0x1p63
+            } else {
+                holds = false
+            }
+            guard !holds else { return }
+            numberNotAnInt = path.reduce(into: "") { joined, part in
+                joined += part.hasPrefix("[") || joined.isEmpty ? part : "." + part
             }
         }
     }

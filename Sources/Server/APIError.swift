@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import HTTPServing
 import Wire
@@ -84,6 +85,19 @@ extension APIError {
     }
 }
 
+/// A request body with nothing to say: a JSON object (`{}`), whose fields are not read. (A struct
+/// without properties would decode from any JSON at all: this asks for an object.)
+struct NoFields: Decodable {
+    init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: AnyKey.self) }
+
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
 /// JSON in and out of the API: strict decoding that turns every problem into a 400 naming the field,
 /// and stable encoding (sorted keys) so equal values give equal bytes.
 enum JSONCoding {
@@ -94,7 +108,7 @@ enum JSONCoding {
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
-            throw .badRequest(describe(error))
+            throw .badRequest(describe(error, body: body))
         } catch {
             throw .badRequest("the request body is not valid JSON")
         }
@@ -118,7 +132,7 @@ enum JSONCoding {
         return (try? [UInt8](encoder.encode(value))) ?? Array(#"{"error":"internal_error"}"#.utf8)
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    private static func describe(_ error: DecodingError, body: [UInt8]) -> String {
         func path(_ context: DecodingError.Context, _ key: CodingKey? = nil) -> String {
             let keys = context.codingPath + (key.map { [$0] } ?? [])
             return keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(
@@ -129,9 +143,15 @@ enum JSONCoding {
         case .typeMismatch(let type, let context): return "field '\(path(context))' must be \(describe(type))"
         case .valueNotFound(let type, let context):
             return "field '\(path(context))' must be \(describe(type)), not null"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            // Foundation says only "not valid JSON", also of valid JSON with a number no field holds.
+            if let problem = JSONSyntax.problem(in: body) { return "the request body: \(problem)" }
+            if let field = JSONSyntax.firstNumberNotAnInt(in: body) {
+                return "field '\(field)' must be a whole number (this one has a fraction or is too large)"
+            }
+            return "the request body is not valid JSON"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? "the request body is not valid JSON" : "field '\(path(context))' is invalid"
+            return "field '\(path(context))' is invalid"
         @unknown default: return "the request body does not match the expected shape"
         }
     }

@@ -332,6 +332,8 @@ public final class ScanPickAPI: Sendable {
             return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
         case .closeBatch(let id):
             try Self.requirePathIdentifier(id)
+            // The body is `{}` (or none); anything else is a client's mistake, said, not ignored.
+            if !request.body.isEmpty { _ = try JSONCoding.decode(NoFields.self, from: request.body) }
             return .json(
                 200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
         case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment, .metrics, .fleetPage:

@@ -116,6 +116,16 @@ import Testing
         let hostile = try await fixture.acme.post("/api/batches/\(tooLong)/close", json: [:] as [String: Any])
         #expect(hostile.status == 400)
         #expect(hostile.errorCode == "invalid_field")
+        // The body is `{}` or nothing: anything else is refused, and the batch stays open.
+        for body in ["[]", "not json", "\"closed\"", "{\"a\":"] {
+            let malformed = try await fixture.acme.send(
+                "POST", "/api/batches/\(fixture.batchId)/close", body: Data(body.utf8))
+            #expect(malformed.status == 400, "\(body)")
+            #expect(malformed.errorCode == "bad_request", "\(body)")
+        }
+        #expect(try await fixture.acme.get("/api/batches/\(fixture.batchId)").json["status"] as? String == "open")
+        let bare = try await fixture.acme.send("POST", "/api/batches/\(fixture.batchId)/close", body: nil)
+        #expect(bare.status == 200)
     }
 
     /// The last picks of a batch made side by side, each completing its own task: whichever

@@ -42,12 +42,14 @@ import Testing
             if reply.status >= 400 { #expect(reply.errorCode != nil, "\(path) \(body): \(reply.text)") }
             return reply
         }
-        /// A whole number out of `range` is 422 invalid_quantity; text that is no whole number is 400.
-        func expectRefusal(_ reply: APIClient.Reply, _ value: String, range: ClosedRange<Int>) {
+        /// A whole number out of `range` is 422 invalid_quantity; text that is no whole number is 400,
+        /// and its message names the field (`field`: the first one the value was given for).
+        func expectRefusal(_ reply: APIClient.Reply, _ value: String, range: ClosedRange<Int>, field: String) {
             if let number = Self.integer(value) {
                 if !range.contains(number) { #expect(reply.errorCode == "invalid_quantity", "\(value): \(reply.text)") }
             } else {
                 #expect(reply.status == 400, "\(value): \(reply.text)")
+                #expect(reply.text.contains("'\(field)'"), "\(value): \(reply.text)")
             }
         }
         let values = Self.extremes + Self.randomIntegers(40)
@@ -61,7 +63,7 @@ import Testing
             } else if let number = Self.integer(value), (1...100_000).contains(number) {
                 #expect(pick.errorCode == "over_pick")
             } else {
-                expectRefusal(pick, value, range: 1...100_000)
+                expectRefusal(pick, value, range: 1...100_000, field: "qty")
             }
             #expect(try await scenario.picked(on: acme)[bulk] == picked, "after pick \(value)")
 
@@ -72,7 +74,7 @@ import Testing
                 #expect(setQty.status == 200, "\(value): \(setQty.text)")
                 picked = number
             } else {
-                expectRefusal(setQty, value, range: 0...100_000)
+                expectRefusal(setQty, value, range: 0...100_000, field: "from")
             }
             #expect(try await scenario.picked(on: acme)[bulk] == picked, "after set-qty \(value)")
 
@@ -84,7 +86,7 @@ import Testing
                     #expect(try await post("/api/shipments/\(id)/void", "{}").status == 200)
                 }
             } else {
-                expectRefusal(shipment, value, range: 1...100_000)
+                expectRefusal(shipment, value, range: 1...100_000, field: "units[0].qty")
             }
 
             let order = try await post(
@@ -94,7 +96,7 @@ import Testing
             if let number = Self.integer(value), (0...100_000).contains(number) {
                 #expect(order.status == 200, "\(value): \(order.text)")
             } else {
-                expectRefusal(order, value, range: 0...100_000)
+                expectRefusal(order, value, range: 0...100_000, field: "orders[0].lines[0].qty")
             }
         }
         // The crash this test was written for: a huge pick on a task that already has units.
