@@ -96,7 +96,8 @@ extension CreateBatchRequest: ValidatedRequest {
 
 extension OrderLine {
     /// The optional GS1 fields: a lot as GS1 data can carry it (AI 10: 1–20 characters of its set), a
-    /// real `YYYY-MM-DD` date, and a case GTIN-14 (check digit right) with its units, both or neither.
+    /// real `YYYY-MM-DD` date, and a case GTIN-14 (check digit right, not the item's own) with its
+    /// units, both or neither.
     func validateLotAndCase(at lineAt: String) throws(FieldError) {
         if let lot {
             guard (1...20).contains(lot.utf8.count), GS1ElementString.isCharacterSet82(lot) else {
@@ -115,6 +116,12 @@ extension OrderLine {
             guard gtin.utf8.count == 14, GS1ElementString.hasValidCheckDigit(gtin) else {
                 throw FieldError(
                     field: "\(lineAt).caseGtin", problem: "must be a GTIN-14: 14 digits, the last their check digit")
+            }
+            // The item's own GTIN in 14 digits is the item, not a case: a scan of it would count one.
+            guard !GTIN.mayBeSameItem(gtin, barcode) else {
+                throw FieldError(
+                    field: "\(lineAt).caseGtin",
+                    problem: "is the line's own item (\(barcode)); a case has a GTIN-14 of its own")
             }
             try FieldRules.quantity(qty, field: "\(lineAt).caseQty", in: FieldRules.pickQuantity)
         case (nil, _?): throw FieldError(field: "\(lineAt).caseGtin", problem: "is needed with caseQty")

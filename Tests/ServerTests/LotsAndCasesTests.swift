@@ -75,6 +75,7 @@ import Testing
         for (field, value) in [
             ("lot", "L 1" as Any), ("lot", String(repeating: "L", count: 21)), ("bestBefore", "2027-02-30"),
             ("bestBefore", "01/01/2027"), ("caseGtin", "19501101530001"), ("caseGtin", "9501101530003"),
+            ("caseGtin", "09501101530003"),  // the item's own GTIN-14: it would count one, not a case
         ] {
             var line = Self.line
             line[field] = value
