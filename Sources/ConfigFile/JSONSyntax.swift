@@ -42,19 +42,20 @@ public enum JSONSyntax {
         return "\(what) at line \(line), column \(column)"
     }
 
-    /// The path (`units[0].qty`) of the first number in valid JSON `bytes` that no `Int` holds (a
-    /// fraction, or beyond ±2⁶³), or nil. Foundation's decoder refuses such a number for an `Int`
-    /// field without saying which field; this says it.
-    public static func firstNumberNotAnInt(in bytes: [UInt8]) -> String? {
-        var scanner = Scanner(bytes: bytes, watchNumbers: true)
+    /// The paths (`units[0].qty`) of the first `limit` numbers in valid JSON `bytes` that no `Int`
+    /// holds (a fraction, or beyond ±2⁶³), in document order; empty for text that is not JSON.
+    /// Foundation's decoder refuses such a number for an `Int` field without saying which field;
+    /// these are the candidates (a field the type does not read may hold one too).
+    public static func numbersNotInts(in bytes: [UInt8], atMost limit: Int) -> [String] {
+        var scanner = Scanner(bytes: bytes, watchNumbers: limit)
         if bytes.starts(with: byteOrderMark) { scanner.offset = byteOrderMark.count }
         scanner.skipSpace()
         do {
             try scanner.value(depth: 0)
         } catch {
-            return nil
+            return []
         }
-        return scanner.numberNotAnInt
+        return scanner.numbersNotInts
     }
 
     /// The first failure, or nil when the text is valid JSON.
@@ -74,15 +75,16 @@ public enum JSONSyntax {
     private struct Scanner {
         let bytes: [UInt8]
         var offset = 0
-        /// Whether to note the first number no `Int` holds, and the path to it.
-        var watchNumbers = false
+        /// How many numbers no `Int` holds to note, with their paths (0: none, and no paths kept).
+        let numbersToNote: Int
+        var watchNumbers: Bool { numbersToNote > 0 }
         /// The keys and indexes leading to the value being scanned (kept only when watching numbers).
         var path: [String] = []
-        var numberNotAnInt: String?
+        var numbersNotInts: [String] = []
 
-        init(bytes: [UInt8], watchNumbers: Bool = false) {
+        init(bytes: [UInt8], watchNumbers limit: Int = 0) {
             self.bytes = bytes
-            self.watchNumbers = watchNumbers
+            numbersToNote = limit
         }
 
         /// Deeper than this is refused rather than recursed into (a config is never this deep).
@@ -186,7 +188,7 @@ public enum JSONSyntax {
 
         mutating func number() throws(Failure) {
             let start = offset
-            defer { if watchNumbers, numberNotAnInt == nil { noteIfNotAnInt(bytes[start..<offset]) } }
+            defer { if numbersNotInts.count < numbersToNote { noteIfNotAnInt(bytes[start..<offset]) } }
             if current == UInt8(ascii: "-") { offset += 1 }
             guard let first = current, first.isDigit else { throw Failure(offset: offset) }
             offset += 1
@@ -217,9 +219,10 @@ public enum JSONSyntax {
                 holds = false
             }
             guard !holds else { return }
-            numberNotAnInt = path.reduce(into: "") { joined, part in
-                joined += part.hasPrefix("[") || joined.isEmpty ? part : "." + part
-            }
+            numbersNotInts.append(
+                path.reduce(into: "") { joined, part in
+                    joined += part.hasPrefix("[") || joined.isEmpty ? part : "." + part
+                })
         }
     }
 }

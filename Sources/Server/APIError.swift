@@ -85,8 +85,9 @@ extension APIError {
     }
 }
 
-/// A request body with nothing to say: a JSON object (`{}`), whose fields are not read. (A struct
-/// without properties would decode from any JSON at all: this asks for an object.)
+/// A request body with nothing to say: a JSON object (`{}`). Its fields are not read, as no route
+/// reads fields it does not know (a newer client may send more). A struct without properties would
+/// decode from any JSON at all: this asks for an object.
 struct NoFields: Decodable {
     init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: AnyKey.self) }
 
@@ -139,6 +140,9 @@ enum JSONCoding {
                 in: CharacterSet(charactersIn: "."))
         }
         switch error {
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty,
+            .valueNotFound(_, let context) where context.codingPath.isEmpty:
+            return "the request body must be a JSON object"
         case .keyNotFound(let key, let context): return "missing field '\(path(context, key))'"
         case .typeMismatch(let type, let context): return "field '\(path(context))' must be \(describe(type))"
         case .valueNotFound(let type, let context):
@@ -146,14 +150,22 @@ enum JSONCoding {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             // Foundation says only "not valid JSON", also of valid JSON with a number no field holds.
             if let problem = JSONSyntax.problem(in: body) { return "the request body: \(problem)" }
-            if let field = JSONSyntax.firstNumberNotAnInt(in: body) {
-                return "field '\(field)' must be a whole number (this one has a fraction or is too large)"
+            let fields = JSONSyntax.numbersNotInts(in: body, atMost: 3).map { "'\(shortened($0))'" }
+            if fields.count == 1 {
+                return "field \(fields[0]) must be a whole number (this one has a fraction or is too large)"
+            } else if !fields.isEmpty {
+                return "a whole-number field has a fraction or is too large: one of \(fields.joined(separator: ", "))"
             }
             return "the request body is not valid JSON"
         case .dataCorrupted(let context):
             return "field '\(path(context))' is invalid"
         @unknown default: return "the request body does not match the expected shape"
         }
+    }
+
+    /// A field's path as the client wrote it, cut to a length a message can carry.
+    private static func shortened(_ path: String) -> String {
+        path.count <= 100 ? path : path.prefix(100) + "…"
     }
 
     private static func describe(_ type: Any.Type) -> String {

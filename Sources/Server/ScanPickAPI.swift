@@ -218,21 +218,28 @@ public final class ScanPickAPI: Sendable {
         _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, route: Route?,
         since start: ContinuousClock.Instant
     ) -> HTTPResponse {
-        account(request, response, organisation: organisation, route: route, since: start)
+        account(request, response, organisation: organisation, route: route, since: start)()
         return response
     }
 
-    /// Counts the request in the metrics and logs its line.
+    /// Counts the request in the metrics now (a client that has its answer finds it counted) and
+    /// returns the writing of its log line, to run now or once the answer has gone. The time is
+    /// taken now, and the line keeps the request's head, not its body.
     private func account(
         _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, route: Route?,
         since start: ContinuousClock.Instant
-    ) {
+    ) -> @Sendable () -> Void {
         let elapsed = ContinuousClock.now - start
         let replayed = response.headers.contains(where: { $0.0 == "Idempotent-Replayed" })
         metrics.record(
             route: route?.metricIndex ?? Route.noRouteMetricIndex, status: response.status,
             seconds: Self.milliseconds(elapsed) / 1000, replayed: replayed)
-        log(Self.requestLine(request, response, organisation: organisation, elapsed: elapsed, replayed: replayed))
+        var withoutBody = request
+        withoutBody.body = []
+        let head = withoutBody
+        return {
+            self.log(Self.requestLine(head, response, organisation: organisation, elapsed: elapsed, replayed: replayed))
+        }
     }
 
     /// How long the database's commit in progress has run, in nanoseconds (0 when none runs): for a
@@ -385,15 +392,15 @@ public final class ScanPickAPI: Sendable {
     }
 
     /// Queues an idempotent write for the store's committing thread and returns at once; `respond`
-    /// gets the response once it is committed or refused, and what to run once it has been sent:
-    /// the metrics and the log line, which so cost the committing thread nothing.
+    /// gets the response once it is committed or refused (counted in the metrics), and what to run
+    /// once it has been sent: the log line, which so costs the committing thread nothing.
     private func commitLater(
         _ write: IdempotentWrite, _ request: HTTPRequest, route: Route, since start: ContinuousClock.Instant,
         respond: @escaping @Sendable (HTTPResponse, _ whenSent: @escaping @Sendable () -> Void) -> Void
     ) {
         guard inFlight.claim(org: write.org, key: write.key) else {
             let response = APIError.inProgress.response
-            respond(response) { self.account(request, response, organisation: write.org, route: route, since: start) }
+            respond(response, account(request, response, organisation: write.org, route: route, since: start))
             return
         }
         let dialect = store.dialect
@@ -404,7 +411,7 @@ public final class ScanPickAPI: Sendable {
             case .success(let answer): response = answer
             case .failure(let error): response = self.response(for: error, request)
             }
-            respond(response) { self.account(request, response, organisation: write.org, route: route, since: start) }
+            respond(response, self.account(request, response, organisation: write.org, route: route, since: start))
         }
     }
 

@@ -13,7 +13,13 @@ import Testing
         (#"{"a\"b":{"c":18446744073709551616}}"#, #"a\"b.c"#),
     ])
     func theFirstNumberNoIntHoldsIsNamedByItsPath(json: String, path: String) {
-        #expect(JSONSyntax.firstNumberNotAnInt(in: Array(json.utf8)) == path)
+        #expect(JSONSyntax.numbersNotInts(in: Array(json.utf8), atMost: 1) == [path])
+    }
+
+    @Test func severalAreNamedInDocumentOrderUpToTheLimit() {
+        let json = Array(#"{"z":0.5,"a":[1,2.5],"qty":1e400,"more":-0.25}"#.utf8)
+        #expect(JSONSyntax.numbersNotInts(in: json, atMost: 3) == ["z", "a[1]", "qty"])
+        #expect(JSONSyntax.numbersNotInts(in: json, atMost: 0).isEmpty)
     }
 
     @Test(arguments: [
@@ -21,7 +27,7 @@ import Testing
         #"{"qty":1.5"#,  // not JSON at all: that is another message's business
     ])
     func wholeNumbersInRangeAndBrokenTextNameNothing(json: String) {
-        #expect(JSONSyntax.firstNumberNotAnInt(in: Array(json.utf8)) == nil)
+        #expect(JSONSyntax.numbersNotInts(in: Array(json.utf8), atMost: 3).isEmpty)
     }
 
     @Test func problemsSayWhereTheTextStopsBeingJSON() {

@@ -85,6 +85,51 @@ import Testing
         #expect(server.longestRunningHandler == 0)
     }
 
+    /// What a responder asks to run once its answer is sent (a log line, metrics) runs once, after the
+    /// client has the answer; for a client that has gone away it still runs; a second answer to the
+    /// same request is ignored, with what it asked to run.
+    @Test func whatRunsWhenSentRunsOnceAfterTheAnswerEvenForAClientThatLeft() async throws {
+        let arrivals = Arrivals()
+        let waiting = Mutex<[String: HTTPResponder]>([:])
+        let ran = Mutex<[String]>([])
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
+            .later { responder in
+                waiting.withLock { $0[request.path] = responder }
+                arrivals.arrived()
+            }
+        }
+        defer { server.stop() }
+        func answer(_ path: String) throws {
+            let responder = try #require(waiting.withLock { $0[path] })
+            responder.respond(HTTPResponse(status: 200, body: Array(path.utf8))) { ran.withLock { $0.append(path) } }
+            responder.respond(HTTPResponse(status: 500)) { ran.withLock { $0.append(path + " again") } }
+        }
+        func waitUntilRan(_ expected: [String]) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ran.withLock({ $0 }) != expected, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(ran.withLock { $0 } == expected)
+        }
+
+        let reader = try RawConnection(port: server.address.port)
+        reader.send("GET /read HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await arrivals.wait(for: 1)
+        #expect(ran.withLock { $0 }.isEmpty)  // nothing runs before there is an answer
+        try answer("/read")
+        let reply = try await onOwnThread { reader.readResponse(timeout: .seconds(5)) }
+        #expect(reply?.status == 200)
+        #expect(reply?.text == "/read")
+        try await waitUntilRan(["/read"])
+
+        let leaver = try RawConnection(port: server.address.port)
+        leaver.send("GET /left HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await arrivals.wait(for: 2)
+        shutdown(leaver.socket, Int32(SHUT_RDWR))  // the client gives up before the answer
+        try answer("/left")
+        try await waitUntilRan(["/read", "/left"])
+    }
+
     @Test func aHeadRefusalComesBeforeTheBodyIsRead() async throws {
         let bodies = Mutex<[Int]>([])
         let server = try HTTPServer(

@@ -424,6 +424,8 @@ final class RawListener: Sendable {
             while true {
                 let client = accept(listening, nil, nil)
                 guard client >= 0 else { return }  // stopped
+                var timeout = timeval(tv_sec: 5, tv_usec: 0)  // a client that never closes cannot wedge it
+                setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 _ = read(client, &buffer, buffer.count)  // the ClientHello
                 if let answer {

@@ -44,6 +44,16 @@ import Testing
             qtyRequired: 0, qtyPicked: 0, qtyLocked: 0, lot: nil, bestBefore: nil, caseGtin: nil, caseQty: 0),
     ])
     func aPickTaskAnswerIsFoundationsBytes(task: PickTask) throws {
+        // Every stored property is written when it has a value: a field added to PickTask but not
+        // to its hand-written JSON fails here.
+        var full = task
+        full.lot = full.lot ?? "L1"
+        full.bestBefore = full.bestBefore ?? "2027-01-01"
+        full.caseGtin = full.caseGtin ?? "15901234123454"
+        full.caseQty = full.caseQty ?? 6
+        let object = try JSONSerialization.jsonObject(with: Data(PickTaskResponse(pickTask: full).jsonBytes))
+        let written = try #require((object as? [String: Any])?["pickTask"] as? [String: Any])
+        #expect(written.count == Mirror(reflecting: full).children.count)
         let response = PickTaskResponse(pickTask: task)
         #expect(response.jsonBytes == (try Self.foundationBytes(response)))
         #expect(try JSONDecoder().decode(PickTaskResponse.self, from: Data(response.jsonBytes)) == response)
