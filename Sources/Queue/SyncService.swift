@@ -35,6 +35,9 @@ public final class SyncService: Sendable {
         var loop: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         var stopped = false
+        /// The server answered a probe after it had not (or for the first time): the next pass
+        /// tries the pending actions at once, whatever backoff the outage left on them.
+        var reachedAgain = false
     }
 
     /// `afterPass` runs after each pass while online (the station refreshes its pick list); a
@@ -68,7 +71,7 @@ public final class SyncService: Sendable {
     public var isServerReady: Bool? { monitor.isDatabaseReady }
 
     public func start() {
-        monitor.start { [weak self] online in if online { self?.poke() } }
+        monitor.start { [weak self] online in if online { self?.serverReachedAgain() } }
         let loop = Task { [weak self] in _ = await self?.run() }
         let watcher = Task { [weak self] in _ = await self?.watchOtherProcesses() }
         state.withLock {
@@ -79,6 +82,14 @@ public final class SyncService: Sendable {
 
     /// Asks for a pass as soon as possible (after an enqueue, or when the network came back).
     public func poke() { alarm.ring() }
+
+    /// The backoff after a failed send spares a server that cannot be reached; once one has just
+    /// answered a probe, waiting out the rest of it (up to `backoffCapSeconds`) would only keep a
+    /// picker's scans pending. A pause (a wrong token) is tried again too: one answer tells.
+    private func serverReachedAgain() {
+        state.withLock { $0.reachedAgain = true }
+        poke()
+    }
 
     /// Stops the loop after the pass in progress (not cancelled: see ``NetworkMonitor/stop()``), and
     /// the monitor.
@@ -105,9 +116,13 @@ public final class SyncService: Sendable {
             heartbeat(true)
             nextWake = Date().addingTimeInterval(options.drainInterval)
             guard monitor.isOnline == true else { continue }
+            let afterOutage = state.withLock { state in
+                defer { state.reachedAgain = false }
+                return state.reachedAgain
+            }
             let pass: DrainPass
             do {
-                pass = try await timedPass()
+                pass = try await timedPass(honouringBackoff: !afterOutage)
                 attention.set("sync", nil)
             } catch QueueError.drainLock(let path, let reason) {
                 let problem = QueueError.drainLock(path, reason)
@@ -150,10 +165,10 @@ public final class SyncService: Sendable {
     }
 
     /// One drain pass, its duration told to `onPassDuration` however it ends.
-    private func timedPass() async throws -> DrainPass {
+    private func timedPass(honouringBackoff: Bool) async throws -> DrainPass {
         let started = ContinuousClock.now
         defer { onPassDuration(ContinuousClock.now - started) }
-        return try await drainer.drainPass(onEvent: { [heartbeat] _ in heartbeat(true) })
+        return try await drainer.drainPass(honouringBackoff: honouringBackoff, onEvent: { [heartbeat] _ in heartbeat(true) })
     }
 
     /// Logs a failure as one JSON line and shows it as needing attention.

@@ -112,6 +112,31 @@ import Testing
         #expect(try await fixture.picked() == [2, 1, 0])
     }
 
+    /// An action that failed to send during an outage carries a backoff; once the server answers a
+    /// probe again, it goes at once instead of waiting the backoff out (here ten minutes).
+    @Test func aServerBackInReachIsSentToAtOnceWhateverTheOutagesBackoff() async throws {
+        let fixture = try await QueueFixture()
+        let transport = HTTPActionTransport(
+            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
+        let drainer = Drainer(
+            queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 600, cap: 600),
+            unitRandom: { 1 })  // the whole ten minutes
+        try await fixture.server.stop()
+        let id = try fixture.pick(0)
+        let failed = try await drainer.drainPass()
+        guard case .transient = failed.stop else { throw TestFailure("expected a transient failure, got \(failed.stop)") }
+        let retryAt = try #require(try fixture.queue.action(id)?.nextAttemptAt)
+        #expect(retryAt > Date().addingTimeInterval(500))
+
+        let monitor = NetworkMonitor(interval: 0.1) { await transport.isReachable(timeout: 1) }
+        let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
+        sync.start()
+        defer { Task { await sync.stop() } }
+        try await fixture.server.start()
+        #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
+
     @Test func noticesActionsQueuedByAnotherProcess() async throws {
         let fixture = try await QueueFixture()
         let transport = HTTPActionTransport(
