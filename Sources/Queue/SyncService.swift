@@ -168,7 +168,8 @@ public final class SyncService: Sendable {
     private func timedPass(honouringBackoff: Bool) async throws -> DrainPass {
         let started = ContinuousClock.now
         defer { onPassDuration(ContinuousClock.now - started) }
-        return try await drainer.drainPass(honouringBackoff: honouringBackoff, onEvent: { [heartbeat] _ in heartbeat(true) })
+        return try await drainer.drainPass(
+            honouringBackoff: honouringBackoff, onEvent: { [heartbeat] _ in heartbeat(true) })
     }
 
     /// Logs a failure as one JSON line and shows it as needing attention.

@@ -124,7 +124,9 @@ import Testing
         try await fixture.server.stop()
         let id = try fixture.pick(0)
         let failed = try await drainer.drainPass()
-        guard case .transient = failed.stop else { throw TestFailure("expected a transient failure, got \(failed.stop)") }
+        guard case .transient = failed.stop else {
+            throw TestFailure("expected a transient failure, got \(failed.stop)")
+        }
         let retryAt = try #require(try fixture.queue.action(id)?.nextAttemptAt)
         #expect(retryAt > Date().addingTimeInterval(500))
 
