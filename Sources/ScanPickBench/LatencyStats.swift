@@ -7,6 +7,13 @@ struct LatencyStats {
 
     var perSecond: Double { Double(requests) / seconds }
 
+    /// Both runs as one (blocks of the same measurement taken at different times).
+    static func + (first: LatencyStats, second: LatencyStats) -> LatencyStats {
+        LatencyStats(
+            requests: first.requests + second.requests, seconds: first.seconds + second.seconds,
+            latencies: first.latencies + second.latencies)
+    }
+
     func percentile(_ p: Double) -> Double {
         let sorted = latencies.sorted()
         guard !sorted.isEmpty else { return 0 }

@@ -14,7 +14,7 @@ import Wire
 /// Loads one order line with room for every scan, opens a batch, then runs GET /health (the HTTP
 /// floor) and POST /api/picking/submit-scan (each with a fresh idempotency key), first on one
 /// connection, then on C connections at once, and prints JSON. With --disk, it also times bare
-/// one-row durable SQLite commits in DIR (the storage floor).
+/// one-row durable SQLite commits in DIR (the storage floor), in turns with the sequential runs.
 ///
 ///     scanpick-bench virtual-scanner [--name NAME]     a uinput keyboard typing stdin's lines as scans
 ///     scanpick-bench key-events --device PATH --seconds N   key events a non-grabbing reader sees
@@ -235,14 +235,27 @@ if let only = arguments.firstIndex(of: "--only").map({ arguments[$0 + 1] }) {
 do {
     _ = try run(health, count: 200, connectionCount: 1)  // warm up
     _ = try run(scan, count: 100, connectionCount: 1)
-    let healthSequential = try run(health, count: requests, connectionCount: 1)
-    let scanSequential = try run(scan, count: requests, connectionCount: 1)
-    let perConnection = max(1, requests / connections)
-    let healthConcurrent = try run(health, count: perConnection, connectionCount: connections)
-    let scanConcurrent = try run(scan, count: perConnection, connectionCount: connections)
-    let bulk = try bulkLatencies(port: port, token: token)
+    // Every measurement takes turns with the others in five blocks: the disk's fsync time and the
+    // machine's wake-up latencies drift within minutes here (and depend on what ran just before),
+    // so ratios of figures taken minutes apart, in a fixed order, would measure the drift.
     let disk = arguments.firstIndex(of: "--disk").map { arguments[$0 + 1] }
-    let bare = try disk.map { try bareCommitLatencies(directory: $0, count: requests).json } ?? "null"
+    let blocks = 5
+    let block = max(1, requests / blocks)
+    let perConnection = max(1, requests / connections / blocks)
+    let none = LatencyStats(requests: 0, seconds: 0, latencies: [])
+    var (healthSequential, scanSequential, healthConcurrent, scanConcurrent) = (none, none, none, none)
+    let bareDatabase = try disk.map { try BareCommits(directory: $0) }
+    _ = try bareDatabase?.run(requests)  // as warm as the server's database, whose WAL has wrapped
+    var bareCommits = bareDatabase.map { _ in none }
+    for _ in 0..<blocks {
+        healthSequential = healthSequential + (try run(health, count: block, connectionCount: 1))
+        scanSequential = scanSequential + (try run(scan, count: block, connectionCount: 1))
+        if let bareDatabase, let sofar = bareCommits { bareCommits = sofar + (try bareDatabase.run(block)) }
+        healthConcurrent = healthConcurrent + (try run(health, count: perConnection, connectionCount: connections))
+        scanConcurrent = scanConcurrent + (try run(scan, count: perConnection, connectionCount: connections))
+    }
+    let bulk = try bulkLatencies(port: port, token: token)
+    let bare = bareCommits?.json ?? "null"
     print(
         #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"bulk":\#(bulk),"connections":\#(connections)}"#
     )
