@@ -35,7 +35,7 @@ final class KeepAliveClient {
         var status: Int
         var body: [UInt8]
         /// The header lines, without the status line.
-        let head: ArraySlice<UInt8>
+        let head: [UInt8]
 
         var headers: [String: String] {
             var fields: [String: String] = [:]
@@ -98,7 +98,7 @@ final class KeepAliveClient {
         while end < headEnd! + 4 + length { try fill() }
         let bodyStart = headEnd! + 4
         let body = Array(buffer[bodyStart..<(bodyStart + length)])
-        let response = Response(status: status, body: body, head: ArraySlice(Array(fields)))
+        let response = Response(status: status, body: body, head: Array(fields))
         start = bodyStart + length
         if start == end { (start, end) = (0, 0) }
         return response

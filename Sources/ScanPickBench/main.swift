@@ -246,16 +246,16 @@ do {
     var (healthSequential, scanSequential, healthConcurrent, scanConcurrent) = (none, none, none, none)
     let bareDatabase = try disk.map { try BareCommits(directory: $0) }
     _ = try bareDatabase?.run(requests)  // as warm as the server's database, whose WAL has wrapped
-    var bareCommits = bareDatabase.map { _ in none }
+    var bareCommits = none
     for _ in 0..<blocks {
         healthSequential = healthSequential + (try run(health, count: block, connectionCount: 1))
         scanSequential = scanSequential + (try run(scan, count: block, connectionCount: 1))
-        if let bareDatabase, let sofar = bareCommits { bareCommits = sofar + (try bareDatabase.run(block)) }
+        if let bareDatabase { bareCommits = bareCommits + (try bareDatabase.run(block)) }
         healthConcurrent = healthConcurrent + (try run(health, count: perConnection, connectionCount: connections))
         scanConcurrent = scanConcurrent + (try run(scan, count: perConnection, connectionCount: connections))
     }
     let bulk = try bulkLatencies(port: port, token: token)
-    let bare = bareCommits?.json ?? "null"
+    let bare = bareDatabase == nil ? "null" : bareCommits.json
     print(
         #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"bulk":\#(bulk),"connections":\#(connections)}"#
     )

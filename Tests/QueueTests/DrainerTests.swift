@@ -58,16 +58,9 @@ import Testing
         _ = try await drainer.drainPass()
         #expect(try fixture.queue.action(refused)?.state == .dead)
         #expect(try fixture.queue.action(refused)?.tries == 2)
-        _ = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
-                        "lines": [["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 5]],
-                    ]
-                ]
-            ])
+        _ = try await fixture.acme.upsertOrder(
+            "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01",
+            line: ["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 5])
         try fixture.queue.retry(refused, by: "support-jo")
         #expect(try await drainer.drainPass().sent == 1)
         #expect(try await fixture.picked() == [1, 1, 5])

@@ -104,16 +104,9 @@ import Testing
         let refused = try await fixture.pick(c2, qty: 2, key: "retry-me")
         #expect(refused.errorCode == "over_pick")
         // Support raises the order's quantity; the same action with the same key now goes through.
-        _ = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
-                        "lines": [["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 2]],
-                    ]
-                ]
-            ])
+        _ = try await fixture.acme.upsertOrder(
+            "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01",
+            line: ["id": "l2", "sku": "SKU-C2", "location": "C2", "barcode": "96385074", "qty": 2])
         let retried = try await fixture.pick(c2, qty: 2, key: "retry-me")
         #expect(retried.status == 200)
         #expect(retried.headers["idempotent-replayed"] == nil)

@@ -74,18 +74,9 @@ import Testing
     @Test(arguments: ServerStoreKind.allCases) func upsertingAnOrderUpdatesItsLines(store: ServerStoreKind) async throws
     {
         let fixture = try await PickingFixture(store: store)
-        let lowered = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
-                        "lines": [
-                            ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1]
-                        ],
-                    ]
-                ]
-            ])
+        let lowered = try await fixture.acme.upsertOrder(
+            "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01",
+            line: ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1])
         #expect(lowered.json["upserted"] as? Int == 1)
         #expect(try await fixture.task(fixture.tasks[0])["qtyRequired"] as? Int == 1)
     }
@@ -114,16 +105,9 @@ import Testing
                 json: ["orderId": "o1", "units": [["pickTaskId": task, "qty": 1]], "idempotencyKey": "s1"]
             ).status == 404)
         // An order of the same id upserted by globex is globex's own; acme's is untouched.
-        let globexOrder = try await fixture.globex.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o1", "carrier": "UPS", "zone": "Z", "shipBy": "2027-01-01",
-                        "lines": [["id": "l1", "sku": "G", "location": "G1", "barcode": "1", "qty": 9]],
-                    ]
-                ]
-            ])
+        let globexOrder = try await fixture.globex.upsertOrder(
+            "o1", carrier: "UPS", zone: "Z", shipBy: "2027-01-01",
+            line: ["id": "l1", "sku": "G", "location": "G1", "barcode": "1", "qty": 9])
         #expect(globexOrder.status == 200)
         #expect(try await fixture.task(task)["qtyRequired"] as? Int == 3)
         #expect(try await fixture.task(task)["sku"] as? String == "SKU-A1")

@@ -62,18 +62,9 @@ import Testing
         // B: the order is cut on the server after B opened the batch, so B's pick of 2 is refused:
         // a dead letter. Its camera is missing.
         let a1 = fixture.scenario.tasks[0]
-        let cut = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
-                        "lines": [
-                            ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1]
-                        ],
-                    ]
-                ]
-            ])
+        let cut = try await fixture.acme.upsertOrder(
+            "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01",
+            line: ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1])
         #expect(cut.status == 200)
         #expect(try await pageB.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 2]).status == 200)
         #expect(try await eventually { try await Self.status(fixture, "st-b") == "dead_letters" })

@@ -53,18 +53,9 @@ import Testing
         let fixture = try await StationFixture(viaProxy: true)
         let proxy = try #require(fixture.proxy)
         try fixture.rewriteConfig { settings in settings["queue"] = ["requestTimeoutSeconds": 60] }
-        let upserted = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o9", "carrier": "UPS", "zone": "B", "shipBy": "2026-12-04",
-                        "lines": [
-                            ["id": "l1", "sku": "SKU-D4", "location": "D4", "barcode": "4006381333931", "qty": 2]
-                        ],
-                    ]
-                ]
-            ])
+        let upserted = try await fixture.acme.upsertOrder(
+            "o9", carrier: "UPS", zone: "B", shipBy: "2026-12-04",
+            line: ["id": "l1", "sku": "SKU-D4", "location": "D4", "barcode": "4006381333931", "qty": 2])
         #expect(upserted.status == 200)
         let second = try await fixture.acme.post("/api/batches", json: ["filters": ["carrier": "UPS"]])
         let b2 = try #require(second.json["id"] as? String)
@@ -123,18 +114,9 @@ import Testing
 
     @Test func batchCreateResolvesFiltersOnTheServerAndOpensTheBatch() async throws {
         let fixture = try await StationFixture()
-        _ = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o9", "carrier": "UPS", "zone": "B", "shipBy": "2026-12-05",
-                        "lines": [
-                            ["id": "l1", "sku": "SKU-D4", "location": "D4", "barcode": "4006381333931", "qty": 4]
-                        ],
-                    ]
-                ]
-            ])
+        _ = try await fixture.acme.upsertOrder(
+            "o9", carrier: "UPS", zone: "B", shipBy: "2026-12-05",
+            line: ["id": "l1", "sku": "SKU-D4", "location": "D4", "barcode": "4006381333931", "qty": 4])
         let unknown = try await fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "colour=red"])
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("unknown filter 'colour'"))
@@ -180,18 +162,9 @@ import Testing
         let fixture = try await StationFixture()
         let a1 = fixture.scenario.tasks[0]
         // The order is cut to 1 unit on the server after the batch was opened on the station.
-        _ = try await fixture.acme.post(
-            "/api/orders",
-            json: [
-                "orders": [
-                    [
-                        "id": "o1", "carrier": "DHL", "zone": "A", "shipBy": "2026-12-01",
-                        "lines": [
-                            ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1]
-                        ],
-                    ]
-                ]
-            ])
+        _ = try await fixture.acme.upsertOrder(
+            "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01",
+            line: ["id": "l1", "sku": "SKU-A1", "location": "A1", "barcode": "036000291452", "qty": 1])
         #expect(try await fixture.scanpick(["tap", "pick", a1, "--org", "acme", "--qty", "2"]).status == 0)
         #expect(try await fixture.scanpick(["drain"]).status == 0)  // refused: a dead letter, nothing pending
         var row = try await #require(try fixture.pickList()[a1])

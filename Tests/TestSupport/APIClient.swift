@@ -43,6 +43,15 @@ public struct APIClient: Sendable {
         try await send("POST", path, body: try JSONSerialization.data(withJSONObject: json), headers: headers)
     }
 
+    /// `POST /api/orders` with one order of one line: an ERP's change to that order (a line left
+    /// out of it is gone from the order).
+    public func upsertOrder(_ id: String, carrier: String, zone: String, shipBy: String, line: [String: Any])
+        async throws -> Reply
+    {
+        let order: [String: Any] = ["id": id, "carrier": carrier, "zone": zone, "shipBy": shipBy, "lines": [line]]
+        return try await post("/api/orders", json: ["orders": [order]])
+    }
+
     /// Sends a request; `path` is percent-encoded as a path (a `%` in it is sent as `%25`) unless
     /// `encoded`, when it goes on the wire as written (`st%2F4` to test the server's decoding).
     public func send(
