@@ -149,10 +149,10 @@ public final class Database {
         statementUses += 1
         let statement: OpaquePointer
         let columns: [String]
-        if let cached = statements[sql] {
-            statement = cached.statement
-            columns = cached.columns
-            statements[sql]?.lastUse = statementUses
+        if let index = statements.index(forKey: sql) {  // one hash of the text, not two
+            statements.values[index].lastUse = statementUses
+            statement = statements.values[index].statement
+            columns = statements.values[index].columns
         } else {
             var made: OpaquePointer?
             let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)

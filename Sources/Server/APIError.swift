@@ -103,6 +103,11 @@ struct NoFields: Decodable {
 /// and stable encoding (sorted keys) so equal values give equal bytes.
 enum JSONCoding {
     static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(APIError) -> T {
+        if let plain = type as? any FlatJSONDecodable.Type, let object = FlatJSONObject(body),
+            let value = plain.init(flat: object) as? T
+        {
+            return value  // what stations send, read without JSONDecoder
+        }
         guard String(validating: body, as: UTF8.self) != nil else {
             throw .badRequest("the request body is not valid UTF-8")
         }

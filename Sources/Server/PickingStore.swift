@@ -203,7 +203,7 @@ struct PickingStore {
 
     func pickTask(_ id: String, locking: Bool = false) throws -> PickTask {
         if locking, dialect.locksRows { try db.runLater(Self.lockPickTask, [org, id]) }
-        guard let row = try db.row(Self.taskQuery + " WHERE t.org = ? AND t.id = ?", [org, id]) else {
+        guard let row = try db.row(Self.taskByIdQuery, [org, id]) else {
             throw PickingError.notFound(.pickTask, id: id)
         }
         return try Self.pickTask(row)
@@ -349,6 +349,8 @@ struct PickingStore {
                          WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
         FROM pick_tasks t JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
         """
+
+    static let taskByIdQuery = taskQuery + " WHERE t.org = ? AND t.id = ?"
 
     static func pickTask(_ row: Row) throws -> PickTask {
         PickTask(
