@@ -52,7 +52,7 @@ struct IdempotencyRecords {
     }
 
     /// Deletes every organisation's answers stored before `cutoff`; returns how many.
-    static func prune(storedBefore cutoff: Date, in db: any SQLConnection) throws -> Int {
-        try db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [cutoff])
+    static func prune(storedBefore cutoff: Date, in db: any SQLConnection, dialect: SQLDialect) throws -> Int {
+        try db.run(dialect.pruneIdempotencyKeys, [cutoff])
     }
 }

@@ -262,7 +262,10 @@ public final class ScanPickAPI: Sendable {
     @discardableResult
     public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
         let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
-        return try store.write(.bulk) { db in try IdempotencyRecords.prune(storedBefore: cutoff, in: db) }
+        let dialect = store.dialect
+        return try store.write(.bulk) { db in
+            try IdempotencyRecords.prune(storedBefore: cutoff, in: db, dialect: dialect)
+        }
     }
 
     /// Forgets stations not heard from for ``StationRegistry/forgetAfter``; returns how many.

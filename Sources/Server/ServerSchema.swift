@@ -6,8 +6,9 @@ import Storage
 /// ``Timestamp`` text like every other time (they were seconds since 1970), is written per engine
 /// because only PostgreSQL can change a column's type in place; `server-3` records stations (see
 /// ``stationsAndHeartbeats(integer:keyOnlyTable:)``), `server-4` lets batches close
-/// (``closingBatches(_:)``) and `server-5` adds order lines' lots, dates and cases
-/// (``lotsAndCases(integer:)``). Every table is keyed by organisation first, so one organisation's
+/// (``closingBatches(_:)``), `server-5` adds order lines' lots, dates and cases
+/// (``lotsAndCases(integer:)``) and `server-6` keeps stored answers in the order they are stored
+/// (``answersInStoredOrder``). Every table is keyed by organisation first, so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
@@ -35,6 +36,20 @@ enum ServerSchema {
             stationsAndHeartbeats(integer: "INTEGER", keyOnlyTable: " WITHOUT ROWID"),
             closingBatches("INTEGER"),
             lotsAndCases(integer: "INTEGER"),
+            // Rebuilt as a rowid table, in the order the answers were stored: see `answersInStoredOrder`.
+            Migration(
+                "server-6",
+                sql: """
+                    CREATE TABLE idempotency_keys_v6 (
+                        org TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                        status INTEGER NOT NULL, body BLOB NOT NULL, created_at TEXT NOT NULL, station TEXT);
+                    INSERT INTO idempotency_keys_v6 (org, key, request_hash, status, body, created_at, station)
+                    SELECT org, key, request_hash, status, body, created_at, station FROM idempotency_keys
+                    ORDER BY created_at;
+                    DROP TABLE idempotency_keys;
+                    ALTER TABLE idempotency_keys_v6 RENAME TO idempotency_keys;
+                    CREATE UNIQUE INDEX idempotency_keys_by_key ON idempotency_keys (org, key);
+                    """),
         ]
     static let postgres =
         migrations(
@@ -52,7 +67,17 @@ enum ServerSchema {
             stationsAndHeartbeats(integer: "BIGINT", keyOnlyTable: ""),
             closingBatches("BIGINT"),
             lotsAndCases(integer: "BIGINT"),
+            Migration("server-6", sql: "COMMENT ON TABLE idempotency_keys IS '\(answersInStoredOrder)';"),
         ]
+
+    /// What `server-6` changed, and why. SQLite kept each answer (about 600 bytes) in a table keyed by
+    /// organisation and key: every store landed on a random leaf, split one about every fourth time,
+    /// and wrote an index of ages as well (often six or seven pages to commit instead of four). Now
+    /// answers are appended in the order they are stored, their keys are a unique index of small
+    /// entries, and the expired ones are the table's first rows (``SQLDialect/pruneIdempotencyKeys``).
+    /// PostgreSQL's tables keep rows in arrival order already; there the migration only records this.
+    static let answersInStoredOrder =
+        "Stored answers in the order they are stored, found by (org, key), pruned from the oldest."
 
     /// `server-3`: which station sent each picking event and idempotency key (its
     /// `X-ScanPick-Station`, null for a request without one), and each organisation's stations'

@@ -274,6 +274,22 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// Deletes the answers stored before `?1` (see ``IdempotencyRecords/prune(storedBefore:in:dialect:)``).
+    /// SQLite appends answers to a rowid table in the order they are stored (`server-6`), so the
+    /// expired ones are its first rows: they are found in rowid order up to the first one still kept,
+    /// with no index of ages to write on every store. A clock set back only keeps answers longer.
+    var pruneIdempotencyKeys: String {
+        switch self {
+        case .sqlite:
+            """
+            DELETE FROM idempotency_keys WHERE rowid < COALESCE(
+                (SELECT rowid FROM idempotency_keys WHERE created_at >= ?1 ORDER BY rowid LIMIT 1),
+                (SELECT MAX(rowid) + 1 FROM idempotency_keys))
+            """
+        case .postgres: "DELETE FROM idempotency_keys WHERE created_at < ?1"
+        }
+    }
+
     /// An expression that claims idempotency key `key` of organisation `org` (both placeholders)
     /// until commit without waiting: 1 when claimed, 0 when another transaction (in any server
     /// process) holds it. SQLite runs one write transaction at a time, so its claim always holds.

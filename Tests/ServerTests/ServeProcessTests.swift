@@ -166,7 +166,7 @@ import Testing
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
             first.standardOutput
-                == "applied server-1\napplied server-2\napplied server-3\napplied server-4\napplied server-5\n")
+                == (1...6).map { "applied server-\($0)\n" }.joined())
         let again = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(again.standardOutput.hasPrefix("schema up to date"))
 

@@ -112,13 +112,59 @@ import Wire
         #expect(keys.map(\.0) == ["ancient", "kept"])
         let twoDaysAgo = started.addingTimeInterval(-2 * 86_400)
         #expect(abs(keys[1].1.timeIntervalSince(twoDaysAgo)) < 5)
-        #expect(applied.map(\.0) == ["server-1", "server-2", "server-3", "server-4", "server-5"])
+        #expect(applied.map(\.0) == ["server-1", "server-2", "server-3", "server-4", "server-5", "server-6"])
         #expect(applied.allSatisfy { $0.1.utf8.count == 24 && Timestamp.date($0.1) != nil }, "\(applied)")
 
         // The retention window reads the converted times: the ten-day-old answer goes, the other stays.
         #expect(try api.pruneIdempotencyKeys() == 1)
         #expect(api.handle(request("/api/picking/pick", Self.pick)).headers.contains { $0.0 == "Idempotent-Replayed" })
         #expect(try read(database) { db in try db.row("SELECT COUNT(*) AS n FROM events", [])?.int("n") } == 1)
+    }
+
+    /// The retention window deletes the answers stored before it and never one stored inside it,
+    /// also when the clock was set back between two stores (SQLite prunes the oldest rows up to the
+    /// first it keeps, so an answer stored after a kept one waits for a later pass).
+    @Test(arguments: ServerStoreKind.allCases)
+    func pruningDeletesOnlyAnswersOlderThanTheWindow(store: ServerStoreKind) throws {
+        let folder = try TemporaryDirectory()
+        let database: ServerDatabase =
+            switch store {
+            case .sqlite: .sqlite(path: folder.file("s.sqlite"))
+            case .postgres: .postgres(connectionString: try PostgresCluster.shared().createDatabase())
+            }
+        let api = try ScanPickAPI(
+            configuration: ServerConfiguration(
+                listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
+                organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7),
+            log: { _ in })
+        let now = Date()
+        let stored: [(key: String, daysAgo: Double)] = [
+            ("old", 10), ("older", 9), ("recent", 1), ("clock-set-back", 20),
+        ]
+        try read(database) { db in
+            for (key, daysAgo) in stored {
+                try db.run(
+                    """
+                    INSERT INTO idempotency_keys (org, key, request_hash, status, body, created_at)
+                    VALUES ('acme', ?, 'h', 200, ?, ?)
+                    """, [key, Array("{}".utf8), now.addingTimeInterval(-daysAgo * 86_400)])
+            }
+        }
+        func kept() throws -> Set<String> {
+            try read(database) { db in
+                Set(try db.rows("SELECT key FROM idempotency_keys", []).map { try $0.string("key") })
+            }
+        }
+        let pruned = try api.pruneIdempotencyKeys(now: now)
+        let left = try kept()
+        #expect(left.isSuperset(of: ["recent"]) && left.isDisjoint(with: ["old", "older"]), "\(left)")
+        switch store {
+        case .sqlite: #expect(pruned == 2 && left == ["recent", "clock-set-back"])
+        case .postgres: #expect(pruned == 3 && left == ["recent"])
+        }
+        #expect(try api.pruneIdempotencyKeys(now: now) == 0)
+        #expect(try api.pruneIdempotencyKeys(now: now.addingTimeInterval(30 * 86_400)) == left.count)
+        #expect(try kept().isEmpty)
     }
 
     /// Runs `body` on a connection of its own to `database`.
