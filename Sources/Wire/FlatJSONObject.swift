@@ -1,6 +1,7 @@
-/// A JSON object read only when it is written plainly: ASCII, one level, each value a string without
-/// escapes, a whole number of at most 18 digits, or `null`, and no key twice. Anything else (an
-/// escape, a nested value, a fraction, a repeated key, trailing bytes) reads as nil, and the caller
+/// A JSON object read only when it is written plainly: ASCII, one level, at most ``maxFields``
+/// fields, each value a string without escapes, a whole number of at most 18 digits, or `null`, and
+/// no key twice. Anything else (an escape, a nested value, a fraction, a repeated key, trailing
+/// bytes, more fields: each lookup scans them all) reads as nil, and the caller
 /// falls back to `JSONDecoder`, which then also words the error. It is what stations send on every
 /// scan and tap, read here in a fraction of `JSONDecoder`'s time; see ``FlatJSONDecodable``.
 ///
@@ -17,6 +18,9 @@ public struct FlatJSONObject: Sendable {
     /// The fields in the order they came; few, so looked up by scanning.
     public private(set) var fields: [(key: String, value: Value)] = []
 
+    /// The most fields a plain object has (the requests read this way have at most six).
+    public static let maxFields = 16
+
     /// Reads `bytes`; nil unless they are a plain object as described above.
     public init?(_ bytes: [UInt8]) {
         var reader = Reader(bytes: bytes)
@@ -25,7 +29,7 @@ public struct FlatJSONObject: Sendable {
             repeat {
                 guard reader.skipSpace(), let key = reader.string(), reader.skipSpace(),
                     reader.take(UInt8(ascii: ":")), reader.skipSpace(), let value = reader.value(), reader.skipSpace(),
-                    !fields.contains(where: { $0.key == key })
+                    fields.count < Self.maxFields, !fields.contains(where: { $0.key == key })
                 else { return nil }
                 fields.append((key, value))
             } while reader.take(UInt8(ascii: ","))
@@ -74,7 +78,11 @@ public struct FlatJSONObject: Sendable {
 
         /// Skips JSON whitespace; always true, so that it chains in a `guard`.
         mutating func skipSpace() -> Bool {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count,
+                bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+            {
+                index += 1
+            }
             return true
         }
 
