@@ -52,7 +52,10 @@ struct IdempotencyRecords {
     }
 
     /// Deletes every organisation's answers stored before `cutoff`; returns how many.
-    static func prune(storedBefore cutoff: Date, in db: any SQLConnection, dialect: SQLDialect) throws -> Int {
-        try db.run(dialect.pruneIdempotencyKeys, [cutoff])
+    static func prune(storedBefore cutoff: Date, now: Date, in db: any SQLConnection, dialect: SQLDialect) throws
+        -> Int
+    {
+        let statement = dialect.pruneIdempotencyKeys(storedBefore: cutoff, now: now)
+        return try db.run(statement.sql, statement.arguments)
     }
 }

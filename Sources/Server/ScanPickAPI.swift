@@ -264,7 +264,7 @@ public final class ScanPickAPI: Sendable {
         let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
         let dialect = store.dialect
         return try store.write(.bulk) { db in
-            try IdempotencyRecords.prune(storedBefore: cutoff, in: db, dialect: dialect)
+            try IdempotencyRecords.prune(storedBefore: cutoff, now: now, in: db, dialect: dialect)
         }
     }
 

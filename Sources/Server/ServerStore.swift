@@ -274,21 +274,32 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// Deletes the answers stored before `?1` (see ``IdempotencyRecords/prune(storedBefore:in:dialect:)``).
-    /// SQLite appends answers to a rowid table in the order they are stored (`server-6`), so the
-    /// expired ones are its first rows: they are found in rowid order up to the first one still kept,
-    /// with no index of ages to write on every store. A clock set back only keeps answers longer.
-    var pruneIdempotencyKeys: String {
+    /// The statement, with its arguments, that deletes the answers stored before `cutoff` (see
+    /// ``IdempotencyRecords/prune(storedBefore:now:in:dialect:)``). SQLite appends answers to a rowid
+    /// table in the order they are stored (`server-6`), so the expired ones come first: the statement
+    /// reads rows in rowid order up to the first one still kept, with no index of ages to write on
+    /// every store. A clock set back only keeps answers longer; an answer dated past `now` plus
+    /// ``futureDateTolerance`` (a clock once set ahead) is kept by its own date but stops nothing.
+    func pruneIdempotencyKeys(storedBefore cutoff: Date, now: Date) -> (
+        sql: String, arguments: [any DatabaseValueConvertible]
+    ) {
         switch self {
         case .sqlite:
-            """
-            DELETE FROM idempotency_keys WHERE rowid < COALESCE(
-                (SELECT rowid FROM idempotency_keys WHERE created_at >= ?1 ORDER BY rowid LIMIT 1),
-                (SELECT MAX(rowid) + 1 FROM idempotency_keys))
-            """
-        case .postgres: "DELETE FROM idempotency_keys WHERE created_at < ?1"
+            (
+                """
+                DELETE FROM idempotency_keys WHERE created_at < ?1 AND rowid < COALESCE(
+                    (SELECT rowid FROM idempotency_keys WHERE created_at >= ?1 AND created_at <= ?2
+                     ORDER BY rowid LIMIT 1),
+                    (SELECT MAX(rowid) + 1 FROM idempotency_keys))
+                """, [cutoff, now.addingTimeInterval(Self.futureDateTolerance)]
+            )
+        case .postgres: ("DELETE FROM idempotency_keys WHERE created_at < ?1", [cutoff])
         }
     }
+
+    /// How far past the server's clock a stored answer's date may be and still be taken as the
+    /// place where SQLite's pruning stops (seconds).
+    static let futureDateTolerance: TimeInterval = 86_400
 
     /// An expression that claims idempotency key `key` of organisation `org` (both placeholders)
     /// until commit without waiting: 1 when claimed, 0 when another transaction (in any server

@@ -123,7 +123,8 @@ import Wire
 
     /// The retention window deletes the answers stored before it and never one stored inside it,
     /// also when the clock was set back between two stores (SQLite prunes the oldest rows up to the
-    /// first it keeps, so an answer stored after a kept one waits for a later pass).
+    /// first it keeps, so an answer stored after a kept one waits for a later pass) or once set years
+    /// ahead (that answer is kept by its date, and the ones stored after it are still pruned).
     @Test(arguments: ServerStoreKind.allCases)
     func pruningDeletesOnlyAnswersOlderThanTheWindow(store: ServerStoreKind) throws {
         let folder = try TemporaryDirectory()
@@ -139,7 +140,7 @@ import Wire
             log: { _ in })
         let now = Date()
         let stored: [(key: String, daysAgo: Double)] = [
-            ("old", 10), ("older", 9), ("recent", 1), ("clock-set-back", 20),
+            ("old", 10), ("clock-set-ahead", -3650), ("older", 9), ("recent", 1), ("clock-set-back", 20),
         ]
         try read(database) { db in
             for (key, daysAgo) in stored {
@@ -159,12 +160,13 @@ import Wire
         let left = try kept()
         #expect(left.isSuperset(of: ["recent"]) && left.isDisjoint(with: ["old", "older"]), "\(left)")
         switch store {
-        case .sqlite: #expect(pruned == 2 && left == ["recent", "clock-set-back"])
-        case .postgres: #expect(pruned == 3 && left == ["recent"])
+        case .sqlite: #expect(pruned == 2 && left == ["clock-set-ahead", "recent", "clock-set-back"])
+        case .postgres: #expect(pruned == 3 && left == ["clock-set-ahead", "recent"])
         }
         #expect(try api.pruneIdempotencyKeys(now: now) == 0)
-        #expect(try api.pruneIdempotencyKeys(now: now.addingTimeInterval(30 * 86_400)) == left.count)
-        #expect(try kept().isEmpty)
+        #expect(try api.pruneIdempotencyKeys(now: now.addingTimeInterval(30 * 86_400)) == left.count - 1)
+        #expect(try kept() == ["clock-set-ahead"])
+        #expect(try api.pruneIdempotencyKeys(now: now.addingTimeInterval(3660 * 86_400)) == 1)
     }
 
     /// Runs `body` on a connection of its own to `database`.
