@@ -47,7 +47,7 @@ public struct RouteTable<Route: Sendable>: Sendable {
     /// slash inside a segment stays inside it.
     static func segments(_ path: String) -> [String] {
         path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
-            guard segment.contains("%") else { return String(segment) }
+            guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }  // not Foundation's search
             let raw = Array(segment.utf8)
             var bytes: [UInt8] = []
             var index = 0
