@@ -12,9 +12,8 @@ final class LockedDatabase: Sendable {
 
 /// The thread that runs a ``DatabaseQueue``'s group commits. Each round it takes every waiting
 /// write — quick ones first, then bulk ones until the round has run for
-/// ``DatabaseQueue/roundBudget`` — runs each in a savepoint of one transaction, takes in the quick
-/// writes that arrived meanwhile (for up to ``joinBudget``), commits once (one fsync for all of
-/// them), and hands every writer its outcome. One thread does this, so under load
+/// ``DatabaseQueue/roundBudget`` — runs each in a savepoint of one transaction, commits once (one
+/// fsync for all of them), and hands every writer its outcome. One thread does this, so under load
 /// it goes from round to round without sleeping and writers wait without waking one another.
 final class GroupCommitter: Sendable {
     private struct State {
@@ -128,10 +127,8 @@ final class GroupCommitter: Sendable {
         if sleeps { wake.wait() }
     }
 
-    /// Runs one transaction; returns the writes it left for the next round. Quick writes that arrive
-    /// while it runs join it (see ``joinBudget``).
+    /// Runs one transaction; returns the writes it left for the next round.
     private func commitRound(_ ordered: [any GroupWork]) -> ArraySlice<any GroupWork> {
-        var taken = ordered  // in the order they run: `ran` is always a prefix of it
         var ran: [any GroupWork] = []
         var failedToBegin = false
         connection.database.withLock { database in
@@ -139,12 +136,9 @@ final class GroupCommitter: Sendable {
             do {
                 try database.run("BEGIN IMMEDIATE")
                 if ordered.count == 1, let only = ordered.first {
-                    // Alone in its round: no savepoint to set and release.
+                    // Alone in its round: its own transaction, no savepoint to set and release.
                     ran.append(only)
-                    guard only.run(alone: database) else {
-                        try database.run("ROLLBACK")
-                        return
-                    }
+                    try database.run(only.run(alone: database) ? "COMMIT" : "ROLLBACK")
                 } else {
                     for job in ordered {
                         if job.isBulk, ran.contains(where: \.isBulk),
@@ -152,18 +146,14 @@ final class GroupCommitter: Sendable {
                         {
                             break
                         }
-                        try Self.run(job, inSavepointOf: database, after: &ran)
+                        ran.append(job)
+                        try job.run(in: database, savepoint: "w\(ran.count)")
+                        // A full disk or an I/O error inside one write can make SQLite roll back the
+                        // whole transaction; the writes before it must not then be answered as committed.
+                        guard database.isInTransaction else { throw SQLiteError.rolledBack }
                     }
+                    try database.run("COMMIT")
                 }
-                while ran.count == taken.count, ran.count < Self.largestRound,
-                    ContinuousClock.now - start < Self.joinBudget
-                {
-                    let arrived = takeArrivedQuickWrites()
-                    if arrived.isEmpty { break }
-                    taken += arrived
-                    for job in arrived { try Self.run(job, inSavepointOf: database, after: &ran) }
-                }
-                try database.run("COMMIT")
             } catch {
                 _ = try? database.run("ROLLBACK")  // fails only when there is nothing to roll back
                 if ran.isEmpty {  // nothing could start: fail them all rather than retry for ever
@@ -175,37 +165,7 @@ final class GroupCommitter: Sendable {
         }
         roundSizes.observe(Double(ran.count))
         for job in ran { job.finish() }
-        return failedToBegin ? [] : taken.dropFirst(ran.count)
-    }
-
-    /// Runs `job` in a savepoint of the open transaction and adds it to `ran`.
-    private static func run(_ job: any GroupWork, inSavepointOf database: Database, after ran: inout [any GroupWork])
-        throws
-    {
-        ran.append(job)
-        try job.run(in: database, savepoint: "w\(ran.count)")
-        // A full disk or an I/O error inside one write can make SQLite roll back the whole
-        // transaction; the writes before it must not then be answered as committed.
-        guard database.isInTransaction else { throw SQLiteError.rolledBack }
-    }
-
-    /// How long after its start a round still takes in quick writes that arrived meanwhile: several
-    /// times an fsync here, so a write that comes while a round runs its statements shares that
-    /// round's fsync instead of waiting for the next one, while the first write of a round waits at
-    /// most this much longer for its commit.
-    static let joinBudget = Duration.milliseconds(1)
-
-    /// The most writes a round takes in that way.
-    static let largestRound = 256
-
-    /// The quick writes waiting now, taken out of the queue (bulk ones stay for the next round).
-    private func takeArrivedQuickWrites() -> [any GroupWork] {
-        state.withLock { state in
-            guard state.pending.contains(where: { !$0.isBulk }) else { return [] }
-            let quick = state.pending.filter { !$0.isBulk }
-            state.pending.removeAll { !$0.isBulk }
-            return quick
-        }
+        return failedToBegin ? [] : ordered.dropFirst(ran.count)
     }
 }
 

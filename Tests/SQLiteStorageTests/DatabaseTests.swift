@@ -194,51 +194,6 @@ import Testing
         #expect(!kept.contains(20))
     }
 
-    /// A quick write that arrives while a round runs its statements shares that round's commit; a
-    /// bulk one waits for the next round, and a refused one that joined changes nothing.
-    @Test func quickWritesArrivingDuringARoundJoinIt() throws {
-        let folder = try TemporaryDirectory()
-        let queue = try DatabaseQueue(
-            path: folder.file("g.sqlite"),
-            migrations: [Migration("t-1", sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")])
-        struct Refused: Error {}
-        let started = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        let outcomes = Mutex<[Int: Bool]>([:])
-        func submit(_ key: Int, _ priority: DatabaseQueue.WritePriority, _ body: @escaping (Database) throws -> Void) {
-            done.enter()
-            queue.groupCommit(priority, body) { result in
-                outcomes.withLock { $0[key] = (try? result.get()) != nil }
-                done.leave()
-            }
-        }
-        /// Submits a write that holds its round until released, and `arriving` while it runs.
-        func roundJoinedBy(_ arriving: () -> Void) {
-            submit(0, .quick) { _ in
-                started.signal()
-                release.wait()
-            }
-            started.wait()  // the round is running its only write: the others arrive meanwhile
-            arriving()
-            release.signal()
-            done.wait()
-        }
-        roundJoinedBy {
-            submit(1, .quick) { db in try db.run("INSERT INTO t VALUES (1)") }
-            submit(2, .quick) { db in
-                try db.run("INSERT INTO t VALUES (2)")
-                throw Refused()
-            }
-        }
-        #expect(outcomes.withLock { $0 } == [0: true, 1: true, 2: false])
-        #expect(queue.commitRoundSizes.count == 1 && queue.commitRoundSizes.sum == 3, "one round, one fsync")
-        roundJoinedBy { submit(3, .bulk) { db in try db.run("INSERT INTO t VALUES (3)") } }
-        #expect(queue.commitRoundSizes.count == 3 && queue.commitRoundSizes.sum == 5, "the bulk write's own round")
-        #expect(outcomes.withLock { $0[3] } == true)
-        #expect(try queue.write { db in try db.rows("SELECT k FROM t ORDER BY k").map { try $0.int("k") } } == [1, 3])
-    }
-
     @Test func aWriteIsVisibleToANewConnectionWhenItReturns() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("g.sqlite")
