@@ -51,11 +51,12 @@ struct IdempotencyRecords {
             """, [org, key, requestHash, status, body, now, station])
     }
 
-    /// Deletes every organisation's answers stored before `cutoff`; returns how many.
-    static func prune(storedBefore cutoff: Date, now: Date, in db: any SQLConnection, dialect: SQLDialect) throws
-        -> Int
-    {
-        let statement = dialect.pruneIdempotencyKeys(storedBefore: cutoff, now: now)
+    /// Deletes up to `limit` of the answers (of every organisation) stored before `cutoff`; returns
+    /// how many. Fewer than `limit` means none is left to delete.
+    static func prune(
+        storedBefore cutoff: Date, now: Date, atMost limit: Int, in db: any SQLConnection, dialect: SQLDialect
+    ) throws -> Int {
+        let statement = dialect.pruneIdempotencyKeys(storedBefore: cutoff, now: now, limit: limit)
         return try db.run(statement.sql, statement.arguments)
     }
 }

@@ -258,13 +258,24 @@ public final class ScanPickAPI: Sendable {
         return .json(200, Array(#"{"status":"ready"}"#.utf8))
     }
 
-    /// Deletes stored idempotency results older than the retention period; returns how many.
+    /// How many stored answers one pruning transaction deletes at most: an overdue prune (a server
+    /// that was off for weeks) goes in many short transactions, so it never holds the writer long.
+    public static let pruneBatch = 2_000
+
+    /// Deletes stored idempotency results older than the retention period, at most `batch` per
+    /// transaction, each a bulk write that quick ones go before; returns how many.
     @discardableResult
-    public func pruneIdempotencyKeys(now: Date = Date()) throws -> Int {
+    public func pruneIdempotencyKeys(now: Date = Date(), batch: Int = pruneBatch) throws -> Int {
         let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
         let dialect = store.dialect
-        return try store.write(.bulk) { db in
-            try IdempotencyRecords.prune(storedBefore: cutoff, now: now, in: db, dialect: dialect)
+        let batch = max(1, batch)
+        var total = 0
+        while true {
+            let deleted = try store.write(.bulk) { db in
+                try IdempotencyRecords.prune(storedBefore: cutoff, now: now, atMost: batch, in: db, dialect: dialect)
+            }
+            total += deleted
+            if deleted < batch { return total }
         }
     }
 

@@ -274,26 +274,36 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// The statement, with its arguments, that deletes the answers stored before `cutoff` (see
-    /// ``IdempotencyRecords/prune(storedBefore:now:in:dialect:)``). SQLite appends answers to a rowid
-    /// table in the order they are stored (`server-6`), so the expired ones come first: the statement
-    /// reads rows in rowid order up to the first one still kept, with no index of ages to write on
-    /// every store. A clock set back only keeps answers longer; an answer dated past `now` plus
-    /// ``futureDateTolerance`` (a clock once set ahead) is kept by its own date but stops nothing.
-    func pruneIdempotencyKeys(storedBefore cutoff: Date, now: Date) -> (
+    /// The statement, with its arguments, that deletes at most `limit` of the answers stored before
+    /// `cutoff` (see ``IdempotencyRecords/prune(storedBefore:now:atMost:in:dialect:)``); fewer than
+    /// `limit` means none is left to delete. SQLite appends answers to a rowid table in the order
+    /// they are stored (`server-6`), so the expired ones come first: the statement takes the oldest
+    /// `limit` rows and deletes those before the first one still kept, reading `limit` rows a pass
+    /// whatever the table's size, with no index of ages to write on every store. A clock set back
+    /// only keeps answers longer; an answer dated past `now` plus ``futureDateTolerance`` (a clock
+    /// once set ahead) is kept by its own date and passed over.
+    func pruneIdempotencyKeys(storedBefore cutoff: Date, now: Date, limit: Int) -> (
         sql: String, arguments: [any DatabaseValueConvertible]
     ) {
         switch self {
         case .sqlite:
             (
                 """
-                DELETE FROM idempotency_keys WHERE created_at < ?1 AND rowid < COALESCE(
-                    (SELECT rowid FROM idempotency_keys WHERE created_at >= ?1 AND created_at <= ?2
-                     ORDER BY rowid LIMIT 1),
-                    (SELECT MAX(rowid) + 1 FROM idempotency_keys))
-                """, [cutoff, now.addingTimeInterval(Self.futureDateTolerance)]
+                WITH oldest AS (
+                    SELECT rowid AS id, created_at FROM idempotency_keys WHERE created_at <= ?2
+                    ORDER BY rowid LIMIT ?3)
+                DELETE FROM idempotency_keys WHERE rowid IN (
+                    SELECT id FROM oldest WHERE created_at < ?1
+                    AND id < COALESCE((SELECT MIN(id) FROM oldest WHERE created_at >= ?1), 9223372036854775807))
+                """, [cutoff, now.addingTimeInterval(Self.futureDateTolerance), limit]
             )
-        case .postgres: ("DELETE FROM idempotency_keys WHERE created_at < ?1", [cutoff])
+        case .postgres:
+            (
+                """
+                DELETE FROM idempotency_keys WHERE (org, key) IN (
+                    SELECT org, key FROM idempotency_keys WHERE created_at < ?1 LIMIT ?2)
+                """, [cutoff, limit]
+            )
         }
     }
 
