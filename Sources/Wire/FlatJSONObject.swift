@@ -45,7 +45,7 @@ public struct FlatJSONObject: Sendable {
 
     /// Whether every field's key is one of `keys` (a decoder that ignored the others could read a
     /// body the full decoder words differently; the plain path takes none it does not know).
-    public func hasOnly(_ keys: Set<String>) -> Bool {
+    public func hasOnly(_ keys: [String]) -> Bool {
         fields.allSatisfy { keys.contains($0.key) }
     }
 
@@ -117,7 +117,7 @@ public struct FlatJSONObject: Sendable {
             }
         }
 
-        /// `-?(0|[1-9][0-9]*)` of at most 18 digits (never past `Int`), ending where JSON lets a number end.
+        /// `-?(0|[1-9][0-9]*)` of at most 18 digits (never past `Int`); what may follow is the caller's to check.
         mutating func integer() -> Int? {
             let negative = take(UInt8(ascii: "-"))
             let start = index
