@@ -26,8 +26,8 @@ final class StationProcess: Sendable {
             process.standardInput = input
             process.standardOutput = stdout
             process.standardError = stderr
-            stdout.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
-            stderr.fileHandleForReading.readabilityHandler = { handle in errors.append(handle.availableData) }
+            output.collect(stdout)
+            errors.collect(stderr)
             try process.run()
             return input
         }

@@ -69,7 +69,7 @@ public enum ProcessRunner {
             inputPipe.fileHandleForWriting.write(Data(input))
             try inputPipe.fileHandleForWriting.close()
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = PipeReading.readToEnd(output.fileHandleForReading)
         process.waitUntilExit()
         try? errorFile?.close()
         let errorData = FileManager.default.contents(atPath: errorPath) ?? Data()

@@ -86,7 +86,7 @@ public final class ServerProcess: Sendable {
             let errors = Pipe()
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice
-            errors.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
+            buffer.collect(errors)
             try process.run()
         }
         let deadline = Date().addingTimeInterval(20)

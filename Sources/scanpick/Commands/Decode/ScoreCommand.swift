@@ -32,7 +32,7 @@ enum ScoreCommand: Command {
         let source = arguments[\.results]
         let data =
             source == "-"
-            ? FileHandle.standardInput.readDataToEndOfFile()
+            ? DescriptorReading.readToEnd(STDIN_FILENO)
             : try Data(contentsOf: URL(fileURLWithPath: source))
         var scorer = ExpectationScorer(manifest: manifest)
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.isEmpty {

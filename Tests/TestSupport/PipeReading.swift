@@ -1,0 +1,36 @@
+import Foundation
+
+/// Reads a child's pipes without Foundation's `readDataToEndOfFile()` and `availableData`: both end
+/// the test process with a `try!` when a signal interrupts the `read` (EINTR), which took a whole
+/// CI run down once. These retry the interrupted read, as every reader in the product does.
+public enum PipeReading {
+    /// Everything the pipe holds until its writers close it.
+    public static func readToEnd(_ handle: FileHandle) -> Data {
+        var data = Data()
+        while true {
+            let chunk = readOnce(handle)
+            if chunk.isEmpty { return data }
+            data.append(chunk)
+        }
+    }
+
+    /// What one `read` returns: what is there now, or nothing at end of file or on an error.
+    public static func readOnce(_ handle: FileHandle) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            return got > 0 ? Data(buffer[..<got]) : Data()
+        }
+    }
+}
+
+extension LogBuffer {
+    /// Appends whatever the pipe's read end receives, as it arrives (until the child closes it).
+    public func collect(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = PipeReading.readOnce(handle)
+            if chunk.isEmpty { handle.readabilityHandler = nil } else { append(chunk) }
+        }
+    }
+}
