@@ -144,12 +144,12 @@ let package = Package(
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
         .testTarget(
             name: "QueueTests",
-            dependencies: ["Queue", "Station", "Storage", "SQLiteStorage", "Wire", "TestSupport", "scanpick"]),
+            dependencies: ["Queue", "Station", "Storage", "SQLiteStorage", "Wire", "HTTPServing", "TestSupport", "scanpick"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(
             name: "StationTests",
             dependencies: [
-                "Station", "Queue", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "TestSupport", "scanpick",
+                "Station", "Queue", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps", "TestSupport", "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "Storage", "TestSupport"]),

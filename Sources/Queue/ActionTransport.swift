@@ -55,10 +55,8 @@ public final class HTTPActionTransport: ActionTransport {
         settings.withLock { $0 = (server, tokens) }
     }
 
-    /// A session that never follows a redirect: URLSession would turn the POST into a GET to
-    /// wherever it points (a 405 there, or a page that is not the API). The 3xx itself comes back
-    /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
-    /// A request to `path` on the server, with the station's name.
+    /// A request to `path` on the server, with the station's name (every request the station makes
+    /// is built here, so the server can always tell which station sent it).
     private func makeRequest(_ server: URL, _ path: String) -> URLRequest {
         var request = URLRequest(url: server.appendingPathComponent(path))
         request.timeoutInterval = timeout
@@ -66,6 +64,9 @@ public final class HTTPActionTransport: ActionTransport {
         return request
     }
 
+    /// A session that never follows a redirect: URLSession would turn the POST into a GET to
+    /// wherever it points (a 405 there, or a page that is not the API). The 3xx itself comes back
+    /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
     private static func makeSession(timeout: TimeInterval) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
@@ -166,8 +167,7 @@ public final class HTTPActionTransport: ActionTransport {
     /// `GET /api/batches` for `org`: the organisation's open batches, oldest first.
     public func openBatches(org: String) async throws(FetchError) -> BatchList {
         guard let token = tokens[org] else { throw .noToken(org) }
-        var request = URLRequest(url: server.appendingPathComponent("/api/batches"))
-        request.timeoutInterval = timeout
+        var request = makeRequest(server, "/api/batches")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         return try await answer(BatchList.self, from: request)
     }
@@ -175,9 +175,8 @@ public final class HTTPActionTransport: ActionTransport {
     /// `POST /api/batches/{id}/close` for `org` (a supervisor's): the batch as it now stands.
     public func closeBatch(_ id: String, org: String) async throws(FetchError) -> Batch {
         guard let token = tokens[org] else { throw .noToken(org) }
-        var request = URLRequest(url: server.appendingPathComponent("/api/batches/\(id)/close"))
+        var request = makeRequest(server, "/api/batches/\(id)/close")
         request.httpMethod = "POST"
-        request.timeoutInterval = timeout
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data("{}".utf8)

@@ -83,7 +83,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
                 Attention(
                     code: "unauthorized",
                     message:
-                        "\(at) refused this station's token for \(org) (401): fix organisations.\(org)'s token in the station config; \(waits)"
+                        "the server refused this station's token for \(org) (401): fix organisations.\(org)'s token in the station config\(server.map { " (server: \($0))" } ?? ""); \(waits)"
                 ), status: status)
         case 403:
             return .paused(

@@ -42,11 +42,25 @@ extension CreateShipmentRequest: ValidatedRequest {
             try FieldRules.text(unit.pickTaskId, field: "units[\(index)].pickTaskId")
             try FieldRules.quantity(unit.qty, field: "units[\(index)].qty", in: FieldRules.shipmentQuantity)
         }
+        try FieldRules.actionTime(at)
     }
 }
 
 extension VoidShipmentRequest: ValidatedRequest {
-    public func validate() throws(FieldError) {}
+    public func validate() throws(FieldError) {
+        try FieldRules.actionTime(at)
+    }
+}
+
+extension FieldRules {
+    /// A shipment's `at`, which every mutating request carries: without it the server could not
+    /// tell a resend from after its idempotency window, and might count it twice.
+    static func actionTime(_ at: String?) throws(FieldError) {
+        guard let at else {
+            throw FieldError(field: "at", problem: "is required: when the action happened (ISO 8601)")
+        }
+        try FieldRules.text(at, field: "at")
+    }
 }
 
 extension UpsertOrdersRequest: ValidatedRequest {

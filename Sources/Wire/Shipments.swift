@@ -3,7 +3,8 @@ public struct CreateShipmentRequest: Codable, Sendable, Equatable {
     public var orderId: String
     public var units: [ShipmentUnit]
     public var idempotencyKey: String?
-    /// When the label was made (ISO 8601): the server judges a key it no longer knows by it.
+    /// When the label was made (ISO 8601; required, though optional here so that its absence is
+    /// answered with the field's name): the server judges a key it no longer knows by it.
     public var at: String?
 
     public init(orderId: String, units: [ShipmentUnit], idempotencyKey: String?, at: String? = nil) {

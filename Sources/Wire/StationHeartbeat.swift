@@ -62,6 +62,26 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         self.attention = attention
     }
 
+    /// Every key, always: a value the station does not have is `null`, so the heartbeat,
+    /// `GET /api/stations` and `scanpick fleet --json` carry the same keys whatever its state.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(station, forKey: .station)
+        try container.encode(heartbeatSeconds, forKey: .heartbeatSeconds)
+        try container.encode(version, forKey: .version)
+        try container.encode(online, forKey: .online)
+        try container.encode(pending, forKey: .pending)
+        try container.encode(inFlight, forKey: .inFlight)
+        try container.encode(dead, forKey: .dead)
+        try container.encode(oldestPendingAt, forKey: .oldestPendingAt)
+        try container.encode(lastSyncAt, forKey: .lastSyncAt)
+        try container.encode(camera, forKey: .camera)
+        try container.encode(scanners, forKey: .scanners)
+        try container.encode(batchId, forKey: .batchId)
+        try container.encode(workerId, forKey: .workerId)
+        try container.encode(attention, forKey: .attention)
+    }
+
     /// How often a station may send one, in seconds.
     public static let intervalRange = 1...3600
     /// The camera states a heartbeat may report.

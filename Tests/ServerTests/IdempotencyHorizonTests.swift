@@ -45,6 +45,19 @@ import Wire
         #expect(try await acme.post("/api/picking/pick", json: recent).status == 200)
         #expect(try await acme.post("/api/picking/pick", json: recent).headers["idempotent-replayed"] == "true")
         #expect(try await scenario.picked(on: acme)[b3] == 1)
+
+        // Shipments are judged the same way, and without their action time they are refused.
+        let box: [String: Any] = ["orderId": "o2", "units": [["pickTaskId": b3, "qty": 1]], "idempotencyKey": "box"]
+        let untimed = try await acme.post("/api/shipments", json: box)
+        #expect(untimed.status == 400)
+        #expect(untimed.text.contains("at is required"), "\(untimed.text)")
+        let shipment = try await acme.post("/api/shipments", json: box.merging(["at": anHourAgo]) { $1 })
+        #expect(shipment.status == 201, "\(shipment.text)")
+        let void = "/api/shipments/\(try #require(shipment.json["id"] as? String))/void"
+        #expect(try await acme.post(void, json: ["idempotencyKey": "v"]).status == 400)
+        let oldVoid = try await acme.post(void, json: ["idempotencyKey": "v-old", "at": twoDaysAgo])
+        #expect(oldVoid.errorCode == "too_old_to_deduplicate", "\(oldVoid.text)")
+        #expect(try await acme.post(void, json: ["idempotencyKey": "v-now", "at": anHourAgo]).status == 200)
     }
 
     /// The horizon is judged on the station's clock, so that clock is judged first: a station clock

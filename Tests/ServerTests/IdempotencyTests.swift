@@ -54,7 +54,7 @@ import Testing
         }
         let id = try #require(shipment)
         let void = try await fixture.acme.post(
-            "/api/shipments/\(id)/void", json: [:], headers: ["Idempotency-Key": "echo-void"])
+            "/api/shipments/\(id)/void", json: ["at": fixture.at], headers: ["Idempotency-Key": "echo-void"])
         #expect(void.status == 200)
         #expect(void.headers["idempotency-key"] == "echo-void")
         // A refusal is not an idempotent answer: it stores nothing, and carries no key to count on.

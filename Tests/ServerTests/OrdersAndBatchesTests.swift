@@ -94,15 +94,22 @@ import Testing
         _ = try await fixture.scan(task, "036000291452")
         let shipment = try await fixture.acme.post(
             "/api/shipments",
-            json: ["orderId": "o1", "units": [["pickTaskId": task, "qty": 1]], "idempotencyKey": "s1"])
+            json: [
+                "orderId": "o1", "units": [["pickTaskId": task, "qty": 1]], "idempotencyKey": "s1", "at": fixture.at,
+            ])
         let shipmentId = try #require(shipment.json["id"] as? String)
         #expect(
-            try await fixture.globex.post("/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "v1"]).status
+            try await fixture.globex.post(
+                "/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "v1", "at": fixture.at]
+            ).status
                 == 404)
         #expect(
             try await fixture.globex.post(
                 "/api/shipments",
-                json: ["orderId": "o1", "units": [["pickTaskId": task, "qty": 1]], "idempotencyKey": "s1"]
+                json: [
+                    "orderId": "o1", "units": [["pickTaskId": task, "qty": 1]], "idempotencyKey": "s1",
+                    "at": fixture.at,
+                ]
             ).status == 404)
         // An order of the same id upserted by globex is globex's own; acme's is untouched.
         let globexOrder = try await fixture.globex.upsertOrder(

@@ -48,10 +48,12 @@ import Testing
         let a1 = fixture.tasks[0]
         #expect(try await fixture.pick(a1, qty: 3).status == 200)
         let tooMany = try await fixture.acme.post(
-            "/api/shipments", json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 4]], "idempotencyKey": "s0"])
+            "/api/shipments",
+            json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 4]], "idempotencyKey": "s0", "at": fixture.at])
         #expect(tooMany.status == 422)
         let shipment = try await fixture.acme.post(
-            "/api/shipments", json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 2]], "idempotencyKey": "s1"])
+            "/api/shipments",
+            json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 2]], "idempotencyKey": "s1", "at": fixture.at])
         #expect(shipment.status == 201)
         #expect(shipment.json["status"] as? String == "active")
         let shipmentId = try #require(shipment.json["id"] as? String)
@@ -64,14 +66,17 @@ import Testing
         #expect(try await fixture.setQty(a1, from: 3, to: 2).status == 200)  // down to the lock is fine
         let otherOrder = try await fixture.acme.post(
             "/api/shipments",
-            json: ["orderId": "o2", "units": [["pickTaskId": a1, "qty": 1]], "idempotencyKey": "s2"])
+            json: ["orderId": "o2", "units": [["pickTaskId": a1, "qty": 1]], "idempotencyKey": "s2", "at": fixture.at])
         #expect(otherOrder.errorCode == "task_not_in_order")
 
-        let voided = try await fixture.acme.post("/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "v1"])
+        let voided = try await fixture.acme.post(
+            "/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "v1", "at": fixture.at])
         #expect(voided.status == 200)
         #expect(voided.json["status"] as? String == "voided")
         #expect(try await fixture.task(a1)["qtyLocked"] as? Int == 0)
         #expect(try await fixture.setQty(a1, from: 2, to: 0).status == 200)
-        #expect(try await fixture.acme.post("/api/shipments/nope/void", json: ["idempotencyKey": "v2"]).status == 404)
+        #expect(
+            try await fixture.acme.post("/api/shipments/nope/void", json: ["idempotencyKey": "v2", "at": fixture.at])
+                .status == 404)
     }
 }

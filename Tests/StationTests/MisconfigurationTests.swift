@@ -30,7 +30,9 @@ import Testing
         #expect(shown["server"] as? String == fixture.server.baseURL.absoluteString)
         let attention = try #require((shown["attention"] as? [[String: Any]])?.first)
         #expect(attention["code"] as? String == "unauthorized")
-        #expect((attention["message"] as? String)?.contains("token for acme (401)") == true)
+        #expect(
+            (attention["message"] as? String)?.hasPrefix("the server refused this station's token for acme (401)")
+                == true)
         let human = try await fixture.scanpick(["status"]).standardOutput
         #expect(human.contains("server \(fixture.server.baseURL.absoluteString)"))
         #expect(human.contains("needs attention: "))

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import Timestamps
 
 /// Taps through the pick list, refresh that never clobbers, and the interlock on the station,
 /// against a real server (and a fault proxy to catch a drain mid-flight).
@@ -93,7 +94,10 @@ import Testing
         #expect(try await fixture.scanpick(["drain"]).status == 0)
         let shipment = try await fixture.acme.post(
             "/api/shipments",
-            json: ["orderId": "o1", "units": [["pickTaskId": a1, "qty": 2]], "idempotencyKey": "box-1"])
+            json: [
+                "orderId": "o1", "units": [["pickTaskId": a1, "qty": 2]], "idempotencyKey": "box-1",
+                "at": Timestamp.iso8601(),
+            ])
         let shipmentId = try #require(shipment.json["id"] as? String)
         #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
         #expect(try await fixture.pickList()[a1]?["qtyLocked"] as? Int == 2)
@@ -104,7 +108,8 @@ import Testing
         let queued = try await fixture.scanpick(["queue", "--json"]).standardOutput
         #expect(queued.components(separatedBy: "\"kind\"").count - 1 == 1)
 
-        _ = try await fixture.acme.post("/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "void-1"])
+        _ = try await fixture.acme.post(
+            "/api/shipments/\(shipmentId)/void", json: ["idempotencyKey": "void-1", "at": Timestamp.iso8601()])
         #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
         #expect(try await fixture.pickList()[a1]?["qtyLocked"] as? Int == 0)
         #expect(

@@ -26,6 +26,26 @@ import Wire
         if message == "plain" { #expect(item.message == "plain") }
     }
 
+    /// Values a station does not have go out as `null`, never as missing keys: every reader sees
+    /// the fourteen keys in every heartbeat and in every station `GET /api/stations` lists.
+    @Test func everyKeyIsSentEvenWhenItHasNoValue() throws {
+        var heartbeat = Self.heartbeat()
+        (heartbeat.oldestPendingAt, heartbeat.batchId, heartbeat.workerId) = (nil, nil, nil)
+        let keys = [
+            "station", "heartbeatSeconds", "version", "online", "pending", "inFlight", "dead", "oldestPendingAt",
+            "lastSyncAt", "camera", "scanners", "batchId", "workerId", "attention",
+        ]
+        let fleet = FleetStation(
+            heartbeat: heartbeat, lastSeenAt: "2026-12-01T08:01:00.000Z", clockOffsetSeconds: nil, status: "ok",
+            problems: [])
+        for data in [try JSONEncoder().encode(heartbeat), try JSONEncoder().encode(fleet)] {
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(Set(keys).isSubset(of: object.keys), "\(object.keys.sorted())")
+            for key in ["oldestPendingAt", "lastSyncAt", "batchId", "workerId"] { #expect(object[key] is NSNull) }
+        }
+        #expect(try JSONDecoder().decode(StationHeartbeat.self, from: JSONEncoder().encode(heartbeat)) == heartbeat)
+    }
+
     /// `GET /api/stations` puts the heartbeat's fields and the server's side by side in one object,
     /// and reads back what it wrote.
     @Test func aFleetStationIsOneFlatObjectThatRoundTrips() throws {

@@ -31,7 +31,8 @@ enum ServiceUser {
         rerun.standardOutput = FileHandle.nullDevice
         rerun.standardError = errors
         try rerun.run()
-        let message = String(decoding: DescriptorReading.readToEnd(errors.fileHandleForReading.fileDescriptor), as: UTF8.self)
+        let message = String(
+            decoding: DescriptorReading.readToEnd(errors.fileHandleForReading.fileDescriptor), as: UTF8.self)
         rerun.waitUntilExit()
         guard rerun.terminationStatus != 0 else { return }
         let reasons = message.split(separator: "\n").filter { !$0.hasPrefix("warning: ") && !$0.hasPrefix("Run '") }
