@@ -149,7 +149,8 @@ let package = Package(
         .testTarget(
             name: "StationTests",
             dependencies: [
-                "Station", "Queue", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps", "TestSupport", "scanpick",
+                "Station", "Queue", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps", "TestSupport",
+                "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "Storage", "TestSupport"]),

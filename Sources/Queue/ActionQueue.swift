@@ -9,7 +9,9 @@ import Wire
 /// same transaction (the pick list's row flips and its action is queued together, or neither).
 ///
 ///     let queue = try ActionQueue(path: "var/station.sqlite")
-///     try queue.enqueue(action) { db in try db.run("UPDATE pick_list SET ...") }
+///     let id = try queue.enqueue(.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 1, worker: "ana")) { db in
+///         _ = try db.run("UPDATE pick_list_tasks SET qty_picked = qty_picked + 1 WHERE id = ?", ["t1"])
+///     }
 public final class ActionQueue: Sendable {
     public let database: DatabaseQueue
 

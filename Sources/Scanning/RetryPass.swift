@@ -3,11 +3,11 @@ import Imaging
 extension BarcodeReader {
     /// A second look at an image the first look found nothing in, in the order they are tried.
     /// What each does and when it is tried is said once, in ``summary`` and ``BarcodeReader/tryHarderDescription``,
-    /// from which `scanpick decode --help` and the README (checked by a test) take it.
+    /// from which `scanpick decode --help` and docs/decode.md (checked by a test) take it.
     ///
     /// Each pass is kept only for what it gains on the real-world corpus (`scripts/bench-decode
-    /// --try-harder`); the measured gain of each, and of the passes tried and not kept, is in the
-    /// README.
+    /// --try-harder`); the measured gain of each, and of the passes tried and not kept, is in
+    /// docs/benchmarks.md.
     public enum RetryPass: CaseIterable, Sendable {
         /// Contrast stretched between the 1st and 99th percentile: washed-out or dark pictures.
         case contrastStretched

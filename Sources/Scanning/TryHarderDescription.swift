@@ -1,7 +1,7 @@
 extension BarcodeReader {
     /// What ``ReaderOptions/tryHarder`` does, in words generated from the passes themselves
     /// (``RetryPass/standard``, each pass's ``RetryPass/summary`` and conditions, and the size
-    /// limits), so `scanpick decode --help` and the README (checked by a test) cannot drift from it.
+    /// limits), so `scanpick decode --help` and docs/decode.md (checked by a test) cannot drift from it.
     public static var tryHarderDescription: String {
         tryHarderDescription(passes: RetryPass.standard)
     }

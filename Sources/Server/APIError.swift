@@ -58,7 +58,7 @@ extension HTTPError {
 
 extension APIError {
     /// The HTTP answer to each of the store's domain errors: its status and stable code (contracts
-    /// stations and clients rely on; see the README's HTTP section), with the domain's sentence. A
+    /// stations and clients rely on; see docs/api.md), with the domain's sentence. A
     /// database failure is answered without its details, which go to the log.
     init(_ error: PickingError) {
         switch error {

@@ -332,7 +332,8 @@ public enum CacheError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .impossibleQuantity(let task, let field, let value):
             "the server's batch gives task \(task) \(field) \(value), outside 0–\(PickListCache.quantityLimit): the batch was not stored"
-        case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
+        case .noOpenBatch:
+            "no batch is open on this station: open one from the page, by scanning a batch label, or with scanpick batch open ID"
         case .noSuchTask(let id): "task \(id) is not in the open batch (scanpick pick-list shows its tasks)"
         case .storage(let message): "the station database failed: \(message)"
         }

@@ -15,13 +15,14 @@ extension PickStation {
     }
 }
 
-/// No organisation was named and none follows from the station's state.
+/// No organisation was named and none follows from the station's state. The description says
+/// which are configured; how to name one is the caller's to add (a command's `--org`, a page's choice).
 public struct OrganisationError: Error, Equatable, Sendable, CustomStringConvertible {
     public var configured: [String]
     public var openBatchConsidered: Bool
 
     public var description: String {
         (openBatchConsidered ? "no batch is open and " : "")
-            + "this station has \(configured.count) organisations (\(configured.joined(separator: ", "))): name one with --org ORG"
+            + "this station has \(configured.count) organisations (\(configured.joined(separator: ", ")))"
     }
 }

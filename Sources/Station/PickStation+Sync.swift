@@ -6,8 +6,8 @@ import Wire
 /// in step.
 extension PickStation {
     /// Refreshes the open batch from the server: the server's view replaces the cached rows, except
-    /// rows with an action not yet confirmed sent, which keep their local counts until it is (the
-    /// seed's audit bug: a refresh must never erase taps it has not seen). Returns false when no
+    /// rows with an action not yet confirmed sent, which keep their local counts until it is (a
+    /// refresh must never erase taps it has not seen). Returns false when no
     /// batch is open; throws when the server cannot be reached.
     @discardableResult
     public func refreshPickList() async throws -> Bool {

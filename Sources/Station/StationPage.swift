@@ -277,7 +277,7 @@ public final class StationPage: Sendable {
         case let refusal as TapRefusal:
             HTTPError(status: refusal.status, code: refusal.code, message: refusal.description)
         case let refusal as OrganisationError:
-            HTTPError(status: 400, code: "which_organisation", message: refusal.description)
+            HTTPError(status: 400, code: "which_organisation", message: "\(refusal): choose one")
         case let refusal as BatchOpeningError:
             HTTPError(status: 503, code: "server_needed", message: refusal.description)
         case let refusal as FetchError:

@@ -15,7 +15,7 @@ import Wire
 /// and taps, the page and the drainer carry on. It re-reads its config on SIGHUP or when a config
 /// file changes.
 ///
-///     let service = StationService(configPath: path, station: station, output: print, log: log)
+///     let service = StationService(configPath: path, station: station, output: { print($0) }, log: { _ in })
 ///     let summary = try await service.run(source: .wedge, org: nil)  // until SIGINT or SIGTERM
 public final class StationService: Sendable {
     public let station: PickStation
@@ -29,17 +29,25 @@ public final class StationService: Sendable {
     private let log: @Sendable (String) -> Void
     private let state = Mutex(RunState())
     private let done = DispatchSemaphore(value: 0)
-    private let scanFinished = DispatchSemaphore(value: 0)
     private let scannersFinished = DispatchGroup()
 
-    /// Where scans come from.
-    public enum Source: Sendable, Equatable {
+    /// Where scans come from. Besides these, the config's handheld scanners are read (each looked
+    /// for again when it is missing or unplugged).
+    public enum Source: Sendable {
         /// Recorded images in sorted order, stamped at `fps`; without `loop` the run ends after the last.
         case frames(folder: String, fps: Double, loop: Bool)
         /// A keyboard-wedge scanner on standard input: one code per line.
         case wedge
         /// A V4L2 camera (nil: `camera.device` in the config).
         case camera(device: String?)
+        /// Frames from a source the caller opened (its own kind of camera, a test's frames); the run
+        /// closes it when it stops.
+        case frameSource(any FrameSource & Sendable)
+        /// Codes from a source the caller opened; the run closes it when it stops.
+        case codeSource(any CodeSource)
+
+        /// Whether the run ends when this source does (a replay has nothing more to do).
+        var endsTheRun: Bool { if case .frames = self { true } else { false } }
     }
 
     /// What a run did.
@@ -55,8 +63,9 @@ public final class StationService: Sendable {
     private struct RunState {
         var stopped = false
         var summary = Summary()
-        var camera: V4L2Camera?
-        var scanners: [Int: HandheldScanner] = [:]
+        /// What `stop()` closes so that a thread blocked on it returns: the camera, the scanners,
+        /// sources the caller passed.
+        var openSources: [String: @Sendable () -> Void] = [:]
         /// What each source is doing, for the page ("camera: YUYV 1280x720", "scanner 1: ready").
         var sourceStates: [String: String] = [:]
         var sync: SyncService?
@@ -102,6 +111,12 @@ public final class StationService: Sendable {
     /// end. Scanning runs only when `org`'s (default: the open batch's) scanning is on; taps, the page
     /// and the drainer run regardless.
     public func run(source: Source?, org requested: String?) async throws -> Summary {
+        try await run(sources: source.map { [$0] } ?? [], org: requested)
+    }
+
+    /// ``run(source:org:)`` with any number of sources at once, each on a thread of its own (a
+    /// camera and a keyboard wedge, say, besides the config's handheld scanners).
+    public func run(sources: [Source], org requested: String?) async throws -> Summary {
         let configuration = station.configuration
         let open = try station.cache.openBatch()
         // What can refuse the run is checked before anything is printed or started.
@@ -114,7 +129,7 @@ public final class StationService: Sendable {
         let organisation = try configuration.organisation(org)
         // Frames from a folder that is not there fail now, clearly (when scanning is on: with it
         // off, no frame source is ever opened).
-        if organisation.scanningEnabled, case .frames(let folder, let fps, _) = source {
+        for case .frames(let folder, let fps, _) in sources where organisation.scanningEnabled {
             _ = try RecordedFrames(folder: folder, fps: fps)
         }
         if let task = try station.cache.activeTask() {
@@ -124,7 +139,8 @@ public final class StationService: Sendable {
         } else {
             output(
                 open == nil
-                    ? "no batch is open (scanpick batch open ID --org ORG)" : "every task of the open batch is picked")
+                    ? "no batch is open: open one from the page, by scanning a batch label, or with scanpick batch open ID"
+                    : "every task of the open batch is picked")
         }
         if let open, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")
@@ -170,21 +186,25 @@ public final class StationService: Sendable {
             SIGHUP: { [weak self] in self?.reload() },
         ])
 
-        var scanThread: Thread?
+        let sourcesFinished = DispatchGroup()
         if !organisation.scanningEnabled {
             output(
                 "scanning is off for organisation \(org) (organisations.\(org).scanning.enabled is false): no camera or scanner is opened; taps still work"
             )
             page.show(scanner: "scanning off")
-            if case .frames = source { stop() }  // a replay has nothing to do
+            if sources.contains(where: \.endsTheRun) { stop() }  // a replay has nothing to do
         } else {
-            if let source, source != .camera(device: nil) || configuration.camera.enabled {
+            for (index, source) in sources.enumerated() {
+                if case .camera(nil) = source, !configuration.camera.enabled { continue }
+                // A wedge's read blocked on input is left to the exit; every other source returns
+                // once closed, so the run waits for it to finish its frame.
+                let waitedFor: Bool = if case .wedge = source { false } else { true }
+                if waitedFor { sourcesFinished.enter() }
                 let thread = Thread { [self] in
-                    self.scan(source, organisation: organisation, page: page, watchdog: watchdog)
-                    self.scanFinished.signal()
+                    self.scan(source, number: index + 1, organisation: organisation, page: page, watchdog: watchdog)
+                    if waitedFor { sourcesFinished.leave() }
                 }
-                thread.name = "scanpick-scan"
-                scanThread = thread
+                thread.name = "scanpick-scan-\(index + 1)"
                 thread.start()
             }
             for (index, scanner) in configuration.scanners.enumerated() {
@@ -218,26 +238,20 @@ public final class StationService: Sendable {
             scannersFinished.notify(queue: .global()) { continuation.resume() }
         }
         clearStoredAttention()
-        // A camera or replay thread finishes its frame; a wedge read blocked on input is left to the exit.
-        if scanThread != nil, source != .wedge {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    self.scanFinished.wait()
-                    continuation.resume()
-                }
-            }
+        // A camera or replay thread finishes its frame.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            sourcesFinished.notify(queue: .global()) { continuation.resume() }
         }
         return state.withLock { $0.summary }
     }
 
     /// Ends the run after the frame in hand (safe from any thread, more than once).
     public func stop() {
-        let (first, camera, scanners) = state.withLock { state in
+        let (first, closers) = state.withLock { state in
             defer { state.stopped = true }
-            return (!state.stopped, state.camera, Array(state.scanners.values))
+            return (!state.stopped, Array(state.openSources.values))
         }
-        camera?.close()  // wakes a thread waiting for the next frame
-        for scanner in scanners { scanner.close() }
+        for close in closers { close() }  // wakes a thread waiting for the next frame or code
         if first { done.signal() }
     }
 
@@ -311,7 +325,7 @@ public final class StationService: Sendable {
     // MARK: The scan thread
 
     private func scan(
-        _ source: Source, organisation: StationConfiguration.Organisation, page: StationPage,
+        _ source: Source, number: Int, organisation: StationConfiguration.Organisation, page: StationPage,
         watchdog: ServiceManager.Watchdog
     ) {
         let configuration = station.configuration
@@ -319,20 +333,20 @@ public final class StationService: Sendable {
             station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
             debounce: configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() },
             decodeTimes: metrics.decodeSeconds)
+        let name = "source-\(number)"
         switch source {
         case .frames(let folder, let fps, let repeating):
             do {
-                let frames = try RecordedFrames(folder: folder, fps: fps, loop: repeating)
-                while !isStopped, let frame = try frames.nextFrame() {
-                    handle { try loop.process(frame) }
-                    metrics.framesCaptured.add()
-                    page.preview.offer(frame.image) { loop.sightings() }
-                    state.withLock { $0.summary.frames += 1 }
-                }
+                try scanFrames(try RecordedFrames(folder: folder, fps: fps, loop: repeating), loop: loop, page: page)
             } catch {
                 report("scanner", "frames_failed", "reading the recorded frames failed: \(error)")
             }
             stop()  // a replay ends with its frames
+        case .frameSource(let frames):
+            opened(name, closing: frames.close)
+            do { try scanFrames(frames, loop: loop, page: page) } catch {
+                if !isStopped { report(name, "frames_failed", "reading frames failed: \(error)") }
+            }
         case .camera(let requested):
             let device = requested ?? configuration.camera.device
             let capture = watchdog.loop("capture")
@@ -341,33 +355,72 @@ public final class StationService: Sendable {
                 device: device, width: configuration.camera.width, height: configuration.camera.height,
                 fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
                 onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat)
-            state.withLock { $0.camera = camera }
+            opened("camera", closing: camera.close)
             metrics.readDroppedFrames { camera.droppedFrames }
-            if isStopped { camera.close() }
-            while !isStopped {
-                decode.idle()  // waiting for a frame is the capture loop's to watch
-                guard let frame = try? camera.nextFrame() else { break }
-                decode.alive()
-                handle { try loop.process(frame) }
-                metrics.framesCaptured.add()
-                page.preview.offer(frame.image) { loop.sightings() }
-                state.withLock { $0.summary.frames += 1 }
-            }
-            decode.idle()
+            // The camera looks for its device again by itself; its frames end only when it is closed.
+            try? scanFrames(camera, loop: loop, page: page, decode: decode)
             state.withLock { $0.summary.dropped = camera.droppedFrames }
         case .wedge:
             show("wedge", "scanner: reading")
-            while !isStopped, let line = readLine() {
-                let code = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !code.isEmpty, !isStopped else { continue }
-                handle { [try loop.submit(code: code)] }
-            }
+            try? scanCodes(StandardInputCodes(), loop: loop, device: "standard input")
             if !isStopped {
                 show("wedge", "scanner: input ended")
                 report(
                     "scanner", "scanner_input_ended",
                     "the keyboard-wedge scanner's input ended: no more scans are read until the station restarts; taps still work"
                 )
+            }
+        case .codeSource(let codes):
+            opened(name, closing: codes.close)
+            do { try scanCodes(codes, loop: loop, device: name) } catch {
+                if !isStopped { report(name, "scanner_lost", "reading codes failed: \(error)") }
+            }
+        }
+    }
+
+    /// Remembers how to close a source, so that ``stop()`` wakes the thread blocked on it (closed at
+    /// once when the station has already stopped).
+    private func opened(_ name: String, closing close: @escaping @Sendable () -> Void) {
+        let stopped = state.withLock { state in
+            state.openSources[name] = close
+            return state.stopped
+        }
+        if stopped { close() }
+    }
+
+    /// The frame loop, whatever the frames' source: each frame to the scan loop (and the page's
+    /// preview when someone watches) until the source ends or the station stops.
+    private func scanFrames(
+        _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil
+    ) throws {
+        defer { decode?.idle() }
+        while !isStopped {
+            decode?.idle()  // waiting for a frame is the capture loop's to watch
+            guard let frame = try frames.nextFrame() else { return }
+            decode?.alive()
+            handle { try loop.process(frame) }
+            metrics.framesCaptured.add()
+            page.preview.offer(frame.image) { loop.sightings() }
+            state.withLock { $0.summary.frames += 1 }
+        }
+    }
+
+    /// The code loop, whatever the codes' source: each code is one scan; keys a person typed are
+    /// refused and logged without what they typed (it may be anything, a password).
+    private func scanCodes(
+        _ codes: any CodeSource, loop: ScanLoop, device: String, heartbeat: ServiceManager.Watchdog.Loop? = nil
+    ) throws {
+        while !isStopped {
+            heartbeat?.idle()  // a scanner may rest for hours
+            guard let read = try codes.nextRead(), !isStopped else { return }
+            heartbeat?.alive()
+            switch read {
+            case .code(let code):
+                handle { [try loop.submit(code: code)] }
+            case .refused(let typed, let reason):
+                metrics.refused("not_a_scan")
+                log(Self.line("scanner_keys_refused", "\(device): \(typed.count) characters refused: \(reason)"))
+                state.withLock { $0.page }?.show(scanAccepted: false, message: "✗ not a scan: \(reason)")
             }
         }
     }
@@ -479,8 +532,7 @@ public final class StationService: Sendable {
                 backoff = min(backoff * 2, 5)
                 continue
             }
-            state.withLock { $0.scanners[number] = scanner }
-            if isStopped { scanner.close() }
+            opened(source, closing: scanner.close)
             backoff = 0.5
             lastProblem = nil
             metrics.setScanner(number, ready: true)
@@ -489,30 +541,14 @@ public final class StationService: Sendable {
             show(source, "scanner \(number): ready")
             log(Self.line("scanner_ready", "\(settings.device): \(scanner.name), grabbed"))
             do {
-                while true {
-                    heartbeat.idle()  // a scanner may rest for hours
-                    guard let read = try scanner.nextRead() else { break }  // closed: the station stops
-                    heartbeat.alive()
-                    switch read {
-                    case .code(let code):
-                        handle { [try loop.submit(code: code)] }
-                    case .refused(let typed, let reason):
-                        // What a person typed may be anything (a password): log its length, not its text.
-                        metrics.refused("not_a_scan")
-                        log(
-                            Self.line(
-                                "scanner_keys_refused",
-                                "\(settings.device): \(typed.count) characters refused: \(reason)"))
-                        state.withLock { $0.page }?.show(scanAccepted: false, message: "✗ not a scan: \(reason)")
-                    }
-                }
+                try scanCodes(scanner, loop: loop, device: settings.device, heartbeat: heartbeat)  // ends when closed
             } catch {
                 metrics.setScanner(number, ready: false)
                 show(source, "scanner \(number): unplugged")
                 report(source, "scanner_lost", "\(error); looking for it again")
                 lastProblem = nil
             }
-            state.withLock { _ = $0.scanners.removeValue(forKey: number) }
+            state.withLock { _ = $0.openSources.removeValue(forKey: source) }
         }
         heartbeat.idle()
     }

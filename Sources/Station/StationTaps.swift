@@ -116,7 +116,8 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noOpenBatch: "no batch is open on this station (scanpick batch open ID --org ORG)"
+        case .noOpenBatch:
+            "no batch is open on this station: open one from the page, by scanning a batch label, or with scanpick batch open ID"
         case .notInBatch(let id): "task \(id) is not in the open batch"
         case .batchClosed(let id): "batch \(id) is closed on the server: nothing more counts on it; open the next batch"
         case .signInRequired: "sign in first (scan your badge or choose your name): nobody is signed in at this station"

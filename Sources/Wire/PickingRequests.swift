@@ -1,4 +1,4 @@
-/// `POST /api/picking/submit-scan`: one scanned unit (the seed's contract).
+/// `POST /api/picking/submit-scan`: one scanned unit (or a case's units, for a case code).
 public struct SubmitScanRequest: Codable, Sendable, Equatable {
     public var pickTaskId: String
     public var barcode: String

@@ -20,6 +20,24 @@ import Testing
         }
     }
 
+    /// The README's command table names every command and subcommand there is (it had drifted:
+    /// `queue park` was missing), so a newcomer reading it sees the whole command line.
+    @Test func theReadmesCommandTableNamesEveryCommand() throws {
+        let readme = try String(contentsOfFile: Repository.root + "/README.md", encoding: .utf8)
+        let table = try #require(readme.components(separatedBy: "## Commands").dropFirst().first)
+            .components(separatedBy: "### Scripts")[0]
+        // The first cell of each row, e.g. `queue show\|retry`: its words, split at spaces and bars.
+        let rows = table.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { row in
+            Set(row.components(separatedBy: " | ")[0].split { " `,|\\".contains($0) }.map(String.init))
+        }
+        #expect(rows.count > 5)
+        for path in ScanPick.tool.commandPaths {
+            #expect(
+                rows.contains { Set(path).isSubset(of: $0) },
+                "README's command table lacks `\(path.joined(separator: " "))`")
+        }
+    }
+
     /// The command line stays a thin layer over the libraries: no file of it over 120 lines.
     @Test func everyCommandFileIsThin() throws {
         let folder = Repository.root + "/Sources/scanpick"

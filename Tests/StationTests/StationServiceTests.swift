@@ -1,3 +1,4 @@
+import Capture
 import Foundation
 import Queue
 import Synchronization
@@ -46,6 +47,36 @@ import Testing
         #expect(try station.queue.counts().pending == 0)
     }
 
+    /// Any number of sources in one run, each on a thread of its own: frames from a source the
+    /// caller opened and codes from another (a camera and a handheld scanner, as a pick station has
+    /// them) are both scanned and counted, and both are closed when the station stops.
+    @Test func aFrameSourceAndACodeSourceRunTogetherAndAreClosedOnStop() async throws {
+        let fixture = try await StationFixture()
+        let folder = try fixture.frames("camera", [("clean/upca.png", 10), ("none/noise.png", 5)])
+        let recorded = try RecordedFrames(folder: folder, fps: 30)
+        var frames: [Frame] = []
+        while let frame = try recorded.nextFrame() { frames.append(frame) }
+        let camera = HeldSource(frames)
+        let scanner = HeldSource(["5901234123457"])  // task B3's code: selects B3 and counts it
+        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let service = StationService(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
+        let run = Task {
+            try await service.run(sources: [.frameSource(camera), .codeSource(scanner)], org: nil)
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try station.queue.counts().pending + station.queue.counts().sent < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Both sources are now blocked, as a camera between frames and an idle scanner are.
+        service.stop()
+        let summary = try await run.value
+        #expect(summary.accepted == 2)
+        #expect(summary.frames == 15)
+        #expect(camera.isClosed && scanner.isClosed)
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [1, 1, 0])
+    }
+
     /// Handheld scanners that are not there, or are not scanners, are shown and looked for again,
     /// and so is a private CA not yet trusted; the station runs on (its page, its drainer).
     @Test func aMissingOrWrongScannerIsShownAndTheStationRunsOn() async throws {
@@ -87,4 +118,41 @@ import Testing
         let summary = try await run.value
         #expect(summary.accepted == 0)
     }
+}
+
+/// A source that hands out what it was given, then blocks, as a camera between frames or an idle
+/// scanner does, until it is closed.
+private final class HeldSource<Item: Sendable>: @unchecked Sendable {
+    private let items: Mutex<[Item]>
+    private let closed = DispatchSemaphore(value: 0)
+    private let closedFlag = Mutex(false)
+
+    init(_ items: [Item]) { self.items = Mutex(items) }
+
+    var isClosed: Bool { closedFlag.withLock { $0 } }
+
+    func next() -> Item? {
+        if let item = items.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return item }
+        closed.wait()
+        closed.signal()
+        return nil
+    }
+
+    func close() {
+        let first = closedFlag.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        if first { closed.signal() }
+    }
+}
+
+extension HeldSource: FrameSource where Item == Frame {
+    func nextFrame() -> Frame? { next() }
+    var droppedFrames: Int { 0 }
+    var skippedFrames: Int { 0 }
+}
+
+extension HeldSource: CodeSource where Item == String {
+    func nextRead() -> KeyCodeDecoder.Read? { next().map { .code($0) } }
 }

@@ -12,6 +12,18 @@ struct StationFile: CommandArguments {
     }
 }
 
+extension PickStation {
+    /// ``organisation(requested:preferOpenBatch:)`` for a command: when it cannot tell, the person
+    /// is told to pass `--org`.
+    func organisation(named requested: String?, preferOpenBatch: Bool) throws -> String {
+        do {
+            return try organisation(requested: requested, preferOpenBatch: preferOpenBatch)
+        } catch let error as OrganisationError {
+            throw StationCommandError("\(error): name one with --org ORG")
+        }
+    }
+}
+
 /// A station command's failure, in words.
 struct StationCommandError: Error, CustomStringConvertible {
     var description: String

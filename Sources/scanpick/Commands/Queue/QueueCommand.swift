@@ -44,7 +44,7 @@ enum QueueCommand: Command {
         }
     }
 
-    /// The seed's table: `#  action  state  tries`, dead rows marked × with their last error below.
+    /// The queue as a table: `#  action  state  tries`, dead rows marked × with their last error below.
     static func table(_ actions: [QueuedAction]) -> String {
         guard !actions.isEmpty else { return "the queue is empty\n" }
         let rows = actions.map { action in

@@ -71,7 +71,7 @@ enum TapCommand: Command {
     /// Queues the tap and prints what was queued.
     private static func record(_ tap: Tap, _ target: ParsedArguments<Target>) throws -> Int32 {
         let station = try StationFile.open(target[\.station.config])
-        let org = try station.organisation(requested: target[\.org], preferOpenBatch: true)
+        let org = try station.organisation(named: target[\.org], preferOpenBatch: true)
         let id = try station.taps.record(tap, task: target[\.task], org: org, outsideBatch: target[\.outsideBatch])
         guard let action = try station.queue.action(id) else { return 1 }
         if target[\.json] {

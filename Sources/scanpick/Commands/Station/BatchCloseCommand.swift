@@ -22,7 +22,7 @@ extension BatchCommand {
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let station = try StationFile.open(arguments[\.station.config])
-            let org = try station.organisation(requested: arguments[\.org], preferOpenBatch: true)
+            let org = try station.organisation(named: arguments[\.org], preferOpenBatch: true)
             let batch = try await station.closeBatch(arguments[\.id], org: org)
             let left = batch.tasks.filter { !$0.isComplete }.count
             StandardStream.output.write(

@@ -53,7 +53,7 @@ enum BatchCommand: Command {
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let station = try StationFile.open(arguments[\.station.config])
             let id = arguments[\.id]
-            let org = try station.organisation(requested: arguments[\.org], preferOpenBatch: false)
+            let org = try station.organisation(named: arguments[\.org], preferOpenBatch: false)
             switch try await station.openBatch(id, org: org) {
             case .fetched(let batch):
                 StandardStream.output.write("opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")

@@ -25,7 +25,7 @@ extension BatchCommand {
             var filters = BatchFilters()
             for filter in arguments[\.filters] { filter.apply(to: &filters) }
             let station = try StationFile.open(arguments[\.station.config])
-            let org = try station.organisation(requested: arguments[\.org], preferOpenBatch: false)
+            let org = try station.organisation(named: arguments[\.org], preferOpenBatch: false)
             let batch = try await station.createBatch(filters, org: org)
             StandardStream.output.write("created and opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")
             try printActive(station)
