@@ -3,7 +3,7 @@ import Foundation
 /// A GS1 element string split into its elements (AI and data), each checked against its AI: length,
 /// characters, check digit, date. Read from a reader's payload (bare, with GS after variable-length
 /// data, as ZBar and zxing-cpp write it), from a scanner that sends a symbology identifier (`]C1`,
-/// `]e0`, `]d2`, `]Q3`) or FNC1 as GS, and from the human-readable form with brackets.
+/// `]e0`, `]d2`, `]Q3`, `]z1`) or FNC1 as GS, and from the human-readable form with brackets.
 ///
 ///     let data = try GS1ElementString(parsing: "0109501101530003172601311010AB-12")
 ///     data.gtin == "09501101530003"; data.lot == "AB-12"; data.expiry?.description == "2026-01-31"
@@ -46,7 +46,7 @@ public struct GS1ElementString: Sendable, Equatable {
     }
 
     /// The symbology identifiers that say a GS1 element string follows.
-    static let gs1SymbologyIdentifiers = ["]C1", "]e0", "]d2", "]Q3", "]J1"]
+    static let gs1SymbologyIdentifiers = ["]C1", "]e0", "]d2", "]Q3", "]J1", "]z1"]
 
     private static func strippingPrefix(_ text: String) -> Substring {
         var rest = Substring(text)

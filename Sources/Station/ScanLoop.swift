@@ -159,7 +159,7 @@ public final class ScanLoop {
     }
 
     /// The code as it is checked and sent: its payload, with the GS1 symbology identifier in front
-    /// (`]C1` GS1-128, `]d2` GS1 Data Matrix, `]Q3` GS1 QR, `]e0` DataBar) when the reader saw a GS1
+    /// (`]C1` GS1-128, `]d2` GS1 Data Matrix, `]Q3` GS1 QR, `]e0` DataBar, `]z1` GS1 Aztec) when the reader saw a GS1
     /// symbol whose element string would not otherwise be told from plain text (one that opens with
     /// neither (01) nor (02) and has no GS, such as `17270101` + `0109501101530003`). The station and
     /// the server both read the identifier, as a handheld scanner's.
@@ -172,6 +172,7 @@ public final class ScanLoop {
 
     private static let gs1Identifiers: [Symbology: String] = [
         .code128: "]C1", .dataMatrix: "]d2", .qrcode: "]Q3", .databar: "]e0", .databarExpanded: "]e0",
+        .aztec: "]z1",
     ]
 
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {

@@ -53,6 +53,7 @@ import Testing
         let bare = try GS1ElementString(parsing: "0109501101530003" + "10L123", referenceYear: 2026)
         for form in [
             "]d20109501101530003" + "10L123", "]C10109501101530003" + "10L123", "]Q30109501101530003" + "10L123",
+            "]z10109501101530003" + "10L123", "]J10109501101530003" + "10L123", "]e00109501101530003" + "10L123",
             gs + "0109501101530003" + "10L123", "(01)09501101530003(10)L123",
         ] {
             #expect(try GS1ElementString(parsing: form, referenceYear: 2026) == bare, "\(form)")
@@ -80,6 +81,41 @@ import Testing
         }
         for ai in ["411", "412", "413"] {
             #expect(try GS1ElementString(parsing: ai + "9501101020917", referenceYear: 2026)[ai] == "9501101020917")
+        }
+    }
+
+    /// The General Specifications' own example keys as scanners transmit them (section 7.8: the
+    /// symbology identifier, then the element strings, a variable-length one ended by FNC1 sent as
+    /// GS): GTIN 95012345678903 with a net weight of 0.123 kg; SSCC 106141412345678908 with the
+    /// GTIN and count of what the pallet holds; a ship-to GLN 9501101020917 with a purchase order.
+    @Test func theSpecificationsExamplesReadAsTheyAreTransmitted() throws {
+        let item = try GS1ElementString(parsing: "]C1" + "0195012345678903" + "3103000123", referenceYear: 2026)
+        #expect(item.gtin == "95012345678903")
+        #expect(item["3103"] == "000123")
+        let pallet = try GS1ElementString(
+            parsing: "]C1" + "00106141412345678908" + "02" + "95012345678903" + "37" + "20" + gs + "10" + "ABC",
+            referenceYear: 2026)
+        #expect(pallet["00"] == "106141412345678908")
+        #expect(pallet.containedGTIN == "95012345678903")
+        #expect(pallet.count == 20)
+        #expect(pallet.lot == "ABC")
+        let shipTo = try GS1ElementString(parsing: "]C1" + "4109501101020917" + "400" + "12345", referenceYear: 2026)
+        #expect(shipTo["410"] == "9501101020917")
+        #expect(shipTo["400"] == "12345")
+    }
+
+    /// Every key with a check digit is checked: a mistyped or misread SSCC, GTIN or GLN is
+    /// malformed, never taken for another one.
+    @Test func everyCheckDigitIsChecked() {
+        let cases: [(String, String)] = [
+            ("00", "106141412345678909"), ("01", "95012345678904"), ("02", "95012345678900"),
+            ("410", "9501101020910"), ("411", "9501101020911"), ("412", "9501101020912"),
+            ("413", "9501101020913"), ("414", "9501101020914"),
+        ]
+        for (ai, value) in cases {
+            #expect(throws: GS1Error.checkDigit(ai: ai, value: value), "(\(ai))") {
+                try GS1ElementString(parsing: ai + value, referenceYear: 2026)
+            }
         }
     }
 
