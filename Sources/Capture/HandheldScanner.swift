@@ -130,9 +130,15 @@ public final class VirtualScanner: @unchecked Sendable {
     /// The event device the kernel made for it (`/dev/input/eventN`).
     public let devicePath: String
 
-    public init(name: String = "scanpick virtual scanner") throws(CaptureError) {
+    /// A keyboard named `name`; with a `usbID` it says it is a USB device of that vendor and product
+    /// (as a real scanner does: udev rules that match scanners by vendor match it).
+    public init(
+        name: String = "scanpick virtual scanner", usbID: (vendor: UInt16, product: UInt16)? = nil
+    ) throws(CaptureError) {
         var error: Int32 = 0
-        guard let made = scanpick_uinput_keyboard(name, &error) else {
+        let vendor = usbID.map { Int32($0.vendor) } ?? -1
+        let product = usbID.map { Int32($0.product) } ?? 0
+        guard let made = scanpick_uinput_keyboard(name, vendor, product, &error) else {
             throw .deviceFailed("/dev/uinput", reason: String(cString: strerror(-error)))
         }
         uinput = made

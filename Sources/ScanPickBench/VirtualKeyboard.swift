@@ -2,14 +2,26 @@ import CEvdev
 import Capture
 import Foundation
 
-/// `scanpick-bench virtual-scanner [--name NAME]`: a uinput keyboard that types like a handheld
-/// scanner, for scripts/test-service-vm (machines with `/dev/uinput`). Prints the device's
-/// `/dev/input/eventN` path as the first line once the node exists, then types each line of standard
-/// input as one scan (keys and Enter) and prints `typed LINE`; returns at end of input.
-func runVirtualScanner(name: String) -> Int32 {
+/// `scanpick-bench virtual-scanner [--name NAME] [--usb-id VENDOR:PRODUCT]`: a uinput keyboard that
+/// types like a handheld scanner, for scripts/test-service-vm (machines with `/dev/uinput`); with
+/// `--usb-id` (hex, as `lsusb` shows it) it says it is that USB device, as a real scanner would.
+/// Prints the device's `/dev/input/eventN` path as the first line once the node exists, then types
+/// each line of standard input as one scan (keys and Enter) and prints `typed LINE`; returns at end
+/// of input (the device is destroyed: the scanner unplugged).
+func runVirtualScanner(name: String, usbID: String?) -> Int32 {
+    var ids: (vendor: UInt16, product: UInt16)?
+    if let usbID {
+        let parts = usbID.split(separator: ":").compactMap { UInt16($0, radix: 16) }
+        guard parts.count == 2, usbID.count == 9 else {
+            FileHandle.standardError.write(
+                Data("scanpick-bench: --usb-id takes VENDOR:PRODUCT in hex, e.g. 0c2e:0b61\n".utf8))
+            return 2
+        }
+        ids = (parts[0], parts[1])
+    }
     let scanner: VirtualScanner
     do {
-        scanner = try VirtualScanner(name: name)
+        scanner = try VirtualScanner(name: name, usbID: ids)
     } catch {
         FileHandle.standardError.write(Data("scanpick-bench: no virtual scanner: \(error)\n".utf8))
         return 1

@@ -16,7 +16,8 @@ import Wire
 /// connection, then on C connections at once, and prints JSON. With --disk, it also times bare
 /// one-row durable SQLite commits in DIR (the storage floor), in turns with the sequential runs.
 ///
-///     scanpick-bench virtual-scanner [--name NAME]     a uinput keyboard typing stdin's lines as scans
+///     scanpick-bench virtual-scanner [--name NAME] [--usb-id VENDOR:PRODUCT]   a uinput keyboard
+///         typing stdin's lines as scans
 ///     scanpick-bench key-events --device PATH --seconds N   key events a non-grabbing reader sees
 ///         (both for scripts/test-service-vm; see VirtualKeyboard.swift)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -39,7 +40,8 @@ if arguments.first == "grey-frame" {
     }
 }
 if arguments.first == "virtual-scanner" {
-    exit(runVirtualScanner(name: option("name", "scanpick virtual scanner")))
+    let usbID = arguments.firstIndex(of: "--usb-id").map { _ in option("usb-id") }
+    exit(runVirtualScanner(name: option("name", "scanpick virtual scanner"), usbID: usbID))
 }
 if arguments.first == "key-events" {
     exit(countKeyEvents(device: option("device"), seconds: Double(option("seconds")) ?? 0))

@@ -37,10 +37,18 @@ static inline int scanpick_evdev_use_monotonic_clock(struct libevdev *device) {
 }
 
 /// Creates a virtual keyboard through uinput (for tests and benchmarks that type a barcode the way
-/// a scanner would); NULL and `*error` set (-errno) when uinput is not available.
-static inline struct libevdev_uinput *scanpick_uinput_keyboard(const char *name, int *error) {
+/// a scanner would); NULL and `*error` set (-errno) when uinput is not available. With a `vendor`
+/// of 0 or more it says it is a USB device of that vendor and `product` (as a real scanner does, so
+/// udev rules that match scanners by vendor match it).
+static inline struct libevdev_uinput *scanpick_uinput_keyboard(
+    const char *name, int vendor, int product, int *error) {
     struct libevdev *device = libevdev_new();
     libevdev_set_name(device, name);
+    if (vendor >= 0) {
+        libevdev_set_id_bustype(device, BUS_USB);
+        libevdev_set_id_vendor(device, vendor);
+        libevdev_set_id_product(device, product);
+    }
     libevdev_enable_event_type(device, EV_KEY);
     for (unsigned int key = 1; key < 128; key++) libevdev_enable_event_code(device, EV_KEY, key, NULL);
     struct libevdev_uinput *uinput = NULL;
