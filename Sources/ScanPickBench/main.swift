@@ -20,6 +20,8 @@ import Wire
 ///         typing stdin's lines as scans
 ///     scanpick-bench key-events --device PATH --seconds N   key events a non-grabbing reader sees
 ///         (both for scripts/test-service-vm; see VirtualKeyboard.swift)
+///
+///     scanpick-bench zxing-each IMAGE...   every image through zxing-cpp's two calls (scripts/check-zxing)
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, _ fallback: String? = nil) -> String {
     if let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count { return arguments[index + 1] }
@@ -42,6 +44,9 @@ if arguments.first == "grey-frame" {
 if arguments.first == "virtual-scanner" {
     let usbID = arguments.firstIndex(of: "--usb-id").map { _ in option("usb-id") }
     exit(runVirtualScanner(name: option("name", "scanpick virtual scanner"), usbID: usbID))
+}
+if arguments.first == "zxing-each" {
+    exit(zxingEach(Array(arguments.dropFirst())))
 }
 if arguments.first == "key-events" {
     exit(countKeyEvents(device: option("device"), seconds: Double(option("seconds")) ?? 0))

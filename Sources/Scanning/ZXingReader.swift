@@ -9,7 +9,7 @@ import Imaging
 /// call that cannot, and never asks for DataBar (ZBar and our own decoder read it).
 ///
 ///     ZXingReader.read(image, looking: [.dataMatrix])  // a GS1 Data Matrix, or nil
-enum ZXingReader {
+public enum ZXingReader {
     /// The symbologies zxing-cpp is asked for, and how it names them.
     static let formats: [Symbology: UInt32] = [
         .ean8: UInt32(SCANPICK_ZXING_EAN8), .ean13: UInt32(SCANPICK_ZXING_EAN13), .upca: UInt32(SCANPICK_ZXING_UPCA),
@@ -21,12 +21,12 @@ enum ZXingReader {
     ]
 
     /// The symbologies zxing-cpp can be asked for here.
-    static let readable = Set(formats.keys)
+    public static let readable = Set(formats.keys)
 
     /// One look for one code of `symbologies` (those zxing-cpp is not asked for are left out): the
     /// code, or nil. A linear code must be read on `minLineCount` scan lines; `rotating` looks for
     /// linear codes (and PDF417) turned 90° too.
-    static func read(
+    public static func read(
         _ image: GreyImage, looking symbologies: Set<Symbology>, minLineCount: Int = 2, rotating: Bool = true
     ) -> Barcode? {
         let bits = symbologies.compactMap { formats[$0] }.reduce(0, |)
