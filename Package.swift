@@ -5,8 +5,8 @@
 // arrow says so):
 //   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, GS1 → Wire,
-//                    Metrics
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, JSONText,
+//                    GS1 → Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server, Fleet
 //   the station      Station
@@ -70,8 +70,10 @@ let package = Package(
         // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits,
         // element strings (AIs, lots, dates, counts) and what a scan counts for on an order line.
         .target(name: "GS1"),
-        // Codable types shared by the API server and the station (the HTTP contract), ordered JSON lines.
-        .target(name: "Wire", dependencies: ["GS1"]),
+        // JSON objects written by hand with their keys in order (log lines, `--json`, hot responses).
+        .target(name: "JSONText"),
+        // Codable types shared by the API server and the station: the HTTP contract and its field rules.
+        .target(name: "Wire", dependencies: ["GS1", "JSONText"]),
         // Counters, histograms and Prometheus's text format, for the server's and the station's `/metrics`.
         .target(name: "Metrics"),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
@@ -81,24 +83,26 @@ let package = Package(
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
-        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD", "CThreadName"]),
+        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD", "CThreadName", "JSONText"]),
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
         // Barcodes from grey images: the ZBar and zxing-cpp readers, symbologies, debouncing.
         .target(name: "Scanning", dependencies: ["Imaging", "CZBar", "CZXing"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
-        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "Wire"]),
+        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "JSONText"]),
 
         // Input devices: frames from a V4L2 camera or recorded images, codes from handheld scanners.
         .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
-        .target(name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "Timestamps", "CNetlink"]),
+        .target(
+            name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "JSONText", "Timestamps", "CNetlink"]),
         // The station: its configuration, pick-list cache, scan validation, scan loop and page.
         .target(
             name: "Station",
             dependencies: [
-                "Queue", "Wire", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture", "Scanning",
+                "Queue", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture",
+                "Scanning",
                 "Imaging", "HTTPServing", "ServiceManager", "Metrics",
             ],
             resources: [.copy("Page")]),
@@ -106,7 +110,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Wire", "Timestamps", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing", "Digest",
+                "Wire", "JSONText", "Timestamps", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing",
+                "Digest",
                 "ConfigFile", "Metrics",
             ],
             resources: [.copy("FleetPage")]),
@@ -117,7 +122,8 @@ let package = Package(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
-                "ConfigFile", "Queue", "Station", "Wire", "Timestamps", "Capture", "LineLog", "ServiceManager", "Fleet",
+                "ConfigFile", "Queue", "Station", "Wire", "JSONText", "Timestamps", "Capture", "LineLog",
+                "ServiceManager", "Fleet",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -136,6 +142,7 @@ let package = Package(
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
         .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(
@@ -144,12 +151,15 @@ let package = Package(
         .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
         .testTarget(
             name: "QueueTests",
-            dependencies: ["Queue", "Station", "Storage", "SQLiteStorage", "Wire", "HTTPServing", "TestSupport", "scanpick"]),
+            dependencies: [
+                "Queue", "Station", "Storage", "SQLiteStorage", "Wire", "HTTPServing", "TestSupport", "scanpick",
+            ]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(
             name: "StationTests",
             dependencies: [
-                "Station", "Queue", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps", "TestSupport",
+                "Station", "Queue", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps",
+                "TestSupport",
                 "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

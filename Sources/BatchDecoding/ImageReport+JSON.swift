@@ -1,8 +1,8 @@
 import Foundation
 import GS1
 import Imaging
+import JSONText
 import Scanning
-import Wire
 
 extension ImageReport {
     /// The report as one line of `scanpick decode --json`:

@@ -1,3 +1,5 @@
+import JSONText
+
 /// A refusal or failure to answer a request with: an HTTP status, a stable machine code and a
 /// sentence for people, sent as `{"error": code, "message": sentence}`. Handlers of both servers
 /// throw it; each server's domain errors map to one in a single table.
@@ -21,13 +23,11 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The error as a JSON response (with `Allow` for a 405).
     public var response: HTTPResponse {
-        var body = "{\"error\":"
-        Self.appendQuoted(code, to: &body)
-        body += ",\"message\":"
-        Self.appendQuoted(message, to: &body)
-        body += "}"
+        var body = JSONObjectWriter()
+        body.add("error", string: code)
+        body.add("message", string: message)
         let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
-        return .json(status, Array(body.utf8), headers: allow)
+        return .json(status, Array(body.finished().utf8), headers: allow)
     }
 
     /// 405 for a path that exists with other methods.
@@ -41,25 +41,5 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     /// resource that does not exist.
     public static func noSuchRoute(_ path: String) -> HTTPError {
         HTTPError(status: 404, code: "no_such_route", message: "there is no route \(path)")
-    }
-
-    /// `text` as a JSON string (quotes, backslashes and control characters escaped, as JSONEncoder
-    /// escapes them).
-    static func appendQuoted(_ text: String, to json: inout String) {
-        json += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": json += "\\\""
-            case "\\": json += "\\\\"
-            case "\n": json += "\\n"
-            case "\r": json += "\\r"
-            case "\t": json += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: json.unicodeScalars.append(scalar)
-            }
-        }
-        json += "\""
     }
 }

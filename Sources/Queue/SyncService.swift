@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Synchronization
 import Timestamps
 import Wire

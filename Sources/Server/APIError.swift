@@ -1,6 +1,7 @@
 import ConfigFile
 import Foundation
 import HTTPServing
+import JSONText
 import Wire
 
 /// A refusal the API answers with: HTTP status, a stable code and a sentence for people (the HTTP

@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import HTTPServing
+import JSONText
 import Metrics
 import Storage
 import Timestamps

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import GS1
+import JSONText
 import Metrics
 import Queue
 import Scanning

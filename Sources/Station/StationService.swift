@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import JSONText
 import Queue
 import Scanning
 import ServiceManager

@@ -1,4 +1,5 @@
 import GS1
+import JSONText
 
 /// One line of a batch to pick, as the ScanPick API sends it: what to pick, where, how many, how
 /// many are picked, and how many of those are locked in an active shipment (a label exists).

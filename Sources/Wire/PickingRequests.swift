@@ -1,3 +1,5 @@
+import JSONText
+
 /// `POST /api/picking/submit-scan`: one scanned unit (or a case's units, for a case code).
 public struct SubmitScanRequest: Codable, Sendable, Equatable {
     public var pickTaskId: String

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import JSONText
 import Queue
 import Synchronization
 import Timestamps

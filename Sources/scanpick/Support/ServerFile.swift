@@ -2,6 +2,7 @@ import ArgumentParsing
 import ConfigFile
 import Foundation
 import HTTPServing
+import JSONText
 import Server
 import Wire
 

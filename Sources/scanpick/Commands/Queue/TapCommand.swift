@@ -1,4 +1,5 @@
 import ArgumentParsing
+import JSONText
 import Queue
 import Station
 import Wire

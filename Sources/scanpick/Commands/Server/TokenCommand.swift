@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import JSONText
 import Server
 import Wire
 

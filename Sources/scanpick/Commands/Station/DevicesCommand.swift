@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Capture
 import Foundation
+import JSONText
 import Wire
 
 /// `scanpick devices`: the capture devices, their formats and sizes.
