@@ -184,7 +184,9 @@ public struct GS1ElementString: Sendable, Equatable {
     /// Whether `text` looks like a GS1 element string rather than a plain code: a GS1 symbology
     /// identifier, brackets around a first AI, a GS, or (01)/(02) followed by 14 digits and more.
     public static func looksLikeGS1(_ text: String) -> Bool {
-        if gs1SymbologyIdentifiers.contains(where: { text.hasPrefix($0) }) || text.contains("\u{1D}") { return true }
+        // The GS is looked for in bytes: `String.contains(String)` is Foundation's search, a few
+        // microseconds a call, and this runs in every scan's write transaction.
+        if gs1SymbologyIdentifiers.contains(where: { text.hasPrefix($0) }) || text.utf8.contains(0x1D) { return true }
         if text.hasPrefix("(01)") || text.hasPrefix("(02)") || text.hasPrefix("(00)") { return true }
         let utf8 = Array(text.utf8)
         return utf8.count >= 16 && (text.hasPrefix("01") || text.hasPrefix("02"))
