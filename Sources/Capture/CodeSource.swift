@@ -8,6 +8,12 @@ public protocol CodeSource: AnyObject, Sendable {
     func nextRead() throws -> KeyCodeDecoder.Read?
     /// Makes a blocked `nextRead()` return (where the source can; a wedge's read is left to the exit).
     func close()
+    /// What the device calls itself (e.g. "Honeywell Imaging & Mobility 1900"), for the log.
+    var name: String { get }
+}
+
+extension CodeSource {
+    public var name: String { "unnamed" }
 }
 
 extension HandheldScanner: CodeSource {}
@@ -26,4 +32,6 @@ public final class StandardInputCodes: CodeSource {
     }
 
     public func close() {}
+
+    public var name: String { "standard input" }
 }

@@ -7,8 +7,10 @@ import Synchronization
 /// newest frame, so the decoder always works on what is in front of the camera now; frames that
 /// arrive while it decodes are dropped and counted (latency never builds up). A corrupt MJPEG frame
 /// is skipped and counted. A camera that disappears (unplugged: ENODEV or EIO) is reported and
-/// reopened with backoff while the station keeps running; ``waitingFor(device:width:height:fps:report:onState:)``
-/// does the same for a camera that is not there yet at start.
+/// reopened with backoff while the station keeps running;
+/// ``waitingFor(device:width:height:fps:report:onState:heartbeat:open:)`` does the same for a camera
+/// that is not there yet at start. Its sessions are a V4L2 device's (``openDevice``) unless an
+/// ``Opener`` of another kind of camera's, or a test's, is given.
 ///
 ///     let camera = try V4L2Camera(device: "/dev/video0", width: 1280, height: 720, fps: 30)
 ///     while let frame = try camera.nextFrame() { ... }
@@ -22,7 +24,20 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     private let onState: @Sendable (CameraState) -> Void
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
+    private let open: Opener
     private var thread: Thread?
+
+    /// Opens a camera's streaming session (`device`, and the width, height and frame rate asked
+    /// for), or says why it cannot; called again with backoff while it cannot.
+    public typealias Opener =
+        @Sendable (_ device: String, _ width: Int, _ height: Int, _ fps: Int) throws(CaptureError)
+        -> any CaptureSession
+
+    /// Opens a V4L2 device: negotiates the cheapest format scanpick reads and the size closest to the
+    /// one asked for, and starts streaming.
+    public static let openDevice: Opener = { device, width, height, fps throws(CaptureError) in
+        try Stream(device: device, width: width, height: height, fps: fps)
+    }
 
     /// What the camera is doing, for a person.
     public enum CameraState: Sendable, Equatable {
@@ -43,47 +58,49 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         let stream = try Stream(device: device, width: width, height: height, fps: fps)
         self.init(
             device: device, requested: (width, height, fps), report: report, onState: { _ in }, heartbeat: { _ in },
-            first: stream)
+            open: Self.openDevice, first: stream)
     }
 
     /// The camera, open at once if it can be, or else reopened with backoff until it can (it is
     /// missing, busy or unusable now): never fails, so the station keeps running without it.
     /// `onState` hears whether it captures, at once and on every change; `heartbeat` hears `true` on
     /// each turn of the capture loop (a frame or a 2-second poll timeout) and `false` while it
-    /// waits out a backoff (for a watchdog: a capture loop that stops turning is wedged).
+    /// waits out a backoff (for a watchdog: a capture loop that stops turning is wedged). `open`
+    /// opens the device's session, at once and after each backoff (by default a V4L2 device's).
     public static func waitingFor(
         device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
         report: @escaping @Sendable (String) -> Void = { _ in },
         onState: @escaping @Sendable (CameraState) -> Void,
-        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }
+        heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }, open: @escaping Opener = openDevice
     ) -> V4L2Camera {
-        var first: Stream?
+        var first: (any CaptureSession)?
         do {
-            first = try Stream(device: device, width: width, height: height, fps: fps)
+            first = try open(device, width, height, fps)
         } catch {
             onState(.unavailable(error.description))
             report("\(error); trying again with backoff")
         }
         return V4L2Camera(
             device: device, requested: (width, height, fps), report: report, onState: onState, heartbeat: heartbeat,
-            first: first)
+            open: open, first: first)
     }
 
     private init(
         device: String, requested: (width: Int, height: Int, fps: Int), report: @escaping @Sendable (String) -> Void,
         onState: @escaping @Sendable (CameraState) -> Void, heartbeat: @escaping @Sendable (_ busy: Bool) -> Void,
-        first stream: Stream?
+        open: @escaping Opener, first stream: (any CaptureSession)?
     ) {
         self.device = device
         self.requested = requested
         self.report = report
         self.onState = onState
         self.heartbeat = heartbeat
+        self.open = open
         if let stream { started(stream) }
         // Hand the stream over through a box the capture loop empties: a closure capturing it would
         // keep it (and the device's file descriptor) alive for the thread's whole life, so an
         // unplugged camera could never be let go of (found by scripts/test-v4l2-vm).
-        let handoff = Mutex<Stream?>(stream)
+        let handoff = Mutex<(any CaptureSession)?>(stream)
         let thread = Thread { [self] in self.captureLoop(first: handoff.withLock { $0.take() }) }
         thread.name = "scanpick-capture"
         self.thread = thread
@@ -91,7 +108,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     }
 
     /// Records a stream that now captures.
-    private func started(_ stream: Stream) {
+    private func started(_ stream: any CaptureSession) {
         agreed.withLock { $0 = (stream.format, stream.width, stream.height) }
         onState(.capturing("\(stream.format) \(stream.width)x\(stream.height)"))
     }
@@ -106,7 +123,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     deinit { close() }
 
-    private func captureLoop(first: consuming Stream?) {
+    private func captureLoop(first: consuming (any CaptureSession)?) {
         var stream = consume first  // no other binding may keep a lost stream (and its descriptor) alive
         var backoff = 1.0
         let clockStart = Date()
@@ -117,8 +134,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                 Thread.sleep(forTimeInterval: backoff)
                 heartbeat(true)
                 do {
-                    let reopened = try Stream(
-                        device: device, width: requested.width, height: requested.height, fps: requested.fps)
+                    let reopened = try open(device, requested.width, requested.height, requested.fps)
                     started(reopened)
                     stream = reopened
                     report("\(device): camera back, capturing again")
@@ -152,7 +168,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     /// One streaming session: the negotiated format and the mapped buffers. Owned by one thread at a
     /// time: made by `init` (or a reconnect), then used only by the capture thread; hence
     /// `@unchecked Sendable` for the one handoff.
-    private final class Stream: @unchecked Sendable {
+    private final class Stream: CaptureSession, @unchecked Sendable {
         let device: V4L2Device
         let format: PixelFormat
         let width: Int
@@ -162,13 +178,6 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         private var lengths: [Int]
         private let count: UInt32
         private let jpeg = ImageLoader()
-
-        enum Capture {
-            case frame(GreyImage, timestamp: Double)
-            case corrupt
-            case timeout
-            case gone(String)
-        }
 
         init(device path: String, width: Int, height: Int, fps: Int) throws(CaptureError) {
             device = try V4L2Device(path: path)
@@ -224,7 +233,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         /// Frame sides in pixels that any real camera falls within.
         static let usableSides = 1...16_384
 
-        func capture() -> Capture {
+        func capture() -> CaptureResult {
             let ready = scanpick_v4l2_poll(device.descriptor, 2000)
             if ready == 0 { return .timeout }
             if ready < 0 { return .gone(String(cString: strerror(-ready))) }

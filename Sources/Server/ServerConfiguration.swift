@@ -15,16 +15,19 @@ import HTTPServing
 /// SQLite `database` is relative to the config file's folder; a `postgres://` URL or libpq connection
 /// string selects PostgreSQL.
 public struct ServerConfiguration: Sendable, Equatable {
+    /// Where the API listens (``Defaults/listen``).
     public var listen: ListenAddress
+    /// The SQLite file or PostgreSQL connection (``Defaults/database``).
     public var database: ServerDatabase
-    /// PostgreSQL only: how many connections one server process keeps at most (default 8).
+    /// PostgreSQL only: how many connections one server process keeps at most (``Defaults/databasePoolSize``).
     public var databasePoolSize: Int
     /// Organisation name → the SHA-256 hex of each bearer token that acts for it.
     public var organisations: [String: [String]]
-    /// How long a stored idempotency key replays its first answer (default 30 days).
+    /// How long a stored idempotency key replays its first answer, in days (``Defaults/idempotencyRetentionDays``).
     public var idempotencyRetentionDays: Int
     /// How much earlier than the retention window a request with an unknown key is refused as too
-    /// old to deduplicate (default 24 h: room for stations' clocks; see ``IdempotencyHorizon``).
+    /// old to deduplicate, in hours (``Defaults/idempotencyMarginHours``: room for stations' clocks; see
+    /// ``IdempotencyHorizon``).
     public var idempotencyMarginHours: Int
     /// What one HTTP client may hold: connections, header and body deadlines, workers (the `http`
     /// object; every key of ``HTTPServerLimits/settings``).
@@ -33,10 +36,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tls: TLSFiles?
     /// Serve tokens in plain HTTP on an address other machines reach: off unless set deliberately.
     public var allowPlainHTTP: Bool
-    /// How old a station's oldest unsent action may be before the fleet view says `backlog` (default 10).
+    /// How old a station's oldest unsent action may be before the fleet view says `backlog`
+    /// (``Defaults/backlogAlertMinutes``).
     public var backlogAlertMinutes: Double
-    /// How many stations one organisation may have reporting heartbeats (default 500): what a token
-    /// holder can make the server keep is bounded.
+    /// How many stations one organisation may have reporting heartbeats
+    /// (``Defaults/maxStationsPerOrganisation``): what a token holder can make the server keep is bounded.
     public var maxStationsPerOrganisation: Int
     /// Where `GET /metrics` is served and who may read it (the `metrics` object).
     public var metrics: MetricsSettings
@@ -70,11 +74,29 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
     }
 
+    /// Each default of `config/server.json`, written once: the initialiser's defaults and ``load(path:)``
+    /// both use these (and the README's configuration table is tested against them).
+    public enum Defaults {
+        public static let listen = ListenAddress(host: "127.0.0.1", port: 8080)
+        /// Relative to the config file's folder.
+        public static let database = "var/server.sqlite"
+        public static let idempotencyRetentionDays = 30
+        /// At most the retention window less one hour, when the window is shorter than this allows.
+        public static let idempotencyMarginHours = 24
+        public static let databasePoolSize = 8
+        public static let allowPlainHTTP = false
+        public static let backlogAlertMinutes: Double = 10
+        public static let maxStationsPerOrganisation = 500
+    }
+
     public init(
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
-        idempotencyRetentionDays: Int = 30, idempotencyMarginHours: Int = 24, databasePoolSize: Int = 8,
-        http: HTTPServerLimits = HTTPServerLimits(), tls: TLSFiles? = nil, allowPlainHTTP: Bool = false,
-        backlogAlertMinutes: Double = 10, maxStationsPerOrganisation: Int = 500,
+        idempotencyRetentionDays: Int = Defaults.idempotencyRetentionDays,
+        idempotencyMarginHours: Int = Defaults.idempotencyMarginHours,
+        databasePoolSize: Int = Defaults.databasePoolSize, http: HTTPServerLimits = HTTPServerLimits(),
+        tls: TLSFiles? = nil, allowPlainHTTP: Bool = Defaults.allowPlainHTTP,
+        backlogAlertMinutes: Double = Defaults.backlogAlertMinutes,
+        maxStationsPerOrganisation: Int = Defaults.maxStationsPerOrganisation,
         metrics: MetricsSettings = MetricsSettings()
     ) {
         self.listen = listen
@@ -95,26 +117,28 @@ public struct ServerConfiguration: Sendable, Equatable {
     public static func load(path: String) throws(ConfigError) -> ServerConfiguration {
         var reader = try ConfigReader(contentsOf: path)
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-        let listenText = try reader.string("listen", default: "127.0.0.1:8080")
+        let listenText = try reader.string("listen", default: Defaults.listen.description)
         let listen: ListenAddress
         do {
             listen = try ListenAddress(parsing: listenText)
         } catch {
             throw reader.error("listen", "is not HOST:PORT (\(error.reason))")
         }
-        let database = try reader.string("database", default: "var/server.sqlite")
+        let database = try reader.string("database", default: Defaults.database)
         if case .sqlite(let file) = ServerDatabase(database, relativeTo: base),
             let problem = DatabaseFolder.problem(forDatabase: file, configFolder: base.path, written: database)
         {
             throw reader.error("database", problem)
         }
-        let retention = try reader.integer("idempotencyRetentionDays", default: 30, in: 1...3650)
-        let margin = try reader.integer("idempotencyMarginHours", default: min(24, retention * 24 - 1), in: 0...87_599)
+        let retention = try reader.integer(
+            "idempotencyRetentionDays", default: Defaults.idempotencyRetentionDays, in: 1...3650)
+        let margin = try reader.integer(
+            "idempotencyMarginHours", default: min(Defaults.idempotencyMarginHours, retention * 24 - 1), in: 0...87_599)
         guard margin < retention * 24 else {
             throw reader.error(
                 "idempotencyMarginHours", "must be less than idempotencyRetentionDays × 24 (\(retention * 24))")
         }
-        let poolSize = try reader.integer("databasePoolSize", default: 8, in: 1...200)
+        let poolSize = try reader.integer("databasePoolSize", default: Defaults.databasePoolSize, in: 1...200)
         guard var organisationsReader = try reader.object("organisations") else {
             throw reader.error("organisations", "is required: a map from organisation name to {\"tokenSha256\": [...]}")
         }
@@ -149,9 +173,11 @@ public struct ServerConfiguration: Sendable, Equatable {
             tls = TLSFiles(certificate: try resolved("certificate"), key: try resolved("key"))
             try files.finish()
         }
-        let allowPlainHTTP = try reader.bool("allowPlainHTTP", default: false)
-        let backlogAlertMinutes = try reader.number("backlogAlertMinutes", default: 10, in: 0.01...10_080)
-        let maxStations = try reader.integer("maxStationsPerOrganisation", default: 500, in: 1...10_000)
+        let allowPlainHTTP = try reader.bool("allowPlainHTTP", default: Defaults.allowPlainHTTP)
+        let backlogAlertMinutes = try reader.number(
+            "backlogAlertMinutes", default: Defaults.backlogAlertMinutes, in: 0.01...10_080)
+        let maxStations = try reader.integer(
+            "maxStationsPerOrganisation", default: Defaults.maxStationsPerOrganisation, in: 1...10_000)
         let metrics = try Self.metricsSettings(&reader)
         try reader.finish()
         return ServerConfiguration(
@@ -179,7 +205,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org metrics`)"
             )
         }
-        settings.allowUnauthenticated = try metrics.bool("allowUnauthenticated", default: false)
+        settings.allowUnauthenticated = try metrics.bool("allowUnauthenticated", default: settings.allowUnauthenticated)
         try metrics.finish()
         return settings
     }

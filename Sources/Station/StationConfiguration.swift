@@ -24,8 +24,9 @@ public struct StationConfiguration: Sendable, Equatable {
     /// The station's name (1–64 visible ASCII characters): sent as `X-ScanPick-Station` with every
     /// request and in its heartbeats.
     public var station: String
-    /// How often the station sends a heartbeat while online (`heartbeatSeconds`, 1–3600, default 30).
-    public var heartbeatSeconds = 30
+    /// How often the station sends a heartbeat while online (`heartbeatSeconds`, 1–3600,
+    /// ``defaultHeartbeatSeconds``).
+    public var heartbeatSeconds = Self.defaultHeartbeatSeconds
     public var worker: String
     public var server: URL
     public var databasePath: String
@@ -47,7 +48,7 @@ public struct StationConfiguration: Sendable, Equatable {
     public var sourceFiles: [String] = []
     /// `requireSignIn`: scans and the page's taps wait for a worker to sign in (badge or name);
     /// without it they carry `worker` until someone signs in.
-    public var requireSignIn = false
+    public var requireSignIn = Self.defaultRequireSignIn
     /// `workerBadgePattern`: a scanned code it matches is a worker's badge, which signs that worker in.
     public var workerBadgePattern: LabelPattern?
     /// `batchLabelPattern`: a scanned code it matches is a batch label, which opens that batch.
@@ -123,6 +124,15 @@ public struct StationConfiguration: Sendable, Equatable {
     /// `database` when the config does not say: relative to the config file's folder.
     public static let defaultDatabasePath = "var/station.sqlite"
 
+    /// `requireSignIn` when the config does not say.
+    public static let defaultRequireSignIn = false
+
+    /// `heartbeatSeconds` when the config does not say.
+    public static let defaultHeartbeatSeconds = 30
+
+    /// The keys `scanners[].terminator` may name (the default is ``KeyCodeDecoder/Options``' own).
+    public static let terminatorKeys: KeyValuePairs<String, UInt16> = ["enter": KeyCode.enter, "tab": KeyCode.tab]
+
     /// Tokens the README documents for the demo: a config holding only these may be readable by others.
     public static let demoTokens: Set<String> = ["demo-acme-token", "demo-globex-token"]
 
@@ -143,7 +153,7 @@ public struct StationConfiguration: Sendable, Equatable {
             throw reader.error("station", "\(StationIdentity.rule) (it is sent as X-ScanPick-Station)")
         }
         let heartbeatSeconds = try reader.integer(
-            "heartbeatSeconds", default: 30, in: StationHeartbeat.intervalRange)
+            "heartbeatSeconds", default: Self.defaultHeartbeatSeconds, in: StationHeartbeat.intervalRange)
         let worker = try reader.requiredString("worker")
         do {
             // Sent as every action's workerId: the server's rule, checked here once, not per action.
@@ -279,10 +289,12 @@ public struct StationConfiguration: Sendable, Equatable {
                 throw options.error("device", "\(standardized) is listed twice: each scanner once")
             }
             var scanner = ScannerSettings(device: standardized)
-            switch try options.string("terminator", default: "enter") {
-            case "enter": scanner.decoding.terminator = KeyCode.enter
-            case "tab": scanner.decoding.terminator = KeyCode.tab
-            case let other: throw options.error("terminator", "must be \"enter\" or \"tab\", not '\(other.prefix(20))'")
+            if let name = try options.string("terminator") {
+                guard let key = Self.terminatorKeys.first(where: { $0.key == name })?.value else {
+                    let names = Self.terminatorKeys.map { "\"\($0.key)\"" }.joined(separator: " or ")
+                    throw options.error("terminator", "must be \(names), not '\(name.prefix(20))'")
+                }
+                scanner.decoding.terminator = key
             }
             scanner.decoding.maxGap =
                 Double(
@@ -357,7 +369,7 @@ public struct StationConfiguration: Sendable, Equatable {
             }
             try options.finish()
         }
-        let requireSignIn = try reader.bool("requireSignIn", default: false)
+        let requireSignIn = try reader.bool("requireSignIn", default: Self.defaultRequireSignIn)
         func pattern(_ key: String) throws(ConfigError) -> LabelPattern? {
             guard let text = try reader.string(key) else { return nil }
             do {

@@ -26,6 +26,7 @@ public final class StationService: Sendable {
     /// The running station's numbers (its page's `GET /metrics`, its heartbeats).
     public let metrics = StationMetrics()
     private let configPath: String
+    private let devices: StationDevices
     private let output: @Sendable (String) -> Void
     private let log: @Sendable (String) -> Void
     private let state = Mutex(RunState())
@@ -76,13 +77,15 @@ public final class StationService: Sendable {
         var openingLabel = false
     }
 
-    /// `output` gets the lines for the person at the terminal; `log` the JSON log lines.
+    /// `output` gets the lines for the person at the terminal; `log` the JSON log lines; `devices`
+    /// opens the cameras and handheld scanners (the machine's own unless told otherwise).
     public init(
-        configPath: String, station: PickStation, output: @escaping @Sendable (String) -> Void,
-        log: @escaping @Sendable (String) -> Void
+        configPath: String, station: PickStation, devices: StationDevices = .system,
+        output: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (String) -> Void
     ) {
         self.configPath = configPath
         self.station = station
+        self.devices = devices
         self.output = output
         self.log = log
         let queue = station.queue
@@ -355,7 +358,8 @@ public final class StationService: Sendable {
             let camera = V4L2Camera.waitingFor(
                 device: device, width: configuration.camera.width, height: configuration.camera.height,
                 fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
-                onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat)
+                onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat,
+                open: devices.openCamera)
             opened("camera", closing: camera.close)
             metrics.readDroppedFrames { camera.droppedFrames }
             // The camera looks for its device again by itself; its frames end only when it is closed.
@@ -519,9 +523,9 @@ public final class StationService: Sendable {
         metrics.setScanner(number, ready: false)
         while !isStopped {
             heartbeat.alive()
-            let scanner: HandheldScanner
+            let scanner: any CodeSource
             do {
-                scanner = try HandheldScanner(device: settings.device, options: settings.decoding)
+                scanner = try devices.openScanner(settings.device, settings.decoding)
             } catch {
                 show(source, "scanner \(number): not found")
                 if error.description != lastProblem {  // said once per problem, not per retry

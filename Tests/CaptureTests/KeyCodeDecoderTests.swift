@@ -4,8 +4,11 @@ import Testing
 
 /// Key events → codes, as a USB handheld scanner types them.
 @Suite struct KeyCodeDecoderTests {
-    /// The key events a US-layout scanner sends for `text` and Enter, a key every `spacing` seconds.
-    static func events(_ text: String, spacing: Double = 0.004, start: Double = 10) -> [(UInt16, Int32, Double)] {
+    /// The key events a US-layout scanner sends for `text` and its `terminator` key (Enter unless
+    /// told), a key every `spacing` seconds.
+    static func events(
+        _ text: String, spacing: Double = 0.004, start: Double = 10, terminator: UInt16 = KeyCode.enter
+    ) -> [(UInt16, Int32, Double)] {
         var keyOf: [Character: (UInt16, Bool)] = [:]
         for (key, pair) in KeyCodeDecoder.usLayout where key < 71 {
             keyOf[pair.plain] = (key, false)
@@ -26,7 +29,7 @@ import Testing
             }
             time += spacing
         }
-        events += [(KeyCode.enter, 1, time), (KeyCode.enter, 0, time)]
+        events += [(terminator, 1, time), (terminator, 0, time)]
         return events
     }
 
@@ -128,5 +131,33 @@ import Testing
         // The next, properly ended scan is read as usual.
         let next = Self.events("111", start: 30).compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }
         #expect(next == [.code("111")])
+    }
+
+    /// A scanner set to end codes with Tab (`terminator: "tab"`): Tab ends each code, GS1 separators
+    /// included, keypad Enter still does, and keys ended by Enter are refused once they rest,
+    /// naming Tab, never taken for a code.
+    @Test func codesEndedByTabAreReadWhenTabIsTheTerminator() {
+        var tab = KeyCodeDecoder.Options()
+        tab.terminator = KeyCode.tab
+        let gs1 = "0109506000134352\u{1D}10ABC123"
+        for code in ["5901234123457", "ABC-123/x", gs1] {
+            #expect(Self.decode(Self.events(code, terminator: KeyCode.tab), options: tab) == [.code(code)], "\(code)")
+        }
+        let twoScans =
+            Self.events("036000291452", terminator: KeyCode.tab)
+            + Self.events("96385074", start: 20, terminator: KeyCode.tab)
+        #expect(Self.decode(twoScans, options: tab) == [.code("036000291452"), .code("96385074")])
+        #expect(Self.decode(Self.events("111", terminator: KeyCode.keypadEnter), options: tab) == [.code("111")])
+
+        var decoder = KeyCodeDecoder(options: tab)
+        let enterEnded = Self.events("234567")
+        #expect(enterEnded.compactMap { decoder.feed(key: $0.0, value: $0.1, at: $0.2) }.isEmpty)
+        guard case .refused(_, let reason)? = decoder.idle(at: 10.03 + decoder.idleLimit + 0.01) else {
+            Issue.record("keys ended by Enter were kept by a decoder ending codes with Tab")
+            return
+        }
+        #expect(reason.contains("no Tab followed these keys"))
+        // With the default terminator the same Tab-ended keys are no code.
+        #expect(Self.decode(Self.events("5901234123457", terminator: KeyCode.tab)).isEmpty)
     }
 }

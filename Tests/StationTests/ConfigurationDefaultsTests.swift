@@ -1,3 +1,4 @@
+import Capture
 import Foundation
 import Queue
 import Scanning
@@ -23,50 +24,41 @@ import Testing
         #expect(configuration.camera == StationConfiguration.CameraSettings())
         #expect(configuration.page == StationConfiguration.PageSettings())
         #expect(configuration.databasePath.hasSuffix("/" + StationConfiguration.defaultDatabasePath))
+        #expect(configuration.heartbeatSeconds == StationConfiguration.defaultHeartbeatSeconds)
+        #expect(configuration.requireSignIn == StationConfiguration.defaultRequireSignIn)
     }
 
     @Test func theReadmeTableStatesTheCodesDefaults() throws {
-        let table = try Self.readmeTable(containing: "queue.backoffInitialSeconds")
+        let table = try DocumentTable.rows(containing: "queue.backoffInitialSeconds")
         let queue = QueueOptions()
         let debounce = Debouncer.Options()
         let camera = StationConfiguration.CameraSettings()
         let page = StationConfiguration.PageSettings()
+        let scanner = KeyCodeDecoder.Options()
+        let terminator = try #require(StationConfiguration.terminatorKeys.first { $0.value == scanner.terminator }?.key)
         let expected: [String: String] = [
+            "`heartbeatSeconds`": "\(StationConfiguration.defaultHeartbeatSeconds)",
             "`database`": "`\(StationConfiguration.defaultDatabasePath)`",
-            "`queue.backoffInitialSeconds`": Self.number(queue.backoffInitial),
-            "`queue.backoffCapSeconds`": Self.number(queue.backoffCap),
-            "`queue.drainIntervalSeconds`": Self.number(queue.drainInterval),
-            "`queue.requestTimeoutSeconds`": Self.number(queue.requestTimeout),
-            "`queue.sentRetentionHours`": Self.number(queue.sentRetention / 3600),
+            "`queue.backoffInitialSeconds`": DocumentTable.number(queue.backoffInitial),
+            "`queue.backoffCapSeconds`": DocumentTable.number(queue.backoffCap),
+            "`queue.drainIntervalSeconds`": DocumentTable.number(queue.drainInterval),
+            "`queue.requestTimeoutSeconds`": DocumentTable.number(queue.requestTimeout),
+            "`queue.sentRetentionHours`": DocumentTable.number(queue.sentRetention / 3600),
             "`debounce.eanUpcFrames`": "\(debounce.eanUpcFrames)",
             "`debounce.otherFrames`": "\(debounce.otherFrames)",
-            "`debounce.holdOffSeconds`": Self.number(debounce.holdOff),
+            "`debounce.holdOffSeconds`": DocumentTable.number(debounce.holdOff),
+            "`camera.enabled`": "\(camera.enabled)",
             "`camera.device`": "`\(camera.device)`",
             "`camera.width`, `camera.height`": "\(camera.width), \(camera.height)",
             "`camera.fps`": "\(camera.fps)",
             "`page.listen`": "`\(page.listen)`",
             "`page.allowRemote`": "\(page.allowRemote)",
+            "`scanners[].terminator`": "`\"\(terminator)\"`",
+            "`scanners[].maxKeyGapMilliseconds`": DocumentTable.number(scanner.maxGap * 1000),
+            "`requireSignIn`": "\(StationConfiguration.defaultRequireSignIn)",
         ]
         for (key, value) in expected {
             #expect(table[key] == value, "README row \(key)")
         }
-    }
-
-    /// The first two columns of the README's table that has a row for `key`.
-    static func readmeTable(containing key: String) throws -> [String: String] {
-        let readme = try String(contentsOfFile: Repository.root + "/README.md", encoding: .utf8)
-        let tables = readme.components(separatedBy: "\n").split { !$0.hasPrefix("|") }
-        let table = try #require(tables.first { $0.contains { $0.hasPrefix("| `\(key)`") } })
-        var rows: [String: String] = [:]
-        for line in table {
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            if cells.count >= 2 { rows[cells[0]] = cells[1] }
-        }
-        return rows
-    }
-
-    /// `2`, `1.5`: a default as the README writes it.
-    static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

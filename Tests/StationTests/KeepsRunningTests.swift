@@ -1,11 +1,15 @@
+import Capture
 import Foundation
+import Imaging
 import Queue
 import Station
+import Synchronization
 import TestSupport
 import Testing
 
 /// The station keeps its page, taps and drainer running whatever its frame source does, and says
-/// what is wrong: real `scanpick station` processes against a real server.
+/// what is wrong: real `scanpick station` processes against a real server, and the station
+/// in-process where a device must appear on cue.
 @Suite struct KeepsRunningTests {
     @Test func aCameraMissingAtStartIsShownAndTheStationKeepsRunning() async throws {
         let fixture = try await StationFixture()
@@ -27,6 +31,49 @@ import Testing
         #expect(try await Self.statusAttention(fixture) == ["camera_not_found"])
         #expect(await station.stop() == 0)
         #expect(try await Self.statusAttention(fixture).isEmpty)
+    }
+
+    /// A camera missing at start and plugged in later is picked up by the station's own reopening
+    /// (only the device is the test's), its status goes from "camera: not found" to the format it
+    /// agreed, and a code held in front of it is validated, queued once and reaches the server.
+    @Test func aCameraPluggedInAfterStartIsPickedUpAndScans() async throws {
+        let fixture = try await StationFixture()
+        // Task B3's EAN-13 code: scanning it selects B3 and counts one unit.
+        let drawn = BarcodeRenderer.ean13("590123412345")
+        let camera = PluggableCamera(GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels))
+        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let printed = Mutex<[String]>([])
+        let service = StationService(
+            configPath: fixture.config, station: station,
+            devices: StationDevices(openCamera: camera.open, openScanner: StationDevices.system.openScanner),
+            output: { line in printed.withLock { $0.append(line) } }, log: { _ in })
+        let run = Task { try await service.run(source: .camera(device: "/dev/video-later"), org: nil) }
+        #expect(
+            await eventually { printed.withLock { $0 }.contains { $0.hasPrefix("page: http://") } },
+            "the station did not start its page")
+        let address = printed.withLock { $0 }.first { $0.hasPrefix("page: ") }.map { String($0.dropFirst(6)) }
+        let page = APIClient(try #require(address.flatMap(URL.init(string:))), token: nil)
+        let status = { try await page.get("/api/status").json }
+        let attention = { try await status()["attention"] as? [[String: Any]] ?? [] }
+
+        #expect(try await eventually { try await status()["scanner"] as? String == "camera: not found" })
+        let missing = try await attention().first { $0["code"] as? String == "camera_not_found" }
+        #expect((missing?["message"] as? String)?.contains("/dev/video-later: no such device") == true)
+        #expect(try station.queue.counts().pending == 0)
+
+        camera.plugIn()
+        #expect(
+            try await eventually { try await status()["scanner"] as? String == "camera: GREY \(drawn.width)x80" },
+            "the camera plugged in was not picked up")
+        #expect(try await attention().isEmpty)
+        #expect(try await eventually { try await fixture.picked() == [0, 1, 0] })
+        #expect(camera.opens > 1)  // looked for again, not opened once at start
+
+        service.stop()
+        let summary = try await run.value
+        #expect(summary.accepted == 1)  // held in view: one scan, however many frames saw it
+        #expect(summary.rejected == 0)
+        #expect(try station.queue.counts().pending == 0)
     }
 
     /// The attention codes `scanpick status --json` shows.
@@ -83,5 +130,44 @@ import Testing
         #expect((banner?["message"] as? String)?.contains("could not be recorded") == true)
         try queue.database.write { try $0.execute("ALTER TABLE actions_gone RENAME TO actions") }
         #expect(await station.stop() == 1)
+    }
+}
+
+/// A camera that is not there (`open` fails as a missing V4L2 device does) until ``plugIn()``, then
+/// streams `image` at about 30 frames a second, as a camera with a code held in front of it.
+private final class PluggableCamera: Sendable {
+    private let image: GreyImage
+    private let state = Mutex((pluggedIn: false, opens: 0))
+
+    init(_ image: GreyImage) { self.image = image }
+
+    func plugIn() { state.withLock { $0.pluggedIn = true } }
+
+    /// How often the station tried to open it.
+    var opens: Int { state.withLock { $0.opens } }
+
+    var open: V4L2Camera.Opener {
+        { [self] device, _, _, _ throws(CaptureError) in
+            let pluggedIn = state.withLock { state in
+                state.opens += 1
+                return state.pluggedIn
+            }
+            guard pluggedIn else { throw .noSuchDevice(device) }
+            return Session(image: image)
+        }
+    }
+
+    private final class Session: CaptureSession {
+        let image: GreyImage
+        let format = PixelFormat(fourcc: 0x5945_5247)  // "GREY"
+        var width: Int { image.width }
+        var height: Int { image.height }
+
+        init(image: GreyImage) { self.image = image }
+
+        func capture() -> CaptureResult {
+            Thread.sleep(forTimeInterval: 1.0 / 30)  // a camera's frame interval, not a wait for an event
+            return .frame(image, timestamp: 0)
+        }
     }
 }

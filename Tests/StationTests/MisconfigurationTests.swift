@@ -238,6 +238,25 @@ import Testing
         #expect(refused.standardError.contains("readable by other users; run `chmod 600 "))
     }
 
+    /// A page address another program holds (here the server) stops the station at start with that
+    /// address and the config key that set it, and none of libmicrohttpd's own words ("Failed to bind
+    /// to port 0" named a port no one asked for).
+    @Test func aPageAddressInUseIsRefusedNamingItAndPageListen() async throws {
+        let fixture = try await StationFixture()
+        let busy = "127.0.0.1:\(fixture.server.port)"
+        try fixture.rewriteConfig { $0["page"] = ["listen": busy] }
+        let refused = try await fixture.scanpick(["station", "--wedge"], input: "")
+        #expect(refused.status == 1)
+        // Besides its JSON log lines (a journal priority, then an object), only the reason.
+        let lines = refused.standardError.split(separator: "\n").filter { !$0.contains("{\"") }
+        #expect(
+            lines == [
+                #"scanpick station: cannot listen on \#(busy): the address is already in use (the address is the config's "page.listen")"#
+            ], "\(refused.standardError)")
+        #expect(!refused.standardError.contains("Failed to bind"))
+        #expect(!refused.standardOutput.contains("page:"), "\(refused.standardOutput)")
+    }
+
     static func attentionCodes(_ page: APIClient) async throws -> [String] {
         let status = try await page.get("/api/status").json
         return (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }

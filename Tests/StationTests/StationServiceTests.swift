@@ -57,7 +57,8 @@ import Testing
         var frames: [Frame] = []
         while let frame = try recorded.nextFrame() { frames.append(frame) }
         let camera = HeldSource(frames)
-        let scanner = HeldSource(["5901234123457"])  // task B3's code: selects B3 and counts it
+        // Task B3's code: selects B3 and counts it.
+        let scanner = HeldSource<KeyCodeDecoder.Read>([.code("5901234123457")])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let service = StationService(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
         let run = Task {
@@ -118,6 +119,38 @@ import Testing
         let summary = try await run.value
         #expect(summary.accepted == 0)
     }
+
+    /// `scanners[].terminator` of station.json reaches the scanner's key decoder: with `"tab"`, a
+    /// code ended by Tab is scanned and counted, and keys ended by Enter are refused, naming Tab.
+    @Test func aScannersTerminatorFromTheConfigReachesItsDecoder() async throws {
+        let fixture = try await StationFixture()
+        try fixture.rewriteConfig { settings in
+            settings["camera"] = ["enabled": false]
+            settings["scanners"] = [["device": "/dev/input/scanpick-test-tab", "terminator": "tab"]]
+        }
+        // Task B3's code ended by Tab, then task C2's ended by Enter (counted only if Enter ended codes).
+        let scanner = TypingScanner([("5901234123457", KeyCode.tab), ("96385074", KeyCode.enter)])
+        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let logged = Mutex<[String]>([])
+        let service = StationService(
+            configPath: fixture.config, station: station,
+            devices: StationDevices(openCamera: StationDevices.system.openCamera, openScanner: scanner.open),
+            output: { _ in }, log: { line in logged.withLock { $0.append(line) } })
+        let run = Task { try await service.run(source: nil, org: nil) }
+        let refusals = { logged.withLock { $0 }.filter { $0.contains(#""event":"scanner_keys_refused""#) } }
+        #expect(await eventually { !refusals().isEmpty })
+        #expect(try await eventually { try await fixture.picked() == [0, 1, 0] })
+        service.stop()
+        let summary = try await run.value
+
+        #expect(scanner.opened.map(\.device) == ["/dev/input/scanpick-test-tab"])
+        #expect(scanner.opened.first?.options.terminator == KeyCode.tab)
+        #expect(summary.accepted == 1)
+        #expect(refusals().count == 1)
+        #expect(refusals().first?.contains("no Tab followed these keys") == true, "\(refusals())")
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [0, 1, 0])
+    }
 }
 
 /// A source that hands out what it was given, then blocks, as a camera between frames or an idle
@@ -153,6 +186,43 @@ extension HeldSource: FrameSource where Item == Frame {
     var skippedFrames: Int { 0 }
 }
 
-extension HeldSource: CodeSource where Item == String {
-    func nextRead() -> KeyCodeDecoder.Read? { next().map { .code($0) } }
+extension HeldSource: CodeSource where Item == KeyCodeDecoder.Read {
+    func nextRead() -> KeyCodeDecoder.Read? { next() }
+}
+
+/// A handheld scanner that types `scans` (each a code of digits and the key ending it) once it is
+/// opened, its key events decoded as ``HandheldScanner`` decodes a device's: by a ``KeyCodeDecoder``
+/// with the options the station opened it with, keys that rest unended refused after its idle
+/// limit. Then it waits, as an idle scanner does, until closed.
+private final class TypingScanner: Sendable {
+    private let scans: [(code: String, terminator: UInt16)]
+    private let openings = Mutex<[(device: String, options: KeyCodeDecoder.Options)]>([])
+
+    init(_ scans: [(code: String, terminator: UInt16)]) { self.scans = scans }
+
+    /// What the station opened it as: each device path and the decoder options it gave.
+    var opened: [(device: String, options: KeyCodeDecoder.Options)] { openings.withLock { $0 } }
+
+    var open: @Sendable (String, KeyCodeDecoder.Options) throws(CaptureError) -> any CodeSource {
+        { [self] device, options throws(CaptureError) in
+            openings.withLock { $0.append((device, options)) }
+            var decoder = KeyCodeDecoder(options: options)
+            var reads: [KeyCodeDecoder.Read] = []
+            var time = 100.0
+            for scan in scans {
+                // US key codes of the digits: 1–9 are keys 2–10, 0 is key 11.
+                let keys = scan.code.compactMap(\.wholeNumberValue).map { UInt16($0 == 0 ? 11 : $0 + 1) }
+                for key in keys + [scan.terminator] {
+                    for value: Int32 in [1, 0] {
+                        if let read = decoder.feed(key: key, value: value, at: time) { reads.append(read) }
+                    }
+                    time += 0.004
+                }
+                time += decoder.idleLimit + 0.01
+                if let read = decoder.idle(at: time) { reads.append(read) }
+                time += 5
+            }
+            return HeldSource(reads)
+        }
+    }
 }
