@@ -3,11 +3,13 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import Timestamps
 
 @testable import Station
 
 /// The station's `GET /metrics` on its page's listener, read by Prometheus's parser, against what
-/// the station really did: frames a camera faster than the scan loop dropped, and the camera's state.
+/// the station really did: frames a camera faster than the scan loop dropped, the camera's state,
+/// and the age of the oldest unsent action next to `scanpick status --json`.
 @Suite struct StationMetricsTests {
     static func scrape(_ page: URL) async throws -> PrometheusScrape {
         let reply = try await APIClient(page, token: nil).get("/metrics")
@@ -66,6 +68,55 @@ import Testing
         service.stop()
         let summary = try await run.value
         #expect(summary.dropped == Int(dropped) && summary.frames == Int(decoded))
+    }
+
+    /// A tap queued while the server is away: `/metrics`'s oldest pending age is the time since the
+    /// `oldestPendingAt` of `scanpick status --json` (and of the page's status), it grows while the
+    /// tap waits, and both go back to none (0, null) once it is sent.
+    @Test func theOldestPendingAgeIsTheAgeOfStatusOldestPendingAt() async throws {
+        let fixture = try await StationFixture()
+        try await fixture.server.stop()
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let tap = ["pickTaskId": fixture.scenario.tasks[0], "kind": "pick", "qty": 1] as [String: Any]
+        #expect(try await page.post("/api/taps", json: tap).status == 200)
+
+        func status() async throws -> [String: Any] {
+            let result = try await fixture.scanpick(["status", "--json"])
+            #expect(result.status == 0, "\(result.standardError)")
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        }
+        let pill = try await status()
+        #expect(pill["pending"] as? Int == 1)
+        let oldestText = try #require(pill["oldestPendingAt"] as? String)
+        let oldest = try #require(Timestamp.date(oldestText))
+        #expect(try await page.get("/api/status").json["oldestPendingAt"] as? String == oldestText)
+
+        let before = Date()
+        let first = try await Self.scrape(station.page)
+        let after = Date()
+        let age = try #require(first.value("scanpick_station_oldest_pending_age_seconds"))
+        #expect(age > 0)
+        #expect(
+            age >= before.timeIntervalSince(oldest) - 0.01 && age <= after.timeIntervalSince(oldest) + 0.01,
+            "age \(age) s, oldest \(oldestText), scraped \(before)…\(after)")
+        #expect(first.value("scanpick_station_queue_actions", ["state": "pending"]) == 1)
+        #expect(first.value("scanpick_station_online") == 0)
+        #expect(
+            try await eventually {
+                try await Self.scrape(station.page).value("scanpick_station_oldest_pending_age_seconds") ?? 0
+                    > age + 0.5
+            })
+
+        // The server is back: the tap is sent, and nothing is pending any more.
+        try await fixture.server.start()
+        #expect(try await eventually { try await status()["pending"] as? Int == 0 })
+        #expect(try await status()["oldestPendingAt"] is NSNull)
+        let drained = try await Self.scrape(station.page)
+        #expect(drained.value("scanpick_station_oldest_pending_age_seconds") == 0)
+        #expect(drained.value("scanpick_station_sent_total") == 1)
+        #expect(await station.stop() == 0)
     }
 }
 
