@@ -18,7 +18,7 @@ public final class ScanPickAPI: Sendable {
     let store: any ServerStore
     private let organisationByTokenHash: [String: String]
     private let inFlight = InFlightKeys()
-    private let log: @Sendable (String) -> Void
+    let log: @Sendable (String) -> Void
     public let retentionDays: Int
     private let horizon: IdempotencyHorizon
     let metrics = APIMetrics()
@@ -102,13 +102,7 @@ public final class ScanPickAPI: Sendable {
             return .now(finish(request, error.response, organisation: nil, route: nil, since: start))
         }
         return .onWorker {
-            let response: HTTPResponse
-            do {
-                response = try self.metricsResponse()
-            } catch {
-                response = self.response(for: error, request)
-            }
-            return self.finish(request, response, organisation: nil, route: .metrics, since: start)
+            self.finish(request, self.metricsResponse(), organisation: nil, route: .metrics, since: start)
         }
     }
 
@@ -138,7 +132,7 @@ public final class ScanPickAPI: Sendable {
             switch route {
             case .health: response = Self.healthy
             case .ready: response = try ready()
-            case .metrics: response = try metricsResponse()
+            case .metrics: response = metricsResponse()
             case .fleetPage(let file): response = fleetPage.response(file)
             default:
                 guard let organisation else { throw APIError.unauthorized }

@@ -6,10 +6,11 @@ import Wire
 /// The station's JSON shapes, shared by the command line's `--json` and the page's local API so the
 /// two can never differ.
 public enum StationJSON {
-    /// `{"online","serverReady","server","pending","inFlight","dead","lastSyncAt","attention":[{"code","message"}]}`,
+    /// `{"online","serverReady","server","pending","inFlight","dead","oldestPendingAt","lastSyncAt","attention":[{"code","message"}]}`,
     /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given. `serverReady`
-    /// says whether the server's database answers (null when the server did not say). Without
-    /// `counts` (the queue could not be read) the counts are null: unknown, never a made-up 0.
+    /// says whether the server's database answers (null when the server did not say);
+    /// `oldestPendingAt` is when the oldest action not yet sent was queued (null when none waits).
+    /// Without `counts` (the queue could not be read) the counts are null: unknown, never a made-up 0.
     public static func status(
         online: Bool, serverReady: Bool? = nil, server: URL, counts: QueueCounts?, attention: [Attention],
         scanner: String? = nil, lastScan: LastScan? = nil
@@ -17,7 +18,8 @@ public enum StationJSON {
         try encode(
             Status(
                 online: online, serverReady: serverReady, server: server.absoluteString, pending: counts?.pending,
-                inFlight: counts?.inFlight, dead: counts?.dead, lastSyncAt: counts?.lastSyncAt, attention: attention,
+                inFlight: counts?.inFlight, dead: counts?.dead, oldestPendingAt: counts?.oldestUnsentAt,
+                lastSyncAt: counts?.lastSyncAt, attention: attention,
                 scanner: scanner, lastScan: lastScan))
     }
 
@@ -67,13 +69,15 @@ public enum StationJSON {
         var pending: Int?
         var inFlight: Int?
         var dead: Int?
+        var oldestPendingAt: String?
         var lastSyncAt: String?
         var attention: [Attention]
         var scanner: String?
         var lastScan: LastScan?
 
         private enum Keys: String, CodingKey {
-            case online, serverReady, server, pending, inFlight, dead, lastSyncAt, attention, scanner, lastScan
+            case online, serverReady, server, pending, inFlight, dead, oldestPendingAt, lastSyncAt, attention, scanner
+            case lastScan
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -84,6 +88,7 @@ public enum StationJSON {
             try container.encode(pending, forKey: .pending)
             try container.encode(inFlight, forKey: .inFlight)
             try container.encode(dead, forKey: .dead)
+            try container.encode(oldestPendingAt, forKey: .oldestPendingAt)
             try container.encode(lastSyncAt, forKey: .lastSyncAt)
             try container.encode(attention, forKey: .attention)
             try container.encodeIfPresent(scanner, forKey: .scanner)  // only the running station has these

@@ -43,7 +43,7 @@ public final class StationService: Sendable {
         /// A V4L2 camera (nil: `camera.device` in the config).
         case camera(device: String?)
         /// Frames from a source the caller opened (its own kind of camera, a test's frames); the run
-        /// closes it when it stops.
+        /// closes it when it stops. The metrics and heartbeats count it as the station's camera.
         case frameSource(any FrameSource & Sendable)
         /// Codes from a source the caller opened; the run closes it when it stops.
         case codeSource(any CodeSource)
@@ -347,10 +347,19 @@ public final class StationService: Sendable {
             }
             stop()  // a replay ends with its frames
         case .frameSource(let frames):
+            // The caller's source stands for a camera: the metrics and heartbeats show it capturing,
+            // its dropped frames, and missing once it fails (not in use once it has ended).
             opened(name, closing: frames.close)
-            do { try scanFrames(frames, loop: loop, page: page) } catch {
+            metrics.readDroppedFrames { frames.droppedFrames }
+            metrics.setCamera(.ok)
+            do {
+                try scanFrames(frames, loop: loop, page: page)
+                metrics.setCamera(.off)
+            } catch {
+                metrics.setCamera(.missing)
                 if !isStopped { report(name, "frames_failed", "reading frames failed: \(error)") }
             }
+            state.withLock { $0.summary.dropped = frames.droppedFrames }
         case .camera(let requested):
             let device = requested ?? configuration.camera.device
             let capture = watchdog.loop("capture")

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresStorage
 import SQLiteStorage
+import Server
 import Storage
 import TestSupport
 import Timestamps
@@ -18,7 +19,12 @@ struct PickingFixture {
     let at = Timestamp.iso8601()
 
     init(store: ServerStoreKind) async throws {
-        server = try await ServerProcess(store: store)
+        try await self.init(server: try await ServerProcess(store: store))
+    }
+
+    /// The fixture on a server the test started (e.g. on a PostgreSQL cluster of its own).
+    init(server: ServerProcess) async throws {
+        self.server = server
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         globex = APIClient(server.baseURL, token: ServerProcess.tokens["globex"])
         let scenario = try await PickingScenario.create(on: acme)
@@ -106,4 +112,19 @@ func waitForALockWait(in database: String, timeout: Duration = .seconds(20)) asy
         try await Task.sleep(for: .milliseconds(10))
     }
     throw ServerProcessError(message: "no request of the server came to wait on the lock in \(timeout)")
+}
+
+/// Runs `body` on a connection of its own to `database`, whichever engine holds it.
+func read<T>(_ database: ServerDatabase, _ body: (any SQLConnection) throws -> T) throws -> T {
+    switch database {
+    case .sqlite(let path): try body(try Database(path: path))
+    case .postgres(let connectionString): try body(try PostgresConnection(connectionString))
+    }
+}
+
+extension ServerProcess {
+    /// Runs `body` on a connection of its own to this server's database (SQLite or PostgreSQL).
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try ServerTests.read(store == .sqlite ? .sqlite(path: database) : .postgres(connectionString: database), body)
+    }
 }

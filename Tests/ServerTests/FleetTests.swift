@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteStorage
 import TestSupport
 import Testing
 import Timestamps
@@ -155,9 +154,10 @@ import Timestamps
     }
 
     /// The station named in `X-ScanPick-Station` is recorded with the event and the idempotency key
-    /// of its request, and in the request's log line.
-    @Test func theSendingStationIsRecordedWithEventsAndKeys() async throws {
-        let fixture = try await PickingFixture(store: .sqlite)
+    /// of its request, and in the request's log line, on either store.
+    @Test(arguments: ServerStoreKind.allCases)
+    func theSendingStationIsRecordedWithEventsAndKeys(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
         let reply = try await fixture.acme.post(
             "/api/picking/pick",
             json: [
@@ -166,14 +166,15 @@ import Timestamps
             headers: ["X-ScanPick-Station": "dock-7"])
         #expect(reply.status == 200, "\(reply.text)")
         #expect(try await fixture.pick(fixture.tasks[1], qty: 1).status == 200)  // no header: no station
-        let database = try Database(path: fixture.server.database)
-        let events = try database.rows("SELECT station FROM events ORDER BY seq", []).map {
-            try $0.optionalString("station")
+        let (events, keys) = try fixture.server.read { db in
+            (
+                try db.rows("SELECT station FROM events ORDER BY seq", []).map { try $0.optionalString("station") },
+                try db.rows("SELECT station FROM idempotency_keys WHERE key = 'k-1'", []).map {
+                    try $0.optionalString("station")
+                }
+            )
         }
         #expect(events == ["dock-7", nil])
-        let keys = try database.rows("SELECT station FROM idempotency_keys WHERE key = 'k-1'", []).map {
-            try $0.optionalString("station")
-        }
         #expect(keys == ["dock-7"])
         #expect(
             await eventually {

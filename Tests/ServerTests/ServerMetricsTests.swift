@@ -153,6 +153,71 @@ import Testing
         #expect(try await APIClient(server.baseURL, token: "scraper-token").get("/metrics").status == 404)
     }
 
+    /// On a main listener other machines reach (0.0.0.0), `/metrics` wants a scraper's token even
+    /// from this machine: the rule keys on the listener's address, never on who connects (a proxy
+    /// on the same machine would otherwise open it to anyone). `metrics.allowUnauthenticated` opens
+    /// it, and only it: the API still wants an organisation's token.
+    @Test func onAListenerOtherMachinesReachMetricsWantAScrapersTokenUnlessAllowed() async throws {
+        let guarded = try await ServerProcess(extraConfig: [
+            "listen": "0.0.0.0:0", "allowPlainHTTP": true,
+            "metrics": ["tokenSha256": [SHA256.hex(of: "scraper-token")]],
+        ])
+        #expect(guarded.log.contains(#""event":"listening","address":"0.0.0.0:"#), "\(guarded.log)")
+        let local = try #require(URL(string: "http://127.0.0.1:\(guarded.port)"))
+        for token in [nil, "wrong", ServerProcess.tokens["acme"]] {
+            let refused = try await APIClient(local, token: token).get("/metrics")
+            #expect(refused.status == 401, "\(token ?? "no token"): \(refused.text)")
+            #expect(refused.errorCode == "metrics_token_required")
+            #expect(!refused.text.contains("scanpick_"))
+        }
+        let scrape = try await Self.scrape(local, token: "scraper-token")
+        #expect(scrape.value("scanpick_stations", ["org": "acme", "status": "ok"]) == 0)
+        #expect(scrape.value("scanpick_http_requests_total", ["route": "none", "code": "401"]) == 3)
+
+        let open = try await ServerProcess(extraConfig: [
+            "listen": "0.0.0.0:0", "allowPlainHTTP": true, "metrics": ["allowUnauthenticated": true],
+        ])
+        let openLocal = try #require(URL(string: "http://127.0.0.1:\(open.port)"))
+        let anyone = try await Self.scrape(openLocal)
+        #expect(anyone.value("scanpick_database_errors_total") == 0)
+        #expect(try await APIClient(openLocal, token: nil).get("/api/stations").status == 401)
+        #expect(try await APIClient(openLocal, token: ServerProcess.tokens["acme"]).get("/api/stations").status == 200)
+    }
+
+    /// `scanpick_database_errors_total` counts what the database failed: PostgreSQL stopped under a
+    /// running server makes a pick 503 and a readiness probe 503, and `/metrics` still answers
+    /// then (an outage is when an operator looks), its request counters without the stations'
+    /// gauges, which it cannot read; once the database is back, the gauges return.
+    @Test func databaseErrorsAreCountedAndStillScrapedWhileTheDatabaseIsDown() async throws {
+        // initdb and pg_ctl block for seconds: on threads of their own, never the task pool's few.
+        let cluster = try await onOwnThread { try PostgresCluster() }
+        let fixture = try await PickingFixture(
+            server: try await ServerProcess(store: .postgres, database: try cluster.createDatabase()))
+        let base = fixture.server.baseURL
+        #expect(try await FleetTests.send(fixture.acme, FleetTests.heartbeat("st-1")).status == 200)
+        #expect(try await Self.scrape(base).value("scanpick_database_errors_total") == 0)
+
+        try await onOwnThread { try cluster.stop() }
+        let pick = try await fixture.pick(fixture.tasks[0], qty: 1)
+        #expect(pick.status == 503 && pick.errorCode == "database_unavailable", "\(pick.text)")
+        #expect(try await APIClient(base, token: nil).get("/health/ready").status == 503)
+        let reply = try await APIClient(base, token: nil).get("/metrics")
+        #expect(reply.status == 200, "\(reply.text)")
+        let during = try await PrometheusScrape.parse(reply.text)
+        // The pick, the readiness probe and this scrape's read of the stations.
+        #expect(during.value("scanpick_database_errors_total") == 3, "\(reply.text)")
+        #expect(during.value("scanpick_http_requests_total", ["route": "pick", "code": "503"]) == 1)
+        #expect(during.value("scanpick_http_requests_total", ["route": "ready", "code": "503"]) == 1)
+        #expect(during.all("scanpick_stations").isEmpty)  // unread: left out, never made up
+
+        try await onOwnThread { try cluster.start() }
+        #expect(try await eventually { try await APIClient(base, token: nil).get("/health/ready").status == 200 })
+        let after = try await Self.scrape(base)
+        #expect(
+            after.value("scanpick_database_errors_total") ?? 0 >= during.value("scanpick_database_errors_total") ?? 0)
+        #expect(after.value("scanpick_stations", ["org": "acme", "status": "ok"]) == 1)
+    }
+
     /// The config's keys for the fleet view and the metrics, with their bounds, and where a
     /// metrics listener of its own must not send its scrapers' tokens in the clear.
     @Test func fleetAndMetricsSettingsAreCheckedAtLoad() throws {

@@ -168,12 +168,4 @@ import Wire
         #expect(try kept() == ["clock-set-ahead"])
         #expect(try api.pruneIdempotencyKeys(now: now.addingTimeInterval(3660 * 86_400)) == 1)
     }
-
-    /// Runs `body` on a connection of its own to `database`.
-    func read<T>(_ database: ServerDatabase, _ body: (any SQLConnection) throws -> T) throws -> T {
-        switch database {
-        case .sqlite(let path): try body(try Database(path: path))
-        case .postgres(let connectionString): try body(try PostgresConnection(connectionString))
-        }
-    }
 }

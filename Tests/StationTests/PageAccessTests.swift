@@ -94,6 +94,37 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// `/metrics` on a page that serves the network is under the page's rules like every route: a
+    /// scraper without the page's secret (or with another) learns nothing, one that sends it as a
+    /// bearer token gets the metrics, and a host name the page does not answer to is turned away.
+    @Test func onTheNetworkMetricsWantThePageSecret() async throws {
+        let fixture = try await StationFixture()
+        let secret = "page-secret-for-scrapers-0123"
+        let secretFile = try fixture.folder.writePrivate("page.secret", bytes: Array((secret + "\n").utf8))
+        try fixture.rewriteConfig { settings in
+            settings["page"] = ["listen": "127.0.0.1:0", "allowRemote": true, "tokenFile": secretFile]
+        }
+        let station = try await StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        let host = "127.0.0.1:\(port)"
+        for headers in [[:], ["Authorization": "Bearer nope"], ["Cookie": "scanpick_page=nope"]] {
+            let refused = try RawHTTP.send(port: port, "GET", "/metrics", host: host, headers: headers)
+            #expect(refused.status == 401, "\(headers): \(refused.text)")
+            #expect(refused.text.contains("secret_required"))
+            #expect(!refused.text.contains("scanpick_station_"))
+        }
+        let bearer = ["Authorization": "Bearer \(secret)"]
+        let elsewhere = try RawHTTP.send(port: port, "GET", "/metrics", host: "evil.example:\(port)", headers: bearer)
+        #expect(elsewhere.status == 421)
+        #expect(!elsewhere.text.contains("scanpick_station_"))
+        let scraped = try RawHTTP.send(port: port, "GET", "/metrics", host: host, headers: bearer)
+        #expect(scraped.status == 200, "\(scraped.text)")
+        let body = try #require(scraped.text.range(of: "\r\n\r\n").map { String(scraped.text[$0.upperBound...]) })
+        let scrape = try await PrometheusScrape.parse(body)
+        #expect(scrape.value("scanpick_station_queue_actions", ["state": "pending"]) == 0)
+        #expect(await station.stop() == 0)
+    }
+
     /// A page secret rotated in its file applies without a restart: the old secret stops working at
     /// once, the new one works, and the fresh login link sets the new one. A change that does need a
     /// restart (the page's address) is shown as needing attention, not only logged.

@@ -64,11 +64,13 @@ import Testing
         let run = Task {
             try await service.run(sources: [.frameSource(camera), .codeSource(scanner)], org: nil)
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try station.queue.counts().pending + station.queue.counts().sent < 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        // Both sources are now blocked, as a camera between frames and an idle scanner are.
+        // Both sources handed out everything and are blocked, as a camera between frames and an idle
+        // scanner are (the frames' thread asks for the next only once it has counted the last).
+        #expect(
+            try await eventually(20) {
+                try station.queue.counts().pending + station.queue.counts().sent >= 2 && camera.isWaiting
+                    && scanner.isWaiting
+            })
         service.stop()
         let summary = try await run.value
         #expect(summary.accepted == 2)
@@ -159,13 +161,18 @@ private final class HeldSource<Item: Sendable>: @unchecked Sendable {
     private let items: Mutex<[Item]>
     private let closed = DispatchSemaphore(value: 0)
     private let closedFlag = Mutex(false)
+    private let waitingFlag = Mutex(false)
 
     init(_ items: [Item]) { self.items = Mutex(items) }
 
     var isClosed: Bool { closedFlag.withLock { $0 } }
 
+    /// Everything was handed out and a caller waits for more.
+    var isWaiting: Bool { waitingFlag.withLock { $0 } }
+
     func next() -> Item? {
         if let item = items.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return item }
+        waitingFlag.withLock { $0 = true }
         closed.wait()
         closed.signal()
         return nil

@@ -73,6 +73,12 @@ public final class FaultProxy: Sendable {
     /// The requests seen so far: "METHOD PATH KEY".
     public var log: [String] { core.state.withLock { $0.log } }
 
+    /// The bodies of the requests for exactly `method` and `path` seen so far, in order (answered
+    /// or not): e.g. what each heartbeat a station sent said.
+    public func bodies(_ method: String, _ path: String) -> [[UInt8]] {
+        core.state.withLock { state in state.bodies.filter { $0.0 == "\(method) \(path)" }.map(\.1) }
+    }
+
     /// How many times a request arrived while another with the same idempotency key was in flight.
     public var overlaps: Int { core.state.withLock { $0.overlaps } }
 
@@ -90,6 +96,8 @@ private final class ProxyCore: Sendable {
         var heldPath: String?
         var held: [DispatchSemaphore] = []
         var log: [String] = []
+        /// ("METHOD PATH", body) of each request.
+        var bodies: [(String, [UInt8])] = []
         var inFlightKeys: [String: Int] = [:]
         var overlaps = 0
     }
@@ -100,6 +108,7 @@ private final class ProxyCore: Sendable {
         let key = request.header("idempotency-key") ?? ""
         let fault = state.withLock { state -> FaultProxy.Fault in
             state.log.append("\(request.method) \(request.path) \(key)")
+            state.bodies.append(("\(request.method) \(request.path)", request.body))
             if !key.isEmpty {
                 if state.inFlightKeys[key, default: 0] > 0 { state.overlaps += 1 }
                 state.inFlightKeys[key, default: 0] += 1

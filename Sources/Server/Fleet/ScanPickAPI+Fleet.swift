@@ -36,8 +36,24 @@ extension ScanPickAPI {
     }
 
     /// `GET /metrics`: the request counters, SQLite's commit sizes, and each organisation's stations
-    /// by status (every status of every configured organisation, zeros included).
-    func metricsResponse() throws -> HTTPResponse {
+    /// by status (every status of every configured organisation, zeros included). It answers while
+    /// the database is down too (an outage is when an operator looks): the failed read is counted
+    /// as a database error in this very scrape, and the stations' gauges are left out, never made up.
+    func metricsResponse() -> HTTPResponse {
+        let now = Date()
+        // The configured organisations' stations only: rows an organisation left behind when it
+        // was removed from the config are neither counted nor read.
+        let (dialect, organisations) = (store.dialect, organisations)
+        let entries: [StationRegistry.Entry]?
+        do {
+            entries = try store.read { db in
+                try organisations.flatMap { org in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
+            }
+        } catch {
+            log(Self.errorLine(HTTPRequest(method: "GET", path: "/metrics"), error))
+            metrics.countDatabaseError()
+            entries = nil
+        }
         var text = PrometheusText()
         metrics.write(to: &text)
         if let rounds = store.commitRoundSizes {
@@ -46,25 +62,20 @@ extension ScanPickAPI {
                 "Writes committed together in one SQLite group commit (one fsync).")
             text.histogram("scanpick_database_commit_batch_size", [], rounds)
         }
-        let now = Date()
-        // The configured organisations' stations only: rows an organisation left behind when it
-        // was removed from the config are neither counted nor read.
-        let (dialect, organisations) = (store.dialect, organisations)
-        let entries = try store.read { db in
-            try organisations.flatMap { org in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
-        }
-        var byStatus: [String: [String: Int]] = [:]
-        for entry in entries {
-            let status = fleetStatus.problems(entry, now: now).first ?? "ok"
-            byStatus[entry.org, default: [:]][status, default: 0] += 1
-        }
-        text.family(
-            "scanpick_stations", .gauge,
-            "Stations that have reported heartbeats, by organisation and status (the worst that applies).")
-        for org in organisations {
-            for status in FleetStation.statuses {
-                text.sample(
-                    "scanpick_stations", [("org", org), ("status", status)], value: byStatus[org]?[status] ?? 0)
+        if let entries {
+            var byStatus: [String: [String: Int]] = [:]
+            for entry in entries {
+                let status = fleetStatus.problems(entry, now: now).first ?? "ok"
+                byStatus[entry.org, default: [:]][status, default: 0] += 1
+            }
+            text.family(
+                "scanpick_stations", .gauge,
+                "Stations that have reported heartbeats, by organisation and status (the worst that applies).")
+            for org in organisations {
+                for status in FleetStation.statuses {
+                    text.sample(
+                        "scanpick_stations", [("org", org), ("status", status)], value: byStatus[org]?[status] ?? 0)
+                }
             }
         }
         return HTTPResponse(status: 200, headers: [("Content-Type", PrometheusText.contentType)], body: text.bytes)

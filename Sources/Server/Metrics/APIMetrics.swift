@@ -76,7 +76,8 @@ final class APIMetrics: Sendable {
         text.sample("scanpick_http_conflicts_total", value: counts.conflicts)
         text.family(
             "scanpick_database_errors_total", .counter,
-            "Requests the database failed (5xx database_unavailable or internal_error), readiness probes included.")
+            "Requests the database failed (5xx database_unavailable or internal_error), readiness probes and scrapes included."
+        )
         text.sample("scanpick_database_errors_total", value: counts.databaseErrors)
     }
 }

@@ -35,7 +35,7 @@ public final class StationMetrics: Sendable {
 
     /// What the station's devices are doing.
     public enum CameraState: String, Sendable {
-        /// No camera in use (camera disabled, scanning off, another frame source).
+        /// No camera in use (camera disabled, scanning off, recorded frames, a frame source that ended).
         case off
         /// Capturing.
         case ok

@@ -22,9 +22,10 @@ enum StatusCommand: Command {
                 fix: a queue paused because the server refused the station itself (a wrong token, a wrong
                 base URL, TLS), with what to change.
 
-                --json prints {"online", "serverReady", "server", "pending", "inFlight", "dead", "lastSyncAt",
-                "attention": [{"code", "message"}]}; serverReady is false when the server answers but its
-                database does not (it cannot take work now), null when it did not say.
+                --json prints {"online", "serverReady", "server", "pending", "inFlight", "dead", "oldestPendingAt",
+                "lastSyncAt", "attention": [{"code", "message"}]}; serverReady is false when the server answers
+                but its database does not (it cannot take work now), null when it did not say; oldestPendingAt
+                is when the oldest action not yet sent was queued, null when none waits.
                 """)
     }
 
