@@ -10,7 +10,8 @@
 #   vm_modules KERNEL MODULE...  prints the modules' .ko files with their dependencies, in load order
 #   vm_boot KERNEL INITRD RESULTS LOG ARGS...  boots the kernel under qemu (software emulation, 2 CPUs,
 #                             2 GiB) with this machine's / read-only as 9p tag hostroot and RESULTS
-#                             writable as tag results; kernel command line ARGS; console to LOG
+#                             writable as tag results; kernel command line ARGS; console to LOG;
+#                             powered off after $vm_timeout seconds (default 600)
 # Build progress goes to standard error; warnings and the closing line are shown, the rest only on failure.
 
 # Runs `swift build` with the given arguments, quietly unless it fails.
@@ -75,7 +76,7 @@ vm_boot() {
   local kernel=$1 initrd=$2 results=$3 log=$4 version
   shift 4
   version=$(ls "$kernel/lib/modules")
-  timeout 600 qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -nographic -no-reboot \
+  timeout "${vm_timeout:-600}" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -nographic -no-reboot \
     -kernel "$kernel/boot/vmlinuz-$version" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 $*" \
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \

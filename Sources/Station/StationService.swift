@@ -180,6 +180,9 @@ public final class StationService: Sendable {
         output("page: http://\(page.address)/")
         if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
         let watcher = ConfigWatcher(files: configuration.sourceFiles) { [weak self] in self?.reload() }
+        // `scanpick config trust-ca` (update-ca-certificates) rewrites the machine's trust store:
+        // seen within a second, with no restart or SIGHUP.
+        let trustWatcher = ConfigWatcher(files: [SystemTrust.bundle]) { [weak self] in self?.trustStoreChanged() }
         state.withLock {
             $0.sync = sync
             $0.watcher = watcher
@@ -234,6 +237,7 @@ public final class StationService: Sendable {
         watchdog.stop()
         signals.cancel()
         watcher.stop()
+        trustWatcher.stop()
         page.stop()
         await heartbeats.stop()
         await sync.stop()
@@ -313,6 +317,22 @@ public final class StationService: Sendable {
             line.add("error", string: String(describing: error))
         }
         log(line.finished())
+    }
+
+    /// The machine's trust store changed: a `tls.caFile` it now trusts no longer needs attention,
+    /// and a queue paused on a certificate looks again at once (not after its backoff).
+    private func trustStoreChanged() {
+        checkTrust(station.configuration)
+        do {
+            try station.queue.resume()
+            attention.set("resume", nil)
+        } catch {
+            report(
+                "resume", "resume_failed",
+                "the machine's trust store changed, but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap"
+            )
+        }
+        state.withLock { $0.sync }?.poke()
     }
 
     /// Shows a `tls.caFile` that the machine does not trust yet (its HTTPS would fail on it).

@@ -17,8 +17,8 @@ extension ConfigCommand {
                     On Linux the station's HTTPS client (URLSession on libcurl) trusts only the system store,
                     \(SystemTrust.bundle). This writes the certificates of tls.caFile (only they: a file with a
                     private key is refused) to \(SystemTrust.localFolder)/scanpick-STATION.crt, checks them with
-                    openssl and runs update-ca-certificates; the station notices within a sync pass (or send it
-                    SIGHUP).
+                    openssl and runs update-ca-certificates; a running station notices the store's change within a
+                    second (no restart or SIGHUP needed).
                     """)
         }
 
