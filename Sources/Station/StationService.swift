@@ -269,7 +269,7 @@ public final class StationService: Sendable {
     /// (a rotated secret) apply at once and a paused queue looks again; keys that need a restart are
     /// shown as needing attention; a config that does not load is shown and the previous one kept.
     public func reload() {
-        let (sync, watcher, page) = state.withLock { ($0.sync, $0.watcher, $0.page) }
+        let (watcher, page) = state.withLock { ($0.watcher, $0.page) }
         var line = JSONObjectWriter()
         line.add("time", string: Timestamp.iso8601())
         do {
@@ -288,18 +288,7 @@ public final class StationService: Sendable {
                             "the config changed \(restart.joined(separator: ", ")), which apply when the station restarts: restart it (the running station keeps the previous values)"
                     ))
             watcher?.watch(configuration.sourceFiles)
-            do {
-                try station.queue.resume()
-                attention.set("resume", nil)
-            } catch {
-                // The new config is in force; only lifting the pause failed (the drainer looks again
-                // on its own after the backoff cap).
-                report(
-                    "resume", "resume_failed",
-                    "the corrected config is applied, but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap, or on the next config change"
-                )
-            }
-            sync?.poke()
+            resumeQueue(because: "the corrected config is applied")
             if let page, let login = page.newLoginLink() {
                 output("page login link (works once): http://\(page.address)\(login)")
             }
@@ -323,13 +312,20 @@ public final class StationService: Sendable {
     /// and a queue paused on a certificate looks again at once (not after its backoff).
     private func trustStoreChanged() {
         checkTrust(station.configuration)
+        resumeQueue(because: "the machine's trust store changed")
+    }
+
+    /// Lifts a pause of the queue (a fault of the station, perhaps just fixed) and starts a pass at
+    /// once. Should lifting it fail, what changed (`what`) is in force all the same, and the drainer
+    /// looks again on its own after the backoff cap.
+    private func resumeQueue(because what: String) {
         do {
             try station.queue.resume()
             attention.set("resume", nil)
         } catch {
             report(
                 "resume", "resume_failed",
-                "the machine's trust store changed, but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap"
+                "\(what), but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap, or on the next change"
             )
         }
         state.withLock { $0.sync }?.poke()

@@ -54,15 +54,8 @@ import Testing
     }
 
     @Test func onTheNetworkThePageWantsItsSecret() async throws {
-        let fixture = try await StationFixture()
         let secret = "page-secret-0123456789abcdef"
-        let secretFile = try fixture.folder.writePrivate("page.secret", bytes: Array((secret + "\n").utf8))
-        try fixture.rewriteConfig { settings in
-            settings["page"] = ["listen": "127.0.0.1:0", "allowRemote": true, "tokenFile": secretFile]
-        }
-        let station = try await StationProcess(config: fixture.config)
-        let port = try #require(station.page.port)
-        let host = "127.0.0.1:\(port)"
+        let (fixture, station, port, host) = try await Self.stationServingTheNetwork(secret: secret)
         let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
         #expect(await eventually { !links().isEmpty })  // printed just after the page's address
         let link = try #require(links().first?.split(separator: " ").last.flatMap { URL(string: String($0)) })
@@ -92,21 +85,15 @@ import Testing
         station.send(SIGHUP)
         #expect(await eventually { links().count == 2 })
         #expect(await station.stop() == 0)
+        withExtendedLifetime(fixture) {}  // its server and folder, to the end
     }
 
     /// `/metrics` on a page that serves the network is under the page's rules like every route: a
     /// scraper without the page's secret (or with another) learns nothing, one that sends it as a
     /// bearer token gets the metrics, and a host name the page does not answer to is turned away.
     @Test func onTheNetworkMetricsWantThePageSecret() async throws {
-        let fixture = try await StationFixture()
         let secret = "page-secret-for-scrapers-0123"
-        let secretFile = try fixture.folder.writePrivate("page.secret", bytes: Array((secret + "\n").utf8))
-        try fixture.rewriteConfig { settings in
-            settings["page"] = ["listen": "127.0.0.1:0", "allowRemote": true, "tokenFile": secretFile]
-        }
-        let station = try await StationProcess(config: fixture.config)
-        let port = try #require(station.page.port)
-        let host = "127.0.0.1:\(port)"
+        let (fixture, station, port, host) = try await Self.stationServingTheNetwork(secret: secret)
         for headers in [[:], ["Authorization": "Bearer nope"], ["Cookie": "scanpick_page=nope"]] {
             let refused = try RawHTTP.send(port: port, "GET", "/metrics", host: host, headers: headers)
             #expect(refused.status == 401, "\(headers): \(refused.text)")
@@ -123,6 +110,22 @@ import Testing
         let scrape = try await PrometheusScrape.parse(body)
         #expect(scrape.value("scanpick_station_queue_actions", ["state": "pending"]) == 0)
         #expect(await station.stop() == 0)
+        withExtendedLifetime(fixture) {}  // its server and folder, to the end
+    }
+
+    /// A station whose page listens with `allowRemote` and `secret` in its `page.tokenFile`, with its
+    /// fixture (which keeps its server and folder alive), its page's port and the `Host` it answers to.
+    static func stationServingTheNetwork(secret: String) async throws -> (
+        StationFixture, StationProcess, port: Int, host: String
+    ) {
+        let fixture = try await StationFixture()
+        let secretFile = try fixture.folder.writePrivate("page.secret", bytes: Array((secret + "\n").utf8))
+        try fixture.rewriteConfig { settings in
+            settings["page"] = ["listen": "127.0.0.1:0", "allowRemote": true, "tokenFile": secretFile]
+        }
+        let station = try await StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        return (fixture, station, port, "127.0.0.1:\(port)")
     }
 
     /// A page secret rotated in its file applies without a restart: the old secret stops working at
