@@ -71,7 +71,7 @@ let package = Package(
         // element strings (AIs, lots, dates, counts) and what a scan counts for on an order line.
         .target(name: "GS1"),
         // JSON objects written by hand with their keys in order (log lines, `--json`, hot responses).
-        .target(name: "JSONText"),
+        .target(name: "JSONText", dependencies: ["Timestamps"]),
         // Codable types shared by the API server and the station: the HTTP contract and its field rules.
         .target(name: "Wire", dependencies: ["GS1", "JSONText"]),
         // Counters, histograms and Prometheus's text format, for the server's and the station's `/metrics`.

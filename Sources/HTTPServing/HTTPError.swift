@@ -27,7 +27,7 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         body.add("error", string: code)
         body.add("message", string: message)
         let allow = allowedMethods.isEmpty ? [] : [("Allow", allowedMethods.joined(separator: ", "))]
-        return .json(status, Array(body.finished().utf8), headers: allow)
+        return .json(status, body.finishedBytes(), headers: allow)
     }
 
     /// 405 for a path that exists with other methods.

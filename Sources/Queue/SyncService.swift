@@ -176,7 +176,7 @@ public final class SyncService: Sendable {
     /// Logs a failure as one JSON line and shows it as needing attention.
     private func report(_ source: String, _ code: String, _ message: String, _ error: any Error) {
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601())
+        line.add("time", time: Date())
         line.add("event", string: code)
         line.add("error", string: String(describing: error))
         log(line.finished())

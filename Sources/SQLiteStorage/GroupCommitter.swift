@@ -147,7 +147,7 @@ final class GroupCommitter: Sendable {
                             break
                         }
                         ran.append(job)
-                        try job.run(in: database, savepoint: "w\(ran.count)")
+                        try job.runInSavepoint(database)
                         // A full disk or an I/O error inside one write can make SQLite roll back the
                         // whole transaction; the writes before it must not then be answered as committed.
                         guard database.isInTransaction else { throw SQLiteError.rolledBack }
@@ -175,7 +175,7 @@ protocol GroupWork: AnyObject, Sendable {
     /// Runs the body in a savepoint; a failure of the body is its outcome, but a failure of the
     /// savepoint itself is thrown, so that the whole transaction rolls back rather than commit half
     /// of this write.
-    func run(in database: Database, savepoint: String) throws
+    func runInSavepoint(_ database: Database) throws
     /// Runs the body as the only work of the transaction; false if it threw (roll back).
     func run(alone database: Database) -> Bool
     func failCommit(_ error: any Error)
@@ -200,8 +200,10 @@ final class GroupJob<T: Sendable>: GroupWork, @unchecked Sendable {
         self.completion = completion
     }
 
-    func run(in database: Database, savepoint: String) throws {
-        try database.run("SAVEPOINT \(savepoint)")
+    /// The savepoints of one round follow one another (each is released before the next is set),
+    /// so one name serves them all, and their three statements stay prepared.
+    func runInSavepoint(_ database: Database) throws {
+        try database.run("SAVEPOINT write")
         let result: Result<T, any Error>
         do {
             result = .success(try body(database))
@@ -209,8 +211,8 @@ final class GroupJob<T: Sendable>: GroupWork, @unchecked Sendable {
             result = .failure(error)
         }
         outcome = result
-        if case .failure = result { try database.run("ROLLBACK TO \(savepoint)") }
-        try database.run("RELEASE \(savepoint)")
+        if case .failure = result { try database.run("ROLLBACK TO write") }
+        try database.run("RELEASE write")
     }
 
     func run(alone database: Database) -> Bool {

@@ -32,14 +32,20 @@ struct IdempotencyRecords {
     /// primary key at commit, which rolls it back whole (the store answers ``PickingError/keyInUse``).
     /// The unique key is the guarantee of one effect; the claim only makes the common case cheap.
     func claim(_ key: String) throws -> Lookup {
-        let row = try db.row(
-            """
-            SELECT \(dialect.claimIdempotencyKey("?1", "?2")) AS claimed, k.request_hash, k.status, k.body
-            FROM (SELECT 1 AS one) AS one LEFT JOIN idempotency_keys k ON k.org = ?1 AND k.key = ?2
-            """, [org, key])
+        let row = try db.row(dialect == .sqlite ? Self.claimQuery.sqlite : Self.claimQuery.postgres, [org, key])
         guard let row, try row.int("claimed") == 1 else { return .claimedElsewhere }
         guard let hash = try row.optionalString("request_hash") else { return .unknown }
         return .stored(requestHash: hash, status: try row.int("status"), body: try row.bytes("body"))
+    }
+
+    /// The claim's statement on each engine, written once (it runs on every idempotent write).
+    private static let claimQuery = (sqlite: claimQuery(.sqlite), postgres: claimQuery(.postgres))
+
+    private static func claimQuery(_ dialect: SQLDialect) -> String {
+        """
+        SELECT \(dialect.claimIdempotencyKey("?1", "?2")) AS claimed, k.request_hash, k.status, k.body
+        FROM (SELECT 1 AS one) AS one LEFT JOIN idempotency_keys k ON k.org = ?1 AND k.key = ?2
+        """
     }
 
     /// Stores the first answer for `key`, in the transaction of the change it answers.

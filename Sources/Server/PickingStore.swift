@@ -3,6 +3,18 @@ import GS1
 import Storage
 import Wire
 
+/// Orders as ``PickingStore/upsert(_:)`` takes them: one JSON array, encoded on the request's
+/// thread before the write transaction, so the writer is not held for it.
+struct OrderFeed: Sendable {
+    let json: String
+    let count: Int
+
+    init(_ orders: [Order]) {
+        json = String(decoding: orders.jsonBytes, as: UTF8.self)
+        count = orders.count
+    }
+}
+
 /// The API's operations on the database for one organisation. Every method runs inside the caller's
 /// transaction and throws a ``PickingError`` for a refusal, so a refused request changes nothing. The
 /// statements are the same on SQLite and PostgreSQL; `dialect` adds the locks PostgreSQL needs.
@@ -19,10 +31,11 @@ struct PickingStore {
 
     /// Upserts orders and their lines by id (an ERP feed); returns how many orders were written. The
     /// request's fields were checked against ``FieldRules``, which bound its size and make its ids
-    /// unique. Two statements whatever the size, the orders travelling as one JSON array: the
-    /// database's own C code does the per-line work while the writer is held.
-    func upsert(_ orders: [Order]) throws -> Int {
-        let json = String(decoding: JSONCoding.encode(orders), as: UTF8.self)
+    /// unique. Two statements whatever the size, the orders travelling as one JSON array encoded
+    /// before the transaction (``OrderFeed``): the database's own C code does the per-line work
+    /// while the writer is held.
+    func upsert(_ feed: OrderFeed) throws -> Int {
+        let json = feed.json
         let order = { (field: String) in dialect.jsonText("o", field) }
         try db.runLater(
             """
@@ -44,7 +57,7 @@ struct PickingStore {
                 barcode = excluded.barcode, qty = excluded.qty, lot = excluded.lot, best_before = excluded.best_before,
                 case_gtin = excluded.case_gtin, case_qty = excluded.case_qty
             """, [org, json])
-        return orders.count
+        return feed.count
     }
 
     /// The most lines one batch takes (the first in location order); the rest wait for the next batch.
@@ -123,7 +136,7 @@ struct PickingStore {
         else {
             throw PickingError.notFound(.batch, id: id)
         }
-        let rows = try db.rows(Self.taskQuery + " WHERE t.org = ? AND t.batch_id = ? ORDER BY t.position", [org, id])
+        let rows = try db.rows(Self.batchTasksQuery, [org, id])
         return Batch(
             id: id, tasks: try rows.map(Self.pickTask), status: try found.string("status"),
             closedAt: try found.optionalString("closed_at"))
@@ -161,18 +174,6 @@ struct PickingStore {
         return try batch(id)  // not found: nothing was changed
     }
 
-    /// Refuses a change to a task of a closed batch; with PostgreSQL, also locks the batch's row
-    /// until commit, so a close waits for a pick in progress (and a pick begun after a close sees
-    /// it), and the last picks of a batch's tasks, made side by side, see each other when one of them
-    /// closes it.
-    private func requireOpenBatch(_ task: PickTask) throws {
-        let lock = dialect.locksRows ? " FOR UPDATE" : ""
-        let batch = try db.row(
-            "SELECT status, closed_at FROM batches WHERE org = ? AND id = ?" + lock, [org, task.batchId])
-        guard let batch, try batch.string("status") == "closed" else { return }
-        throw PickingError.batchClosed(batchId: task.batchId, closedAt: try batch.optionalString("closed_at"))
-    }
-
     /// Closes the task's batch once every one of its tasks is complete.
     private func closeIfComplete(_ batchId: String) throws {
         try db.runLater(
@@ -194,10 +195,22 @@ struct PickingStore {
     }
 
     /// ``lockedPickTask(_:)`` for a change to its picked count: a task of a closed batch is refused
-    /// (409) before anything about the change itself is judged.
+    /// (409) before anything about the change itself is judged. The task and its batch's status are
+    /// one read. With PostgreSQL the batch's row is locked too, after the task's, until commit: a
+    /// close waits for a pick in progress (and a pick begun after a close sees it), and the last
+    /// picks of a batch's tasks, made side by side, see each other when one of them closes it.
     private func lockedTaskOfAnOpenBatch(_ id: String) throws -> PickTask {
-        let task = try lockedPickTask(id)
-        try requireOpenBatch(task)
+        if dialect.locksRows {
+            try db.runLater(Self.lockPickTask, [org, id])
+            try db.runLater(Self.lockBatchOfTask, [org, id])
+        }
+        guard let row = try db.row(Self.taskAndBatchByIdQuery, [org, id]) else {
+            throw PickingError.notFound(.pickTask, id: id)
+        }
+        let task = try Self.pickTask(row)
+        if try row.optionalString("batch_status") == "closed" {
+            throw PickingError.batchClosed(batchId: task.batchId, closedAt: try row.optionalString("batch_closed_at"))
+        }
         return task
     }
 
@@ -339,18 +352,33 @@ struct PickingStore {
         """
 
     /// A pick task with its required quantity from the order line (less the units closed batches
-    /// had picked when the task was made) and its locked units computed live from active shipments.
-    static let taskQuery = """
-        SELECT t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode,
-               CASE WHEN l.qty > t.qty_before THEN l.qty - t.qty_before ELSE 0 END AS qty_required,
-               t.qty_picked, l.lot, l.best_before, l.case_gtin, l.case_qty,
-               COALESCE((SELECT SUM(u.qty) FROM shipment_units u
-                         JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id
-                         WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
-        FROM pick_tasks t JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
+    /// had picked when the task was made) and its locked units computed live from active shipments:
+    /// the columns ``pickTask(_:)`` reads, from ``taskTables``.
+    static let taskColumns = """
+        t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode,
+        CASE WHEN l.qty > t.qty_before THEN l.qty - t.qty_before ELSE 0 END AS qty_required,
+        t.qty_picked, l.lot, l.best_before, l.case_gtin, l.case_qty,
+        COALESCE((SELECT SUM(u.qty) FROM shipment_units u
+                  JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id
+                  WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
+        """
+    static let taskTables = "pick_tasks t JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id"
+
+    static let taskByIdQuery = "SELECT \(taskColumns) FROM \(taskTables) WHERE t.org = ? AND t.id = ?"
+    static let batchTasksQuery =
+        "SELECT \(taskColumns) FROM \(taskTables) WHERE t.org = ? AND t.batch_id = ? ORDER BY t.position"
+
+    /// ``taskByIdQuery`` with the status of the task's batch (`batch_status`, `batch_closed_at`).
+    static let taskAndBatchByIdQuery = """
+        SELECT \(taskColumns), b.status AS batch_status, b.closed_at AS batch_closed_at
+        FROM \(taskTables) LEFT JOIN batches b ON b.org = t.org AND b.id = t.batch_id WHERE t.org = ? AND t.id = ?
         """
 
-    static let taskByIdQuery = taskQuery + " WHERE t.org = ? AND t.id = ?"
+    /// Locks the row of a task's batch until commit (PostgreSQL; see ``lockedTaskOfAnOpenBatch(_:)``).
+    static let lockBatchOfTask = """
+        SELECT 1 AS locked FROM batches b JOIN pick_tasks t ON t.org = b.org AND t.id = ?2
+        WHERE b.org = ?1 AND b.id = t.batch_id FOR UPDATE OF b
+        """
 
     static func pickTask(_ row: Row) throws -> PickTask {
         PickTask(

@@ -305,7 +305,8 @@ public final class ScanPickAPI: Sendable {
         switch route {
         case .upsertOrders:
             let body = try JSONCoding.decodeValid(UpsertOrdersRequest.self, from: request.body)
-            let count = try transaction(org, request.path, .bulk) { store in try store.upsert(body.orders) }
+            let feed = OrderFeed(body.orders)
+            let count = try transaction(org, request.path, .bulk) { store in try store.upsert(feed) }
             return .json(200, JSONCoding.encode(UpsertOrdersResponse(upserted: count)))
         case .createBatch:
             let body = try JSONCoding.decodeValid(CreateBatchRequest.self, from: request.body)
@@ -464,7 +465,7 @@ public final class ScanPickAPI: Sendable {
                 let held = ContinuousClock.now - start
                 if held > Self.writerHoldLimit {
                     var line = JSONObjectWriter()
-                    line.add("time", string: Timestamp.iso8601())
+                    line.add("time", time: Date())
                     line.add("event", string: "slow_transaction")
                     line.add("path", string: path)
                     line.add("ms", milliseconds: Self.milliseconds(held))
@@ -494,7 +495,7 @@ public final class ScanPickAPI: Sendable {
         -> String
     {
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601())
+        line.add("time", time: Date())
         line.add("method", string: request.method)
         line.add("path", string: request.path)
         line.add("status", number: response.status)
@@ -513,7 +514,7 @@ public final class ScanPickAPI: Sendable {
 
     static func errorLine(_ request: HTTPRequest, _ error: any Error) -> String {
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601())
+        line.add("time", time: Date())
         line.add("event", string: "internal_error")
         line.add("path", string: request.path)
         line.add("error", string: String(describing: error))

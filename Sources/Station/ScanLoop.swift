@@ -178,7 +178,7 @@ public final class ScanLoop {
 
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601(time))
+        line.add("time", time: time)
         line.add("event", string: "scan")
         line.add("accepted", bool: outcome.verdict.isAccepted)
         line.add("code", string: outcome.code)

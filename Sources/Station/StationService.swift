@@ -271,7 +271,7 @@ public final class StationService: Sendable {
     public func reload() {
         let (watcher, page) = state.withLock { ($0.watcher, $0.page) }
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601())
+        line.add("time", time: Date())
         do {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
@@ -646,7 +646,7 @@ public final class StationService: Sendable {
 
     private static func line(_ event: String, _ message: String) -> String {
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601())
+        line.add("time", time: Date())
         line.add("event", string: event)
         line.add("message", string: message)
         return line.finished()

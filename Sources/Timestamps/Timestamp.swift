@@ -10,27 +10,65 @@ import Foundation
 public enum Timestamp {
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func iso8601(_ date: Date = Date()) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds / 1000)
+        String(unsafeUninitializedCapacity: maxTextLength) { write(date, into: $0) }
+    }
+
+    /// The longest text ``iso8601(_:)`` writes (a year past 9999 or before 0 takes more digits).
+    public static let maxTextLength = 32
+
+    /// Writes `date` as ``iso8601(_:)`` does into `buffer` (at least ``maxTextLength`` bytes);
+    /// returns how many bytes it wrote. Byte by byte, with no string in between: this runs for every
+    /// request's log line and every time a row records.
+    public static func write(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        // Whole milliseconds, rounded down; a time before 1970 takes the second before it and a
+        // positive remainder, so that it reads as the same instant.
+        let exact = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // A time no clock reaches (±292 million years, or not a number) is written as the nearest one that fits.
+        let milliseconds = exact.isNaN ? 0 : exact >= 9e18 ? 9_000_000_000_000_000 : exact <= -9e18 ? -9_000_000_000_000_000 : Int64(exact)
+        let (second, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        var seconds = time_t(millisecond < 0 ? second - 1 : second)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var text = ""
-        text.reserveCapacity(24)
-        append(Int(parts.tm_year) + 1900, digits: 4, to: &text)
-        text += "-"
-        append(Int(parts.tm_mon) + 1, digits: 2, to: &text)
-        text += "-"
-        append(Int(parts.tm_mday), digits: 2, to: &text)
-        text += "T"
-        append(Int(parts.tm_hour), digits: 2, to: &text)
-        text += ":"
-        append(Int(parts.tm_min), digits: 2, to: &text)
-        text += ":"
-        append(Int(parts.tm_sec), digits: 2, to: &text)
-        text += "."
-        append(Int(milliseconds % 1000), digits: 3, to: &text)
-        text += "Z"
-        return text
+        var at = 0
+        func put(_ value: Int, digits: Int) {
+            var rest = value.magnitude
+            var count = 1
+            while rest >= 10 {
+                rest /= 10
+                count += 1
+            }
+            if value < 0 {
+                buffer[at] = 0x2D  // a year before 0 (a clock far wrong): its sign, then its digits
+                at += 1
+            }
+            var place = max(count, digits)
+            rest = value.magnitude
+            while place > 0 {
+                place -= 1
+                buffer[at + place] = 0x30 + UInt8(rest % 10)
+                rest /= 10
+            }
+            at += max(count, digits)
+        }
+        func put(_ byte: UInt8) {
+            buffer[at] = byte
+            at += 1
+        }
+        put(Int(parts.tm_year) + 1900, digits: 4)
+        put(0x2D)
+        put(Int(parts.tm_mon) + 1, digits: 2)
+        put(0x2D)
+        put(Int(parts.tm_mday), digits: 2)
+        put(0x54)  // T
+        put(Int(parts.tm_hour), digits: 2)
+        put(0x3A)
+        put(Int(parts.tm_min), digits: 2)
+        put(0x3A)
+        put(Int(parts.tm_sec), digits: 2)
+        put(0x2E)
+        put(Int(millisecond < 0 ? millisecond + 1000 : millisecond), digits: 3)
+        put(0x5A)  // Z
+        return at
     }
 
     /// Appends `value` zero-padded to `digits`.

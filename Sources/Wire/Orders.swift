@@ -1,3 +1,5 @@
+import JSONText
+
 /// An order as an ERP feeds it: `POST /api/orders` upserts these by id.
 public struct Order: Codable, Sendable, Equatable {
     public var id: String
@@ -81,5 +83,33 @@ public struct BatchFilters: Codable, Sendable, Equatable {
         self.zone = zone
         self.shipByOnOrBefore = shipByOnOrBefore
         self.orderIds = orderIds
+    }
+}
+
+extension Order: JSONBytesEncodable {
+    public var jsonBytes: [UInt8] {
+        var object = JSONObjectWriter()  // keys in sorted order
+        object.add("carrier", string: carrier)
+        object.add("id", string: id)
+        object.add("lines", raw: lines.jsonBytes)
+        object.add("shipBy", string: shipBy)
+        object.add("zone", string: zone)
+        return object.finishedBytes()
+    }
+}
+
+extension OrderLine: JSONBytesEncodable {
+    public var jsonBytes: [UInt8] {
+        var object = JSONObjectWriter()  // keys in sorted order
+        object.add("barcode", string: barcode)
+        object.add("bestBefore", string: bestBefore)
+        object.add("caseGtin", string: caseGtin)
+        object.add("caseQty", number: caseQty)
+        object.add("id", string: id)
+        object.add("location", string: location)
+        object.add("lot", string: lot)
+        object.add("qty", number: qty)
+        object.add("sku", string: sku)
+        return object.finishedBytes()
     }
 }

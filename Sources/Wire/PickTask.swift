@@ -124,8 +124,8 @@ public struct PickTaskResponse: Codable, Sendable, Equatable, JSONBytesEncodable
         task.add("qtyRequired", number: pickTask.qtyRequired)
         task.add("sku", string: pickTask.sku)
         var response = JSONObjectWriter()
-        response.add("pickTask", raw: task.finished())
-        return Array(response.finished().utf8)
+        response.add("pickTask", raw: task.finishedBytes())
+        return response.finishedBytes()
     }
 }
 

@@ -69,7 +69,7 @@ extension SubmitScanRequest: JSONBytesEncodable {
         object.add("pickTaskId", string: pickTaskId)
         object.add("scannedAt", string: scannedAt)
         object.add("workerId", string: workerId)
-        return Array(object.finished().utf8)
+        return object.finishedBytes()
     }
 }
 
@@ -81,7 +81,7 @@ extension PickRequest: JSONBytesEncodable {
         object.add("pickTaskId", string: pickTaskId)
         object.add("qty", number: qty)
         object.add("workerId", string: workerId)
-        return Array(object.finished().utf8)
+        return object.finishedBytes()
     }
 }
 
@@ -94,6 +94,6 @@ extension SetQtyRequest: JSONBytesEncodable {
         object.add("pickTaskId", string: pickTaskId)
         object.add("to", number: to)
         object.add("workerId", string: workerId)
-        return Array(object.finished().utf8)
+        return object.finishedBytes()
     }
 }

@@ -10,6 +10,36 @@ import Testing
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 951_782_400.007)) == "2000-02-29T00:00:00.007Z")
     }
 
+    /// The text written byte by byte agrees with Foundation's calendar for instants across the
+    /// years a clock could claim, before 1970 too, and with any number of milliseconds (from 1583:
+    /// ISO 8601's calendar is Gregorian all the way back, Foundation's turns Julian before 1582).
+    @Test func agreesWithTheGregorianCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let second = Int64.random(in: -12_212_553_600...253_402_300_799, using: &generator)
+            let millisecond = Int64.random(in: 0...999, using: &generator)
+            // A tenth of a millisecond in, so that floating point never rounds down to the one before.
+            let date = Date(timeIntervalSince1970: Double(second) + (Double(millisecond) + 0.1) / 1000)
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(second)))
+            func padded(_ value: Int?, _ digits: Int) -> String {
+                let text = String(value!)
+                return String(repeating: "0", count: max(0, digits - text.count)) + text
+            }
+            let expected =
+                "\(padded(parts.year, 4))-\(padded(parts.month, 2))-\(padded(parts.day, 2))T"
+                + "\(padded(parts.hour, 2)):\(padded(parts.minute, 2)):\(padded(parts.second, 2))."
+                + "\(padded(Int(millisecond), 3))Z"
+            #expect(Timestamp.iso8601(date) == expected)
+        }
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: -0.0005)) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601(Date.distantFuture).count <= Timestamp.maxTextLength)
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: -1e18)).count <= Timestamp.maxTextLength)
+    }
+
     @Test func readsWhatItWritesAndOtherZones() throws {
         for seconds in [0, 1_796_036_400.5, 951_782_400.007, 4_102_444_799.999] {
             let date = Date(timeIntervalSince1970: seconds)

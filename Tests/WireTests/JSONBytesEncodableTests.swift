@@ -64,3 +64,27 @@ extension JSONBytesEncodableTests {
         }
     }
 }
+
+extension JSONBytesEncodableTests {
+    /// An order feed, encoded by hand before the write transaction, is Foundation's bytes too,
+    /// with every optional field present or absent.
+    @Test func anOrderFeedIsFoundationsBytes() throws {
+        let text = Self.awkwardText
+        let lines = [
+            OrderLine(id: "l1", sku: text, location: "A/1", barcode: "5901234123457", qty: 3),
+            OrderLine(
+                id: text, sku: "S", location: "", barcode: "x", qty: Int.max, lot: text, bestBefore: "2027-01-31",
+                caseGtin: "15901234123454", caseQty: Int.min),
+        ]
+        let orders = [
+            Order(id: "o1", carrier: text, zone: "Z", shipBy: "2026-12-01", lines: lines),
+            Order(id: text, carrier: "", zone: "\u{0}", shipBy: "", lines: []),
+        ]
+        #expect(orders.jsonBytes == (try Self.foundationBytes(orders)))
+        #expect([Order]().jsonBytes == (try Self.foundationBytes([Order]())))
+        #expect(try JSONDecoder().decode([Order].self, from: Data(orders.jsonBytes)) == orders)
+        // Every stored property of a line is written when it has a value.
+        let object = try JSONSerialization.jsonObject(with: Data(lines[1].jsonBytes))
+        #expect((object as? [String: Any])?.count == Mirror(reflecting: lines[1]).children.count)
+    }
+}

@@ -127,7 +127,7 @@ final class HeartbeatSender: Sendable {
         }
         guard changed else { return }
         var line = JSONObjectWriter()
-        line.add("time", string: Timestamp.iso8601())
+        line.add("time", time: Date())
         line.add("org", string: org)
         switch outcome {
         case .recorded:
