@@ -362,7 +362,8 @@ struct PickingStore {
                   JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id
                   WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
         """
-    static let taskTables = "pick_tasks t JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id"
+    static let taskTables =
+        "pick_tasks t JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id"
 
     static let taskByIdQuery = "SELECT \(taskColumns) FROM \(taskTables) WHERE t.org = ? AND t.id = ?"
     static let batchTasksQuery =

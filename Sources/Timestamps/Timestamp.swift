@@ -23,8 +23,10 @@ public enum Timestamp {
         // Whole milliseconds, rounded down; a time before 1970 takes the second before it and a
         // positive remainder, so that it reads as the same instant.
         let exact = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        // A time no clock reaches (±292 million years, or not a number) is written as the nearest one that fits.
-        let milliseconds = exact.isNaN ? 0 : exact >= 9e18 ? 9_000_000_000_000_000 : exact <= -9e18 ? -9_000_000_000_000_000 : Int64(exact)
+        // A time no clock reaches (±285 million years, or not a number) is written as the nearest
+        // one that fits.
+        let limit = 9e18
+        let milliseconds = exact.isNaN ? 0 : Int64(max(-limit, min(limit, exact)))
         let (second, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         var seconds = time_t(millisecond < 0 ? second - 1 : second)
         var parts = tm()
