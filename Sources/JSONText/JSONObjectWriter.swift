@@ -103,6 +103,7 @@ public struct JSONObjectWriter {
 
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends `value` in decimal.
     static func appendDecimal<Number: BinaryInteger>(_ value: Number, to bytes: inout [UInt8]) {
@@ -120,14 +121,8 @@ public struct JSONObjectWriter {
         }
     }
 
-    /// Appends `value` as a JSON string literal: quotes, backslashes and control characters escaped.
-    public static func appendQuoted(_ value: String, to text: inout String) {
-        var bytes: [UInt8] = []
-        appendQuoted(value, to: &bytes)
-        text += String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `value` as a JSON string literal to UTF-8 `bytes`.
+    /// Appends `value` as a JSON string literal to UTF-8 `bytes`: quotes, backslashes and control
+    /// characters escaped.
     public static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(0x22)
         // Most values need no escaping: append them whole.
@@ -145,9 +140,10 @@ public struct JSONObjectWriter {
             case 0x09: bytes.append(contentsOf: [0x5C, 0x74])  // \t
             case 0x08: bytes.append(contentsOf: [0x5C, 0x62])  // \b
             case 0x0C: bytes.append(contentsOf: [0x5C, 0x66])  // \f
-            case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])  // \u00XX
+            case ..<0x20:  // \u00XX
+                bytes.append(contentsOf: [
+                    0x5C, 0x75, 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)],
+                ])
             default: bytes.append(byte)
             }
         }
