@@ -24,6 +24,8 @@ public final class ServerProcess: Sendable {
         var process: Process?
         var baseURL = URL(fileURLWithPath: "/")
         var log = LogBuffer()
+        /// The port held while the server is stopped (see ``PortReservation``).
+        var heldPort: PortReservation?
     }
 
     /// Starts a server; `extraConfig` is merged into the config's top level (e.g. retention).
@@ -79,7 +81,11 @@ public final class ServerProcess: Sendable {
     private func startBlocking() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-        let port = state.withLock { $0.baseURL.port }
+        let port = state.withLock { state in
+            state.heldPort?.release()
+            state.heldPort = nil
+            return state.baseURL.port
+        }
         process.arguments = ["serve", "--config", configPath] + (port.map { ["--listen", "127.0.0.1:\($0)"] } ?? [])
         let buffer = LogBuffer()
         try ProcessRunner.spawning {
@@ -126,7 +132,12 @@ public final class ServerProcess: Sendable {
             process.waitUntilExit()
             return process.terminationStatus
         }
-        state.withLock { $0.process = nil }
+        state.withLock { state in
+            state.process = nil
+            if state.baseURL.host == "127.0.0.1", let port = state.baseURL.port {
+                state.heldPort = PortReservation(port: UInt16(port))
+            }
+        }
         return status
     }
 
@@ -141,6 +152,7 @@ public final class ServerProcess: Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        state.withLock { $0.heldPort?.release() }
     }
 
 }
