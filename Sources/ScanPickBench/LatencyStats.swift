@@ -21,8 +21,9 @@ struct LatencyStats {
     }
 
     var json: String {
-        "{\"requests\":\(requests),\"perSecond\":\(Int(perSecond)),\"p50ms\":\(rounded(percentile(0.5))),\"p99ms\":\(rounded(percentile(0.99)))}"
+        "{\"requests\":\(requests),\"perSecond\":\(Int(perSecond)),\"p50ms\":\(Self.rounded(percentile(0.5))),\"p99ms\":\(Self.rounded(percentile(0.99)))}"
     }
 
-    private func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+    /// `value` to three decimals, as the JSON shows it.
+    static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 }

@@ -87,8 +87,8 @@ func loadStations(_ options: LoadStationsOptions) async throws -> String {
         "duplicatesSent":\(outcomes.reduce(0) { $0 + $1.duplicates }),\
         "offlineFailures":\(outcomes.reduce(0) { $0 + $1.offlineFailures }),\
         "unitsExpected":\(units),"mismatches":\(mismatches.count),"firstMismatches":\(jsonStrings(mismatches.prefix(5))),\
-        "seconds":\(rounded(seconds)),"actionsPerSecond":\(Int(stats.perSecond)),\
-        "p50ms":\(rounded(stats.percentile(0.5))),"p99ms":\(rounded(stats.percentile(0.99)))}
+        "seconds":\(LatencyStats.rounded(seconds)),"actionsPerSecond":\(Int(stats.perSecond)),\
+        "p50ms":\(LatencyStats.rounded(stats.percentile(0.5))),"p99ms":\(LatencyStats.rounded(stats.percentile(0.99)))}
         """
 }
 
@@ -320,5 +320,3 @@ private func post<Body: Encodable>(_ body: Body, to url: URL, token: String) asy
 private func jsonStrings(_ values: some Sequence<String>) -> String {
     "[" + values.map { "\"" + $0.replacingOccurrences(of: "\"", with: "'") + "\"" }.joined(separator: ",") + "]"
 }
-
-private func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }

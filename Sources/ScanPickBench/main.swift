@@ -254,17 +254,28 @@ do {
     let bareDatabase = try disk.map { try BareCommits(directory: $0) }
     _ = try bareDatabase?.run(requests)  // as warm as the server's database, whose WAL has wrapped
     var bareCommits = none
+    // Each block's own two ratios, so that a run shows how far they moved within it.
+    var blockRatios: [String] = []
     for _ in 0..<blocks {
-        healthSequential = healthSequential + (try run(health, count: block, connectionCount: 1))
-        scanSequential = scanSequential + (try run(scan, count: block, connectionCount: 1))
-        if let bareDatabase { bareCommits = bareCommits + (try bareDatabase.run(block)) }
-        healthConcurrent = healthConcurrent + (try run(health, count: perConnection, connectionCount: connections))
-        scanConcurrent = scanConcurrent + (try run(scan, count: perConnection, connectionCount: connections))
+        let healthOne = try run(health, count: block, connectionCount: 1)
+        let scanOne = try run(scan, count: block, connectionCount: 1)
+        let bareOne = try bareDatabase?.run(block)
+        let healthMany = try run(health, count: perConnection, connectionCount: connections)
+        let scanMany = try run(scan, count: perConnection, connectionCount: connections)
+        healthSequential = healthSequential + healthOne
+        scanSequential = scanSequential + scanOne
+        if let bareOne { bareCommits = bareCommits + bareOne }
+        healthConcurrent = healthConcurrent + healthMany
+        scanConcurrent = scanConcurrent + scanMany
+        let floor = healthOne.percentile(0.5) + (bareOne?.percentile(0.5) ?? 0)
+        blockRatios.append(
+            #"{"sequentialRatio":\#(LatencyStats.rounded(scanOne.percentile(0.5) / floor)),"#
+                + #""concurrentShare":\#(LatencyStats.rounded(scanMany.perSecond / healthMany.perSecond))}"#)
     }
     let bulk = try bulkLatencies(port: port, token: token)
     let bare = bareDatabase == nil ? "null" : bareCommits.json
     print(
-        #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"bulk":\#(bulk),"connections":\#(connections)}"#
+        #"{"bareCommit":\#(bare),"health":{"sequential":\#(healthSequential.json),"concurrent":\#(healthConcurrent.json)},"submitScan":{"sequential":\#(scanSequential.json),"concurrent":\#(scanConcurrent.json)},"bulk":\#(bulk),"blocks":[\#(blockRatios.joined(separator: ","))],"connections":\#(connections)}"#
     )
 } catch {
     FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
