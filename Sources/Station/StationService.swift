@@ -387,18 +387,28 @@ public final class StationService: Sendable {
                 open: devices.openCamera)
             opened("camera", closing: camera.close)
             metrics.readDroppedFrames { camera.droppedFrames }
-            // The camera looks for its device again by itself; its frames end only when it is closed.
-            try? scanFrames(camera, loop: loop, page: page, decode: decode)
+            // The camera looks for its device again by itself; its frames end only when it is closed,
+            // so an error here is one it could not get past, and the picker must hear of it.
+            do { try scanFrames(camera, loop: loop, page: page, decode: decode) } catch {
+                if !isStopped {
+                    report(
+                        "camera", "frames_failed",
+                        "the camera stopped: \(error); no more scans from it until the station restarts; taps still work"
+                    )
+                }
+            }
             state.withLock { $0.summary.dropped = camera.droppedFrames }
         case .wedge:
             show("wedge", "scanner: reading")
-            try? scanCodes(StandardInputCodes(), loop: loop, device: "standard input")
+            var ending = "the keyboard-wedge scanner's input ended"
+            do { try scanCodes(StandardInputCodes(), loop: loop, device: "standard input") } catch {
+                ending = "reading the keyboard-wedge scanner's input failed: \(error)"
+            }
             if !isStopped {
                 show("wedge", "scanner: input ended")
                 report(
                     "scanner", "scanner_input_ended",
-                    "the keyboard-wedge scanner's input ended: no more scans are read until the station restarts; taps still work"
-                )
+                    "\(ending): no more scans are read until the station restarts; taps still work")
             }
         case .codeSource(let codes):
             opened(name, closing: codes.close)
