@@ -27,7 +27,16 @@ import Testing
             drain.standardError = FileHandle.nullDevice
             let before = fixture.proxy.log.count
             try ProcessRunner.spawning { try drain.run() }
-            try await Task.sleep(for: .milliseconds(Int(random.next() % 450)))
+            if round.isMultiple(of: 2) {
+                // Anywhere: before it starts, while it reads its queue, while it sends.
+                try await Task.sleep(for: .milliseconds(Int(random.next() % 450)))
+            } else {
+                // Once its first action has reached the proxy (a loaded machine may take longer than
+                // any fixed wait to start a drainer): the server commits it within milliseconds, and
+                // the answer is held for 250, so the kill lands after the commit.
+                _ = await eventually { fixture.proxy.log.count > before }
+                try await Task.sleep(for: .milliseconds(100 + Int(random.next() % 100)))
+            }
             kill(drain.processIdentifier, SIGKILL)
             drain.waitUntilExit()
             if fixture.proxy.log.count > before, try fixture.queue.counts().inFlight > 0 { killedAfterCommit += 1 }
