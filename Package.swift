@@ -159,7 +159,7 @@ let package = Package(
             name: "StationTests",
             dependencies: [
                 "Station", "Queue", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps",
-                "TestSupport",
+                "HTTPServing", "TestSupport",
                 "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

@@ -85,6 +85,9 @@ final class PageEvents: Sendable {
         let admitted = state.withLock { state -> Bool in
             state.clients.removeAll { $0.isFinished }
             guard !state.stopped, state.clients.count < Self.maxClients else { return false }
+            // The only listener has seen this snapshot: the publisher must not send it again (a copy
+            // sent late could arrive after a newer scan, a stale pick list behind it).
+            if state.clients.isEmpty, let current { state.last = current }
             state.clients.append(stream)
             return true
         }
@@ -118,14 +121,14 @@ final class PageEvents: Sendable {
     private func run() {
         while true {
             _ = wake.wait(timeout: .now() + Self.pollInterval)
-            let (stopped, listening, quietFor) = state.withLock {
-                ($0.stopped, !$0.clients.isEmpty, Date().timeIntervalSince($0.lastWrite))
+            let (stopped, listening, quietFor) = state.withLock { state in
+                // Nobody listens: the next client gets everything anyway (in the same lock as the
+                // look, so a client subscribing in between keeps what it was sent as the last).
+                if state.clients.isEmpty { state.last = nil }
+                return (state.stopped, !state.clients.isEmpty, Date().timeIntervalSince(state.lastWrite))
             }
             if stopped { return }
-            guard listening else {
-                state.withLock { $0.last = nil }  // the next client gets everything anyway
-                continue
-            }
+            guard listening else { continue }
             guard let current = try? snapshot() else { continue }
             let last = state.withLock { state in
                 defer { state.last = current }
