@@ -28,12 +28,15 @@ import Testing
         #expect(head.contains("event: status"))
 
         station.scan("036000291452")  // A1: counted
-        #expect(events.read(until: "event: scan\n", timeout: .seconds(5)) != nil)
+        let beforeScan = try #require(events.read(until: "event: scan\n", timeout: .seconds(5)))
         let scan = try #require(events.read(until: "\n\n", timeout: .seconds(5)))
         #expect(scan.contains("\"feedback\":\"accepted\""))
-        let list = try #require(events.read(until: "event: pickList", timeout: .seconds(5)))
-        #expect(!list.isEmpty)
-        #expect(try #require(events.read(until: "\n\n", timeout: .seconds(5))).contains("\"qtyPicked\":1"))
+        // The pick list with the count is pushed after the scan's event, or just before it when the
+        // publisher looked between the scan's write and its event.
+        if !beforeScan.contains("\"qtyPicked\":1") {
+            #expect(events.read(until: "event: pickList", timeout: .seconds(5)) != nil)
+            #expect(try #require(events.read(until: "\n\n", timeout: .seconds(5))).contains("\"qtyPicked\":1"))
+        }
         station.scan("SKU-7731")  // no task has it: refused, and it sounds so
         #expect(events.read(until: "event: scan\n", timeout: .seconds(5)) != nil)
         let refused = try #require(events.read(until: "\n\n", timeout: .seconds(5)))
