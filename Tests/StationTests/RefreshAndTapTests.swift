@@ -29,7 +29,8 @@ import Timestamps
         #expect(try await fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
 
         // The server's view arrives now: A1 = 2, B3 = 0. Neither row may be overwritten.
-        #expect(try await fixture.scanpick(["batch", "refresh"]).status == 0)
+        let refresh = try await fixture.scanpick(["batch", "refresh"])
+        #expect(refresh.status == 0, "\(refresh.standardOutput)\(refresh.standardError)")
         var rows = try await fixture.pickList()
         #expect(rows[a1]?["qtyPicked"] as? Int == 1)
         #expect(rows[a1]?["pending"] as? Bool == true)
