@@ -174,16 +174,6 @@ public final class RawConnection: @unchecked Sendable {
         _ = inet_pton(AF_INET, host, &v4.sin_addr)
         return withUnsafeBytes(of: v4) { Array($0) }
     }
-
-    /// Lets this process open `count` files (raising its soft limit within the hard one).
-    public static func allowOpenFiles(_ count: Int) {
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        if limit.rlim_cur < rlim_t(count) {
-            limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-    }
 }
 
 /// A raw connection that could not be made.
