@@ -12,6 +12,10 @@ public struct HTTPRequest: Sendable {
     /// The lower-cased names of headers the request sent more than once, so that a handler can
     /// refuse an ambiguous `Authorization` or `Idempotency-Key`.
     public var repeatedHeaders: Set<String>
+    /// What the server's head check learned of this request when it let the head through (say, its
+    /// route and the organisation its token names), handed to the router with the whole request so
+    /// that the work is not done twice; nil when no head check set it.
+    public var admission: (any Sendable)?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
@@ -25,8 +29,11 @@ public struct HTTPRequest: Sendable {
         self.repeatedHeaders = repeatedHeaders
     }
 
-    /// The value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    /// The value of header `name` (case-insensitive). A name already in lower case, as the
+    /// server's own are, is looked up as it is, without making a lower-cased copy.
+    public func header(_ name: String) -> String? {
+        name.utf8.contains(where: { (65...90).contains($0) }) ? headers[name.lowercased()] : headers[name]
+    }
 }
 
 /// What the server sends back: a whole body, or a ``HTTPStream`` written over time.

@@ -19,8 +19,9 @@ public final class HTTPServer: Sendable {
     /// Says how a request will be answered; called on a polling thread, so it must not block.
     public typealias Router = @Sendable (HTTPRequest) -> HTTPAnswer
     /// Looks at a request's head (method, path, headers; no body yet) on a polling thread, and
-    /// returns a refusal to send at once — before any of the body is read or kept — or nil.
-    public typealias HeadCheck = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// returns a refusal to send at once — before any of the body is read or kept — or nil. What it
+    /// learned of a head it lets through may go into ``HTTPRequest/admission`` for the router.
+    public typealias HeadCheck = @Sendable (inout HTTPRequest) -> HTTPResponse?
     /// Receives one sentence of libmicrohttpd's own (a refused connection, a malformed request).
     public typealias MessageLog = @Sendable (String) -> Void
 

@@ -19,13 +19,13 @@ let accessHandler: MHD_AccessHandlerCallback = {
         }
         if let entry { core.deadlines.headReceived(entry) }
         let headers = HeaderCollector.collect(connection, .HEADER_KIND, lowercased: true)
-        let head = HTTPRequest(
+        var head = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
             query: HeaderCollector.collect(connection, .GET_ARGUMENT_KIND, lowercased: false).values,
             headers: headers.values, repeatedHeaders: headers.repeated)
         let declared = head.header("content-length").map { Int($0) ?? Int.max } ?? 0
         if let refusal = HeadRules.refusal(head, declaredBodyBytes: declared, limits: core.limits)
-            ?? core.checkHead?(head)
+            ?? core.checkHead?(&head)
         {
             return send(refusal, on: connection)  // libmicrohttpd then drops the body and the connection
         }

@@ -109,10 +109,12 @@ public final class ScanPickAPI: Sendable {
     /// Refuses a request from its head alone — a repeated credential, a missing or wrong token, an
     /// unknown route or method — before the server reads any of its body; nil lets it through. The
     /// HTTP server calls it on a polling thread.
-    public func checkHead(_ head: HTTPRequest) -> HTTPResponse? {
+    /// A head let through carries its route and organisation on to ``route(_:)``.
+    public func checkHead(_ head: inout HTTPRequest) -> HTTPResponse? {
         let start = ContinuousClock.now
         do {
-            _ = try admit(head)
+            let (route, organisation) = try admitHead(head)
+            head.admission = Admission(route: route, organisation: organisation)
             return nil
         } catch {
             return finish(head, error.response, organisation: nil, route: nil, since: start)
@@ -162,7 +164,30 @@ public final class ScanPickAPI: Sendable {
     /// The checks every request passes first: no repeated credentials, a token for every `/api/`
     /// path (so strangers learn nothing about routes), and a route. Returns the route and the
     /// token's organisation.
+    /// A request's route and organisation, as ``checkHead(_:)`` found them from its head.
+    private struct Admission: Sendable {
+        let route: Route
+        let organisation: String?
+    }
+
+    /// Checks a whole request: its head (unless ``checkHead(_:)`` already let it through), then what
+    /// depends on its body.
     private func admit(_ request: HTTPRequest) throws(APIError) -> (Route, String?) {
+        let (route, organisation) =
+            if let admission = request.admission as? Admission {
+                (admission.route, admission.organisation)
+            } else {
+                try admitHead(request)
+            }
+        if route == .heartbeat, request.body.count > StationHeartbeat.maxBodyBytes {
+            throw APIError.heartbeatTooLarge
+        }
+        return (route, organisation)
+    }
+
+    /// What a request's head alone decides: a repeated credential, a bad station name, a missing or
+    /// wrong token, an unknown route or method, a declared body too large for its route.
+    private func admitHead(_ request: HTTPRequest) throws(APIError) -> (Route, String?) {
         for (name, shown) in Self.singleHeaders where request.repeatedHeaders.contains(name) {
             throw APIError.duplicateHeader(shown)
         }
@@ -179,9 +204,7 @@ public final class ScanPickAPI: Sendable {
         case .heartbeat:
             // Checked from the head, before a byte of the body is read, and again on the body itself.
             let declared = request.header("content-length").map { Int($0) ?? Int.max } ?? 0
-            if declared > StationHeartbeat.maxBodyBytes || request.body.count > StationHeartbeat.maxBodyBytes {
-                throw APIError.heartbeatTooLarge
-            }
+            if declared > StationHeartbeat.maxBodyBytes { throw APIError.heartbeatTooLarge }
         default:
             break
         }

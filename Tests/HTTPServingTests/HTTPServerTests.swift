@@ -134,10 +134,15 @@ import Testing
         let bodies = Mutex<[Int]>([])
         let server = try HTTPServer(
             listen: ListenAddress(host: "127.0.0.1", port: 0),
-            checkHead: { head in head.header("x-allowed") == nil ? .json(401, Array(#"{"error":"no"}"#.utf8)) : nil },
+            checkHead: { head in
+                guard let allowed = head.header("x-allowed") else { return .json(401, Array(#"{"error":"no"}"#.utf8)) }
+                head.admission = "admitted as \(allowed)"
+                return nil
+            },
             router: { request in
                 bodies.withLock { $0.append(request.body.count) }
-                return .now(HTTPResponse(status: 200))
+                // What the head check learned reaches the router with the whole request.
+                return .now(HTTPResponse(status: request.admission as? String == "admitted as 1" ? 200 : 500))
             })
         // The body is never sent: the refusal must not wait for it.
         let port = server.address.port

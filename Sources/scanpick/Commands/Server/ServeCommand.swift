@@ -57,7 +57,7 @@ enum ServeCommand: Command {
             server = try HTTPServer(
                 listen: configuration.listen, limits: configuration.http, tls: tls,
                 log: { log(Self.event("http", ["message": $0])) },
-                checkHead: { api.checkHead($0) }, router: { api.route($0) })
+                checkHead: { api.checkHead(&$0) }, router: { api.route($0) })
         } catch {
             throw ServeFailure(description: "\(error) (the address is the config's \"listen\" or --listen)")
         }
