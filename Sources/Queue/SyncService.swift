@@ -188,13 +188,33 @@ public final class SyncService: Sendable {
 
     /// Other `scanpick` processes (a `scanpick tap` at a shell) enqueue through their own
     /// connection: SQLite's data_version changes when they commit.
+    /// A queue that cannot be read is reported once (logged, and shown as needing attention) and
+    /// cleared once it reads again; the watch goes on either way.
     private func watchOtherProcesses() async {
-        var last = (try? drainer.queue.dataVersion()) ?? 0
+        var last: Int?
+        var failing = false
         while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(500))
-            guard let version = try? drainer.queue.dataVersion(), version != last else { continue }
+            let version: Int
+            do {
+                version = try drainer.queue.dataVersion()
+                if failing { attention.set("watch", nil) }
+                failing = false
+            } catch {
+                if !failing {
+                    report(
+                        "watch", "queue_unreadable",
+                        "the queue cannot be read to notice other processes' actions: \(error)", error)
+                }
+                failing = true
+                await Self.pause()
+                continue
+            }
+            if let last, version != last, monitor.isOnline == true { poke() }
             last = version
-            if monitor.isOnline == true { poke() }
+            await Self.pause()
         }
     }
+
+    /// How often the watch looks at the queue's data version (a cancelled sleep ends the watch).
+    private static func pause() async { try? await Task.sleep(for: .milliseconds(500)) }
 }
