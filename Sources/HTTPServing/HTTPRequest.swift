@@ -29,8 +29,8 @@ public struct HTTPRequest: Sendable {
         self.repeatedHeaders = repeatedHeaders
     }
 
-    /// The value of header `name` (case-insensitive). A name already in lower case, as the
-    /// server's own are, is looked up as it is, without making a lower-cased copy.
+    /// The value of header `name` (ASCII case-insensitive, as HTTP header names are ASCII). A name
+    /// already in lower case, as the server's own are, is looked up as it is, without a copy.
     public func header(_ name: String) -> String? {
         name.utf8.contains(where: { (65...90).contains($0) }) ? headers[name.lowercased()] : headers[name]
     }

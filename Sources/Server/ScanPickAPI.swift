@@ -114,7 +114,7 @@ public final class ScanPickAPI: Sendable {
         let start = ContinuousClock.now
         do {
             let (route, organisation) = try admitHead(head)
-            head.admission = Admission(route: route, organisation: organisation)
+            head.admission = Admission(route: route, organisation: organisation, of: head, by: self)
             return nil
         } catch {
             return finish(head, error.response, organisation: nil, route: nil, since: start)
@@ -161,20 +161,39 @@ public final class ScanPickAPI: Sendable {
         ("x-scanpick-station", StationIdentity.header), (IdempotencyHorizon.clockHeader, "X-ScanPick-Clock"),
     ]
 
-    /// The checks every request passes first: no repeated credentials, a token for every `/api/`
-    /// path (so strangers learn nothing about routes), and a route. Returns the route and the
-    /// token's organisation.
-    /// A request's route and organisation, as ``checkHead(_:)`` found them from its head.
+    /// A request's route and organisation, as ``checkHead(_:)`` found them from its head, with what
+    /// they were found from: they are reused only for that same head, by the same API, so a head
+    /// changed on its way to the router (or an admission from another API) is checked again.
     private struct Admission: Sendable {
         let route: Route
         let organisation: String?
+        private let api: ObjectIdentifier
+        private let method: String
+        private let path: String
+        private let authorization: String?
+        private let station: String?
+
+        init(route: Route, organisation: String?, of head: HTTPRequest, by api: ScanPickAPI) {
+            self.route = route
+            self.organisation = organisation
+            self.api = ObjectIdentifier(api)
+            (method, path) = (head.method, head.path)
+            (authorization, station) = (head.header("authorization"), head.header(Self.stationHeader))
+        }
+
+        func admits(_ request: HTTPRequest, by api: ScanPickAPI) -> Bool {
+            self.api == ObjectIdentifier(api) && method == request.method && path == request.path
+                && authorization == request.header("authorization") && station == request.header(Self.stationHeader)
+        }
+
+        private static let stationHeader = StationIdentity.header.lowercased()
     }
 
-    /// Checks a whole request: its head (unless ``checkHead(_:)`` already let it through), then what
-    /// depends on its body.
+    /// Checks a whole request: its head (unless ``checkHead(_:)`` already let this very head
+    /// through), then what depends on its body.
     private func admit(_ request: HTTPRequest) throws(APIError) -> (Route, String?) {
         let (route, organisation) =
-            if let admission = request.admission as? Admission {
+            if let admission = request.admission as? Admission, admission.admits(request, by: self) {
                 (admission.route, admission.organisation)
             } else {
                 try admitHead(request)
@@ -186,7 +205,9 @@ public final class ScanPickAPI: Sendable {
     }
 
     /// What a request's head alone decides: a repeated credential, a bad station name, a missing or
-    /// wrong token, an unknown route or method, a declared body too large for its route.
+    /// wrong token (every `/api/` path needs one, so strangers learn nothing about routes), an
+    /// unknown route or method, a declared body too large for its route. Returns the route and the
+    /// token's organisation.
     private func admitHead(_ request: HTTPRequest) throws(APIError) -> (Route, String?) {
         for (name, shown) in Self.singleHeaders where request.repeatedHeaders.contains(name) {
             throw APIError.duplicateHeader(shown)
@@ -202,7 +223,7 @@ public final class ScanPickAPI: Sendable {
             guard metricsOnMainListener else { throw HTTPError.noSuchRoute(request.path) }
             try metricsAccess.check(request)
         case .heartbeat:
-            // Checked from the head, before a byte of the body is read, and again on the body itself.
+            // Checked from the head, before a byte of the body is read; `admit` checks the body itself.
             let declared = request.header("content-length").map { Int($0) ?? Int.max } ?? 0
             if declared > StationHeartbeat.maxBodyBytes { throw APIError.heartbeatTooLarge }
         default:
