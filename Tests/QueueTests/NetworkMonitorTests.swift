@@ -185,4 +185,44 @@ import Testing
         #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
         #expect(await eventually(30) { attention.current.isEmpty })
     }
+
+    /// The watch for other processes' actions reads the queue every half second; a queue it cannot
+    /// read (here its file's header overwritten after another process committed) is reported once,
+    /// logged and shown, and the report goes when the queue can be read again.
+    @Test func aQueueTheWatchCannotReadIsReportedNotSkipped() async throws {
+        let fixture = try await QueueFixture()
+        let transport = HTTPActionTransport(
+            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
+        let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
+        let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
+        let attention = AttentionBoard()
+        let logged = Mutex<[String]>([])
+        let sync = SyncService(
+            drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600), attention: attention,
+            log: { line in logged.withLock { $0.append(line) } })
+        sync.start()
+        defer { Task { await sync.stop() } }
+        #expect(await eventually(30) { sync.isOnline })
+
+        // Another process commits a change that leaves page 1 in the file, not in the WAL: the
+        // watch's next read must read the file's header, which is then no longer SQLite's.
+        let path = fixture.queue.database.path
+        let other = try Database(path: path)
+        try other.execute("CREATE TABLE scratch (x); PRAGMA wal_checkpoint(TRUNCATE); INSERT INTO scratch VALUES (1)")
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? file.close() }
+        let header = try #require(try file.read(upToCount: 100))
+        try file.seek(toOffset: 0)
+        try file.write(contentsOf: Data(repeating: 0xFF, count: 100))
+        #expect(await eventually(30) { attention.current.map(\.code).contains("queue_unreadable") })
+        let reports = logged.withLock { $0 }.filter { $0.contains(#""event":"queue_unreadable""#) }
+        #expect(reports.count == 1)
+
+        // Mended, and committed to again: the watch reads it and the report goes.
+        try file.seek(toOffset: 0)
+        try file.write(contentsOf: header)
+        try other.execute("INSERT INTO scratch VALUES (2)")
+        #expect(await eventually(30) { !attention.current.map(\.code).contains("queue_unreadable") })
+        #expect(logged.withLock { $0 }.filter { $0.contains(#""event":"queue_unreadable""#) }.count == 1)
+    }
 }
