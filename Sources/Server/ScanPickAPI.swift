@@ -161,32 +161,31 @@ public final class ScanPickAPI: Sendable {
         ("x-scanpick-station", StationIdentity.header), (IdempotencyHorizon.clockHeader, "X-ScanPick-Clock"),
     ]
 
-    /// A request's route and organisation, as ``checkHead(_:)`` found them from its head, with what
-    /// they were found from: they are reused only for that same head, by the same API, so a head
-    /// changed on its way to the router (or an admission from another API) is checked again.
+    /// A request's route and organisation, as ``checkHead(_:)`` found them from its head, with
+    /// everything of the head they were found from: they are reused only for that same head, by the
+    /// same API, so a head changed on its way to the router (or an admission from another API) is
+    /// checked again.
     private struct Admission: Sendable {
         let route: Route
         let organisation: String?
         private let api: ObjectIdentifier
+        /// What ``admitHead(_:)`` reads of a head.
         private let method: String
         private let path: String
-        private let authorization: String?
-        private let station: String?
+        private let headers: [String: String]
+        private let repeatedHeaders: Set<String>
 
         init(route: Route, organisation: String?, of head: HTTPRequest, by api: ScanPickAPI) {
             self.route = route
             self.organisation = organisation
             self.api = ObjectIdentifier(api)
-            (method, path) = (head.method, head.path)
-            (authorization, station) = (head.header("authorization"), head.header(Self.stationHeader))
+            (method, path, headers, repeatedHeaders) = (head.method, head.path, head.headers, head.repeatedHeaders)
         }
 
         func admits(_ request: HTTPRequest, by api: ScanPickAPI) -> Bool {
             self.api == ObjectIdentifier(api) && method == request.method && path == request.path
-                && authorization == request.header("authorization") && station == request.header(Self.stationHeader)
+                && headers == request.headers && repeatedHeaders == request.repeatedHeaders
         }
-
-        private static let stationHeader = StationIdentity.header.lowercased()
     }
 
     /// Checks a whole request: its head (unless ``checkHead(_:)`` already let this very head

@@ -156,18 +156,27 @@ import Testing
         #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
     }
 
-    @Test func aFailedPassIsLoggedAndShownNeverSwallowed() async throws {
-        let fixture = try await QueueFixture()
+    /// A started sync service over `fixture`'s queue that shows its failures on `attention` and
+    /// logs them to `log`.
+    func startedSync(
+        _ fixture: QueueFixture, attention: AttentionBoard, log: @escaping @Sendable (String) -> Void
+    ) -> SyncService {
         let transport = HTTPActionTransport(
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
         let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
-        let attention = AttentionBoard()
-        let logged = Mutex<[String]>([])
         let sync = SyncService(
             drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600), attention: attention,
-            log: { line in logged.withLock { $0.append(line) } })
+            log: log)
         sync.start()
+        return sync
+    }
+
+    @Test func aFailedPassIsLoggedAndShownNeverSwallowed() async throws {
+        let fixture = try await QueueFixture()
+        let attention = AttentionBoard()
+        let logged = Mutex<[String]>([])
+        let sync = startedSync(fixture, attention: attention) { line in logged.withLock { $0.append(line) } }
         defer { Task { await sync.stop() } }
         #expect(await eventually(30) { sync.isOnline })
 
@@ -191,16 +200,9 @@ import Testing
     /// logged and shown, and the report goes when the queue can be read again.
     @Test func aQueueTheWatchCannotReadIsReportedNotSkipped() async throws {
         let fixture = try await QueueFixture()
-        let transport = HTTPActionTransport(
-            server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
-        let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
-        let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
         let attention = AttentionBoard()
         let logged = Mutex<[String]>([])
-        let sync = SyncService(
-            drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600), attention: attention,
-            log: { line in logged.withLock { $0.append(line) } })
-        sync.start()
+        let sync = startedSync(fixture, attention: attention) { line in logged.withLock { $0.append(line) } }
         defer { Task { await sync.stop() } }
         #expect(await eventually(30) { sync.isOnline })
 
@@ -215,14 +217,14 @@ import Testing
         try file.seek(toOffset: 0)
         try file.write(contentsOf: Data(repeating: 0xFF, count: 100))
         #expect(await eventually(30) { attention.current.map(\.code).contains("queue_unreadable") })
-        let reports = logged.withLock { $0 }.filter { $0.contains(#""event":"queue_unreadable""#) }
-        #expect(reports.count == 1)
+        let reports = { logged.withLock { $0 }.filter { $0.contains(#""event":"queue_unreadable""#) }.count }
+        #expect(reports() == 1)
 
         // Mended, and committed to again: the watch reads it and the report goes.
         try file.seek(toOffset: 0)
         try file.write(contentsOf: header)
         try other.execute("INSERT INTO scratch VALUES (2)")
         #expect(await eventually(30) { !attention.current.map(\.code).contains("queue_unreadable") })
-        #expect(logged.withLock { $0 }.filter { $0.contains(#""event":"queue_unreadable""#) }.count == 1)
+        #expect(reports() == 1)
     }
 }

@@ -8,7 +8,7 @@ import Wire
 @testable import Server
 
 /// What the head check lets through is trusted by the router only for that same head and that
-/// same API: a head changed on its way (its path, token or station) or an admission made by another
+/// same API: a head changed on its way (its path, token, station or repeated headers) or an admission made by another
 /// API is checked again, so a stale admission can never stand in for authentication.
 @Suite struct HeadAdmissionTests {
     func api(_ folder: TemporaryDirectory, _ name: String, organisations: [String: [String]]) throws -> ScanPickAPI {
@@ -56,6 +56,11 @@ import Wire
         let refused = acme.handle(otherStation)
         #expect(refused.status == 400)
         #expect(try errorCode(refused) == "invalid_station")
+
+        var repeated = HTTPRequest(method: "GET", path: "/api/batches/b1", headers: ["authorization": "Bearer t"])
+        #expect(acme.checkHead(&repeated) == nil)
+        repeated.repeatedHeaders = ["authorization"]
+        #expect(acme.handle(repeated).status == 400)
     }
 
     @Test func anAdmissionIsTrustedOnlyByTheAPIThatMadeIt() throws {
