@@ -126,19 +126,34 @@ public final class ServerProcess: Sendable {
     /// its own, not the task pool).
     @discardableResult
     public func end(signal: Int32) async throws -> Int32 {
-        guard let process = state.withLock({ $0.process }) else { return 0 }
+        guard let (process, url) = state.withLock({ state in state.process.map { ($0, state.baseURL) } }) else {
+            return 0
+        }
+        let port = url.host == "127.0.0.1" ? url.port.map(UInt16.init) : nil
         kill(process.processIdentifier, signal)
-        let status = try await onOwnThread {
+        let (status, held) = try await onOwnThread {
+            // Taken the moment the server lets go of its port (it closes its listening socket
+            // first when it stops): a test server of the parallel suite that binds port 0 in the
+            // meantime could otherwise be given it, and answer in this one's place.
+            let held = port.flatMap { Self.holdOnceFree($0, while: process) }
             process.waitUntilExit()
-            return process.terminationStatus
+            return (process.terminationStatus, held)
         }
         state.withLock { state in
             state.process = nil
-            if state.baseURL.host == "127.0.0.1", let port = state.baseURL.port {
-                state.heldPort = PortReservation(port: UInt16(port))
-            }
+            state.heldPort = held
         }
         return status
+    }
+
+    /// Binds `port` as soon as no socket listens on it, trying every 100 µs while `process` runs
+    /// (and once after); nil if it could not.
+    private static func holdOnceFree(_ port: UInt16, while process: Process) -> PortReservation? {
+        while process.isRunning {
+            if let held = PortReservation(port: port) { return held }
+            usleep(100)
+        }
+        return PortReservation(port: port)
     }
 
     /// Stops and starts again on the same database.
