@@ -110,6 +110,10 @@ public final class HTTPServer: Sendable {
     /// Open files kept for everything but connections (databases, logs, the listening socket).
     static let filesKeptBack = 256
 
+    /// How many answers from elsewhere (``HTTPAnswer/later(_:)``) came while their polling thread
+    /// waited for them, so that their connection was never suspended.
+    var answersWaitedFor: Int { core.answersWaitedFor.load(ordering: .relaxed) }
+
     /// How many streamed responses (``HTTPStream``) are being sent now.
     public var openStreams: Int { core.streams.count }
 
@@ -137,9 +141,11 @@ public enum HTTPAnswer: Sendable {
     /// Large work (an upload of many records): like ``onWorker(_:)`` but on the few bulk workers, so
     /// such requests can never take every worker from the quick ones.
     case onBulkWorker(@Sendable () -> HTTPResponse)
-    /// The response comes later from elsewhere (a thread committing to a database): the connection
-    /// is suspended, then `start` is called on the polling thread with the responder that must be
-    /// called once, from any thread.
+    /// The response comes later from elsewhere (a thread committing to a database): `start` is
+    /// called on the polling thread with the responder that must be called once, from any thread.
+    /// Meanwhile the connection is suspended, except that the polling thread first waits up to a
+    /// millisecond for the answer of a request no other one is open beside (a client that sends
+    /// one write after another): that answer goes out at once, with no polling thread to wake.
     case later(@Sendable (HTTPResponder) -> Void)
 }
 
@@ -149,12 +155,14 @@ public struct HTTPResponder: Sendable {
     let core: ServerCore
     let state: RequestState
     let connection: SuspendedConnection
+    /// The polling thread waiting for this answer, if one is (see ``ServerCore/briefWait``).
+    let waiter: AnswerWaiter?
 
     /// Sends `response` (from any thread) and lets the connection go on. `whenSent` runs on a polling
     /// thread once the response has gone out or its client has gone: bookkeeping such as a log
     /// line belongs there, off the thread that answered and off the answer's way to the client.
     public func respond(_ response: HTTPResponse, whenSent: (@Sendable () -> Void)? = nil) {
-        core.respond(response, state: state, connection: connection, whenSent: whenSent)
+        core.respond(response, state: state, connection: connection, waiter: waiter, whenSent: whenSent)
     }
 }
 

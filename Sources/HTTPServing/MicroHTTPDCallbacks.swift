@@ -32,6 +32,7 @@ let accessHandler: MHD_AccessHandlerCallback = {
         let state = RequestState(
             head: head, connection: entry, expectedBodyBytes: min(declared, core.limits.maxBodyBytes))
         requestState.pointee = Unmanaged.passRetained(state).toOpaque()
+        core.requestsOpen.add(1, ordering: .relaxed)
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
@@ -62,10 +63,15 @@ let accessHandler: MHD_AccessHandlerCallback = {
     }
     let answer = core.router(request)
     if case .now(let response) = answer { return send(response, on: connection, releasing: state, core) }
-    guard core.dispatch(answer, state: state, connection: SuspendedConnection(pointer: connection)) else {
+    switch core.dispatch(answer, state: state, connection: SuspendedConnection(pointer: connection)) {
+    case .suspended:
+        return .YES
+    case .answered:
+        guard let answer = state.takeAnswer() else { return .NO }  // recorded before it was handed over
+        return send(answer, on: connection, releasing: state, core)
+    case .refused:
         return send(ServerCore.busy, on: connection, releasing: state, core)
     }
-    return .YES
 }
 
 /// Frees a request's state, however the request ended (answered or aborted), gives its body bytes
@@ -76,6 +82,7 @@ let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState,
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestState.pointee = nil
+    core.requestsOpen.subtract(1, ordering: .relaxed)
     state.finish(budget: core.bodyBudget)
     state.takeWhenSent()?()  // before it counts as sent: a stop waits for it
     if state.wasSuspended { core.sentOne() }

@@ -18,6 +18,10 @@ final class ServerCore: Sendable {
     private let workers: WorkerPool
     private let bulkWorkers: WorkerPool
     private let suspended = Mutex(SuspendedRequests())
+    /// Requests whose head has arrived and which have not completed (answered and sent, or aborted).
+    let requestsOpen = Atomic(0)
+    /// Answers a polling thread waited for (``briefWait``) instead of suspending their connection.
+    let answersWaitedFor = Atomic(0)
     /// libmicrohttpd's messages held back while the daemon starts (nil once it has).
     private let heldMessages = Mutex<[String]?>(nil)
 
@@ -49,19 +53,49 @@ final class ServerCore: Sendable {
     /// How long the longest request handler now running has run, in nanoseconds (0: none runs).
     var longestRunningHandler: UInt64 { max(workers.longestRunningJob, bulkWorkers.longestRunningJob) }
 
+    /// What became of a request handed to ``dispatch(_:state:connection:)``.
+    enum Dispatched {
+        /// Its connection waits suspended for the answer.
+        case suspended
+        /// Its answer came while the polling thread waited (``briefWait``): in `state`, to send now.
+        case answered
+        /// The server is stopping: nothing was started and the connection is as it was.
+        case refused
+    }
+
     /// Suspends `connection` until `answer` (work on a worker, or a responder called later) has
-    /// produced its response; false when the server is stopping (the connection stays as it was).
-    func dispatch(_ answer: HTTPAnswer, state: RequestState, connection: SuspendedConnection) -> Bool {
+    /// produced its response. An answer that comes from elsewhere (``HTTPAnswer/later(_:)``) to a
+    /// request that no other one is waiting beside is first waited for on this polling thread, for
+    /// up to ``briefWait``: a lone write then costs no suspension, and no wake-up of a sleeping
+    /// polling thread to send its answer.
+    func dispatch(_ answer: HTTPAnswer, state: RequestState, connection: SuspendedConnection) -> Dispatched {
         let admitted = suspended.withLock { suspended in
             guard !suspended.stopping else { return false }
             suspended.count += 1
             suspended.unsent += 1
             return true
         }
-        guard admitted else { return false }
+        guard admitted else { return .refused }
+        if requestsOpen.load(ordering: .relaxed) == 1, case .later(let start) = answer {
+            let waiter = AnswerWaiter()
+            start(HTTPResponder(core: self, state: state, connection: connection, waiter: waiter))
+            if waiter.waitForAnswer(upTo: Self.briefWait) {
+                answersWaitedFor.add(1, ordering: .relaxed)
+                finishedOne()
+                sentOne()  // it goes out as an answer given at once does, never suspended
+                return .answered
+            }
+            state.markSuspended()
+            connection.suspend()
+            if !waiter.giveUp() {  // it came between the wait and the suspension
+                connection.resume()
+                finishedOne()
+            }
+            return .suspended
+        }
         state.markSuspended()
         connection.suspend()
-        let responder = HTTPResponder(core: self, state: state, connection: connection)
+        let responder = HTTPResponder(core: self, state: state, connection: connection, waiter: nil)
         switch answer {
         case .now(let response):
             responder.respond(response)
@@ -74,8 +108,13 @@ final class ServerCore: Sendable {
         case .later(let start):
             start(responder)
         }
-        return true
+        return .suspended
     }
+
+    /// How long a polling thread waits for the answer of a lone ``HTTPAnswer/later(_:)`` request
+    /// before it suspends the connection: about one durable commit on a slow disk. Its other
+    /// connections wait that long at most, and only while nothing else is being answered.
+    static let briefWait = Duration.microseconds(1000)
 
     /// Holds libmicrohttpd's messages back until ``releaseMessages(log:)``.
     func holdMessages() { heldMessages.withLock { $0 = [] } }
@@ -100,10 +139,11 @@ final class ServerCore: Sendable {
     /// Hands a suspended request its response (the first time only) and resumes its connection;
     /// `whenSent` runs once the request completes (see ``HTTPResponder/respond(_:whenSent:)``).
     func respond(
-        _ response: HTTPResponse, state: RequestState, connection: SuspendedConnection,
+        _ response: HTTPResponse, state: RequestState, connection: SuspendedConnection, waiter: AnswerWaiter?,
         whenSent: (@Sendable () -> Void)? = nil
     ) {
         guard state.answer(response, whenSent: whenSent) else { return }
+        if let waiter, waiter.handOver() { return }  // the polling thread waiting for it sends it
         connection.resume()
         finishedOne()
     }
@@ -184,6 +224,39 @@ final class OpenStreams: Sendable {
             return Array(state.open.values)
         }
         for stream in open { stream.end() }
+    }
+}
+
+/// Where a polling thread waits, for a moment, for the answer a responder gives from another
+/// thread (``ServerCore/dispatch(_:state:connection:)``). Exactly one of ``handOver()`` (by the
+/// responder) and ``giveUp()`` (by the polling thread) succeeds.
+final class AnswerWaiter: Sendable {
+    private static let waiting = 0
+    private static let answered = 1
+    private static let gaveUp = 2
+    private let stage = Atomic(AnswerWaiter.waiting)
+
+    /// Looks for the answer until it comes or `limit` has passed, yielding the core between looks.
+    func waitForAnswer(upTo limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        repeat {
+            if stage.load(ordering: .acquiring) == Self.answered { return true }
+            sched_yield()
+        } while ContinuousClock.now < deadline
+        return stage.load(ordering: .acquiring) == Self.answered
+    }
+
+    /// The responder's side: true if the polling thread is still waiting and now has the answer.
+    func handOver() -> Bool {
+        stage.compareExchange(expected: Self.waiting, desired: Self.answered, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+
+    /// The polling thread's side, once the connection is suspended: true if no answer was handed
+    /// over (the responder will resume the connection); false if one was (the caller resumes it).
+    func giveUp() -> Bool {
+        stage.compareExchange(expected: Self.waiting, desired: Self.gaveUp, ordering: .acquiringAndReleasing)
+            .exchanged
     }
 }
 

@@ -130,6 +130,59 @@ import Testing
         try await waitUntilRan(["/read", "/left"])
     }
 
+    /// A lone request whose answer comes while its polling thread waits (here: at once, from inside
+    /// `start`) goes out without its connection being suspended; one whose answer comes long after
+    /// is suspended and sent once it comes. Each is answered once, with what it asked to run after.
+    @Test func aLoneLaterAnswerIsWaitedForBrieflyThenItsConnectionSuspended() async throws {
+        let ran = Mutex<[String]>([])
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
+            .later { responder in
+                let answer = { @Sendable in
+                    responder.respond(HTTPResponse(status: 200, body: Array(request.path.utf8))) {
+                        ran.withLock { $0.append(request.path) }
+                    }
+                }
+                if request.path == "/at-once" {
+                    answer()
+                } else {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100), execute: answer)
+                }
+            }
+        }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.address.port)
+        connection.send("GET /at-once HTTP/1.1\r\nHost: x\r\n\r\n")
+        let quick = try await onOwnThread { connection.readResponse(timeout: .seconds(5)) }
+        #expect(quick?.text == "/at-once")
+        #expect(server.answersWaitedFor == 1)
+
+        connection.send("GET /later HTTP/1.1\r\nHost: x\r\n\r\n")
+        let slow = try await onOwnThread { connection.readResponse(timeout: .seconds(5)) }
+        #expect(slow?.text == "/later")
+        #expect(server.answersWaitedFor == 1)  // 100 ms is far past the wait: it was suspended
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ran.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(ran.withLock { $0 } == ["/at-once", "/later"])
+    }
+
+    /// The two sides of a brief wait: exactly one of the answer's hand-over and the polling
+    /// thread's giving up succeeds, whichever comes first; a wait with no answer ends at its limit.
+    @Test func anAnswerIsHandedOverOrTheWaitGivenUpNeverBoth() {
+        let answeredFirst = AnswerWaiter()
+        #expect(answeredFirst.handOver())
+        #expect(answeredFirst.waitForAnswer(upTo: .zero))
+        #expect(!answeredFirst.giveUp())  // the polling thread must resume the connection itself
+
+        let gaveUpFirst = AnswerWaiter()
+        let start = ContinuousClock.now
+        #expect(!gaveUpFirst.waitForAnswer(upTo: .microseconds(200)))
+        #expect(ContinuousClock.now - start >= .microseconds(200))
+        #expect(gaveUpFirst.giveUp())
+        #expect(!gaveUpFirst.handOver())  // the responder resumes the suspended connection
+    }
+
     @Test func aHeadRefusalComesBeforeTheBodyIsRead() async throws {
         let bodies = Mutex<[Int]>([])
         let server = try HTTPServer(
