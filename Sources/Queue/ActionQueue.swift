@@ -257,7 +257,7 @@ public final class ActionQueue: Sendable {
             guard var body = try? JSONSerialization.jsonObject(with: Data(action.payload)) as? [String: Any] else {
                 throw QueueError.storage("action #\(id)'s stored body is not a JSON object")
             }
-            let key = UUID().uuidString.lowercased()
+            let key = ActionKey.make()
             body["idempotencyKey"] = key
             body[action.kind == .scan ? "scannedAt" : "at"] = Timestamp.iso8601(now)
             let payload = try JSONSerialization.data(

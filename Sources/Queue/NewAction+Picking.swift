@@ -7,7 +7,7 @@ extension NewAction {
     public static func pick(
         org: String, pickTaskId: String, location: String?, qty: Int, worker: String, at: Date = Date()
     ) throws -> NewAction {
-        let key = UUID().uuidString.lowercased()
+        let key = ActionKey.make()
         let body = PickRequest(
             pickTaskId: pickTaskId, qty: qty, idempotencyKey: key, workerId: worker, at: Timestamp.iso8601(at))
         return NewAction(
@@ -19,7 +19,7 @@ extension NewAction {
     public static func setQty(
         org: String, pickTaskId: String, location: String?, from: Int, to: Int, worker: String, at: Date = Date()
     ) throws -> NewAction {
-        let key = UUID().uuidString.lowercased()
+        let key = ActionKey.make()
         let body = SetQtyRequest(
             pickTaskId: pickTaskId, from: from, to: to, idempotencyKey: key, workerId: worker, at: Timestamp.iso8601(at)
         )
@@ -32,7 +32,7 @@ extension NewAction {
     public static func scan(
         org: String, pickTaskId: String, location: String?, barcode: String, worker: String, scannedAt: Date
     ) throws -> NewAction {
-        let key = UUID().uuidString.lowercased()
+        let key = ActionKey.make()
         let body = SubmitScanRequest(
             pickTaskId: pickTaskId, barcode: barcode, scannedAt: Timestamp.iso8601(scannedAt), idempotencyKey: key,
             workerId: worker)

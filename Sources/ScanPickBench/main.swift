@@ -9,7 +9,7 @@ import Wire
 ///     scanpick-bench load-stations --servers URL[,URL…] --token T --disk DIR [--stations 50]
 ///         [--actions 100] [--outage SECONDS]      (scripts/load-stations; see LoadStations.swift)
 ///
-///     scanpick-bench http --port P --token T [--requests N] [--connections C] [--disk DIR]
+///     scanpick-bench http --port P --token T [--requests N] [--connections C] [--disk DIR] [--random-keys]
 ///
 /// Loads one order line with room for every scan, opens a batch, then runs GET /health (the HTTP
 /// floor) and POST /api/picking/submit-scan (each with a fresh idempotency key), first on one
@@ -170,16 +170,19 @@ func milliseconds(_ duration: Duration) -> Double {
 typealias RequestMaker = @Sendable () -> (method: String, path: String, headers: [String: String], body: [UInt8])
 
 let health: RequestMaker = { ("GET", "/health", [:], []) }
-/// A random idempotency key, as a station's are (random keys land all over the server's key index;
-/// counted ones would not). Cheaper than `UUID()`, which reads /dev/urandom through a file each time.
-@Sendable func randomKey() -> String {
-    String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+/// Each scan's idempotency key, as a station makes it (``ActionKey``: ordered by time), or with
+/// `--random-keys` as other clients may (they cost the server a page of its key index per write
+/// under load, where ordered keys share one).
+let randomKeys = arguments.contains("--random-keys")
+@Sendable func newKey() -> String {
+    guard randomKeys else { return ActionKey.make() }
+    return String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
 }
 /// The scans' time: now, so the server's idempotency horizon never refuses them as too old.
 let scannedAt = Timestamp.iso8601()
 let scan: RequestMaker = {
     let body =
-        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"\#(scannedAt)","idempotencyKey":"\#(randomKey())","workerId":"bench"}"#
+        #"{"pickTaskId":"\#(task)","barcode":"\#(barcode)","scannedAt":"\#(scannedAt)","idempotencyKey":"\#(newKey())","workerId":"bench"}"#
     return (
         "POST", "/api/picking/submit-scan", ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
         Array(body.utf8)
