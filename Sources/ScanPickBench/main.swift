@@ -176,7 +176,8 @@ let health: RequestMaker = { ("GET", "/health", [:], []) }
 let randomKeys = arguments.contains("--random-keys")
 @Sendable func newKey() -> String {
     guard randomKeys else { return ActionKey.make() }
-    return String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    return String(UInt64.random(in: 0...UInt64.max), radix: 16) + "-"
+        + String(UInt64.random(in: 0...UInt64.max), radix: 16)
 }
 /// The scans' time: now, so the server's idempotency horizon never refuses them as too old.
 let scannedAt = Timestamp.iso8601()
