@@ -30,7 +30,8 @@ let accessHandler: MHD_AccessHandlerCallback = {
             return send(refusal, on: connection)  // libmicrohttpd then drops the body and the connection
         }
         let state = RequestState(
-            head: head, connection: entry, expectedBodyBytes: min(declared, core.limits.maxBodyBytes))
+            head: head, connection: entry, expectedBodyBytes: min(declared, core.limits.maxBodyBytes),
+            arrivedAlone: core.heads.arrived(on: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))))
         requestState.pointee = Unmanaged.passRetained(state).toOpaque()
         core.requestsOpen.add(1, ordering: .relaxed)
         return .YES

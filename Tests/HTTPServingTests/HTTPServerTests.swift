@@ -167,6 +167,18 @@ import Testing
         #expect(ran.withLock { $0 } == ["/at-once", "/later"])
     }
 
+    /// A request comes alone when the head before it came on the same connection, or long enough
+    /// before; one right after another client's does not (its answer is not waited for).
+    @Test func aRequestComesAloneUnlessAnotherClientJustSentOne() {
+        let heads = HeadArrivals()
+        let gap = HeadArrivals.quietGap
+        #expect(heads.arrived(on: 1, at: 1_000_000_000))  // the first of all
+        #expect(heads.arrived(on: 1, at: 1_000_000_100))  // the same client again, at once
+        #expect(!heads.arrived(on: 2, at: 1_000_000_200))  // another client, right after
+        #expect(!heads.arrived(on: 1, at: 1_000_000_300))  // and back: two are sending
+        #expect(heads.arrived(on: 2, at: 1_000_000_300 + gap + 1))  // after a quiet gap
+    }
+
     /// The two sides of a brief wait: exactly one of the answer's hand-over and the polling
     /// thread's giving up succeeds, whichever comes first; a wait with no answer ends at its limit.
     @Test func anAnswerIsHandedOverOrTheWaitGivenUpNeverBoth() {
