@@ -145,7 +145,10 @@ import Testing
                 if request.path == "/at-once" {
                     answer()
                 } else {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100), execute: answer)
+                    Thread {  // a thread of its own: the parallel suite can keep the shared pools busy
+                        usleep(100_000)
+                        answer()
+                    }.start()
                 }
             }
         }
