@@ -112,7 +112,7 @@ public final class HTTPServer: Sendable {
 
     /// How many answers from elsewhere (``HTTPAnswer/later(_:)``) came while their polling thread
     /// waited for them, so that their connection was never suspended.
-    var answersWaitedFor: Int { core.answersWaitedFor.load(ordering: .relaxed) }
+    var answersWaitedFor: Int { core.loneAnswers.waitedFor.load(ordering: .relaxed) }
 
     /// How many streamed responses (``HTTPStream``) are being sent now.
     public var openStreams: Int { core.streams.count }
@@ -143,9 +143,10 @@ public enum HTTPAnswer: Sendable {
     case onBulkWorker(@Sendable () -> HTTPResponse)
     /// The response comes later from elsewhere (a thread committing to a database): `start` is
     /// called on the polling thread with the responder that must be called once, from any thread.
-    /// Meanwhile the connection is suspended, except that the polling thread first waits up to a
-    /// millisecond for the answer of a request no other one is open beside (a client that sends
-    /// one write after another): that answer goes out at once, with no polling thread to wake.
+    /// Meanwhile the connection is suspended, except that the polling thread first waits a moment
+    /// for the answer of a request that came alone (a client that sends one write after another;
+    /// see ``HTTPServerLimits/loneAnswerWaitMicroseconds``): that answer goes out at once, with no
+    /// polling thread to wake.
     case later(@Sendable (HTTPResponder) -> Void)
 }
 
@@ -155,7 +156,7 @@ public struct HTTPResponder: Sendable {
     let core: ServerCore
     let state: RequestState
     let connection: SuspendedConnection
-    /// The polling thread waiting for this answer, if one is (see ``ServerCore/briefWait``).
+    /// The polling thread waiting for this answer, if one is (see ``LoneAnswerWait``).
     let waiter: AnswerWaiter?
 
     /// Sends `response` (from any thread) and lets the connection go on. `whenSent` runs on a polling

@@ -86,7 +86,7 @@ let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState,
     core.requestsOpen.subtract(1, ordering: .relaxed)
     state.finish(budget: core.bodyBudget)
     state.takeWhenSent()?()  // before it counts as sent: a stop waits for it
-    if state.wasSuspended { core.sentOne() }
+    if state.isCountedUntilSent { core.sentOne() }
     if let entry = state.connection { core.deadlines.answered(entry) }
 }
 

@@ -20,8 +20,6 @@ final class ServerCore: Sendable {
     private let suspended = Mutex(SuspendedRequests())
     /// Requests whose head has arrived and which have not completed (answered and sent, or aborted).
     let requestsOpen = Atomic(0)
-    /// Answers a polling thread waited for (``briefWait``) instead of suspending their connection.
-    let answersWaitedFor = Atomic(0)
     /// libmicrohttpd's messages held back while the daemon starts (nil once it has).
     private let heldMessages = Mutex<[String]?>(nil)
 
@@ -44,6 +42,7 @@ final class ServerCore: Sendable {
         self.router = router
         self.log = log
         bodyBudget = BodyBudget(bytes: limits.maxBufferedBodyBytes)
+        loneAnswers = LoneAnswerWait(longest: .microseconds(limits.loneAnswerWaitMicroseconds))
         bulkWorkers = WorkerPool(
             threads: limits.bulkWorkerThreads, maxQueued: limits.maxQueuedRequests, name: "http-bulk")
         deadlines = ConnectionDeadlines(limits: limits)
@@ -54,10 +53,10 @@ final class ServerCore: Sendable {
     var longestRunningHandler: UInt64 { max(workers.longestRunningJob, bulkWorkers.longestRunningJob) }
 
     /// What became of a request handed to ``dispatch(_:state:connection:)``.
-    enum Dispatched {
+    enum Dispatched: Equatable {
         /// Its connection waits suspended for the answer.
         case suspended
-        /// Its answer came while the polling thread waited (``briefWait``): in `state`, to send now.
+        /// Its answer came while the polling thread waited for it: in `state`, to send now.
         case answered
         /// The server is stopping: nothing was started and the connection is as it was.
         case refused
@@ -66,8 +65,9 @@ final class ServerCore: Sendable {
     /// Suspends `connection` until `answer` (work on a worker, or a responder called later) has
     /// produced its response. An answer that comes from elsewhere (``HTTPAnswer/later(_:)``) to a
     /// request that came alone (``HeadArrivals``) and has no other request open beside it is
-    /// first waited for on this polling thread, for up to ``briefWait``: a lone write then costs
-    /// no suspension, and no wake-up of a sleeping polling thread to send its answer.
+    /// first waited for on this polling thread (``LoneAnswerWait``): a lone write then costs no
+    /// suspension, and no wake-up of a sleeping polling thread to send its answer. Either way the
+    /// request counts among those a stop waits for until its answer has gone out.
     func dispatch(_ answer: HTTPAnswer, state: RequestState, connection: SuspendedConnection) -> Dispatched {
         let admitted = suspended.withLock { suspended in
             guard !suspended.stopping else { return false }
@@ -76,16 +76,15 @@ final class ServerCore: Sendable {
             return true
         }
         guard admitted else { return .refused }
+        state.markCountedUntilSent()
         if state.arrivedAlone, requestsOpen.load(ordering: .relaxed) == 1, case .later(let start) = answer {
             let waiter = AnswerWaiter()
             start(HTTPResponder(core: self, state: state, connection: connection, waiter: waiter))
-            if waiter.waitForAnswer(upTo: Self.briefWait) {
-                answersWaitedFor.add(1, ordering: .relaxed)
-                finishedOne()
-                sentOne()  // it goes out as an answer given at once does, never suspended
+            if waiter.waitForAnswer(upTo: loneAnswers.limit) {
+                loneAnswers.waitedFor.add(1, ordering: .relaxed)
+                finishedOne()  // answered; `requestCompleted` counts it sent once it has gone out
                 return .answered
             }
-            state.markSuspended()
             connection.suspend()
             if !waiter.giveUp() {  // it came between the wait and the suspension
                 connection.resume()
@@ -93,7 +92,6 @@ final class ServerCore: Sendable {
             }
             return .suspended
         }
-        state.markSuspended()
         connection.suspend()
         let responder = HTTPResponder(core: self, state: state, connection: connection, waiter: nil)
         switch answer {
@@ -111,10 +109,8 @@ final class ServerCore: Sendable {
         return .suspended
     }
 
-    /// How long a polling thread waits for the answer of a lone ``HTTPAnswer/later(_:)`` request
-    /// before it suspends the connection: about one durable commit on a slow disk. Its other
-    /// connections wait that long at most, and only while nothing else is being answered.
-    static let briefWait = Duration.microseconds(1000)
+    /// How long lone answers take to come, and so whether a polling thread waits for the next.
+    let loneAnswers: LoneAnswerWait
 
     /// Which connection sent the last request head, to tell a request that came alone.
     let heads = HeadArrivals()
@@ -146,7 +142,10 @@ final class ServerCore: Sendable {
         whenSent: (@Sendable () -> Void)? = nil
     ) {
         guard state.answer(response, whenSent: whenSent) else { return }
-        if let waiter, waiter.handOver() { return }  // the polling thread waiting for it sends it
+        if let waiter {
+            loneAnswers.came(after: waiter.age)
+            if waiter.handOver() { return }  // the polling thread waiting for it sends it
+        }
         connection.resume()
         finishedOne()
     }
@@ -173,6 +172,9 @@ final class ServerCore: Sendable {
     }
 
     var isStopping: Bool { suspended.withLock { $0.stopping } }
+
+    /// Requests handed on whose answer has not yet gone out (a stop waits for them).
+    var answersNotYetSent: Int { suspended.withLock { $0.unsent } }
 
     private func finishedOne() {
         suspended.withLock { suspended in
@@ -232,7 +234,7 @@ final class OpenStreams: Sendable {
 
 /// Which connection sent the last request head, and when: a request whose head follows one of the
 /// same connection, or none for ``quietGap``, came alone (no other client is sending now). Only
-/// such a request's answer is waited for on its polling thread (``ServerCore/briefWait``): other
+/// such a request's answer is waited for on its polling thread (``LoneAnswerWait``): other
 /// clients' requests that wait unread in their sockets are not yet open requests, and a polling
 /// thread waiting for one answer would leave them unread, so that under load every commit would
 /// hold one write instead of all that had arrived (measured: 5,400 scans/s at 8 connections
@@ -253,6 +255,45 @@ final class HeadArrivals: Sendable {
     }
 }
 
+/// How long a polling thread waits for the answer of a lone ``HTTPAnswer/later(_:)`` request (a
+/// client sending one write after another) before it suspends the connection: up to `longest`
+/// (``HTTPServerLimits/loneAnswerWaitMicroseconds``), spinning and yielding its core, so that the
+/// answer goes out the moment it comes. The thread's other connections wait that long at most, and
+/// only while no other request is open. While answers have lately taken longer than `longest` (a
+/// slow or stalled disk) it does not wait at all, rather than spin for nothing: each lone answer's
+/// delay, waited for or not, goes into a moving average (an eighth for each).
+final class LoneAnswerWait: Sendable {
+    /// The longest wait.
+    let longest: Duration
+    /// The moving average of lone answers' delays, in nanoseconds.
+    private let averageDelay = Atomic(0)
+    /// Answers that came while their polling thread waited, so that their connection was never suspended.
+    let waitedFor = Atomic(0)
+
+    init(longest: Duration) { self.longest = longest }
+
+    /// How long the next lone answer is waited for: `longest`, or zero while answers come later.
+    var limit: Duration { averageDelay.load(ordering: .relaxed) <= Self.nanoseconds(longest) ? longest : .zero }
+
+    /// Notes a lone answer's delay.
+    func came(after delay: Duration) {
+        let sample = Self.nanoseconds(delay)
+        var current = averageDelay.load(ordering: .relaxed)
+        while true {
+            let next = current - current / 8 + sample / 8
+            let (exchanged, original) = averageDelay.compareExchange(
+                expected: current, desired: next, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+    }
+}
+
 /// Where a polling thread waits, for a moment, for the answer a responder gives from another
 /// thread (``ServerCore/dispatch(_:state:connection:)``). Exactly one of ``handOver()`` (by the
 /// responder) and ``giveUp()`` (by the polling thread) succeeds.
@@ -261,15 +302,20 @@ final class AnswerWaiter: Sendable {
     private static let answered = 1
     private static let gaveUp = 2
     private let stage = Atomic(AnswerWaiter.waiting)
+    private let made = ContinuousClock.now
 
-    /// Looks for the answer until it comes or `limit` has passed, yielding the core between looks.
+    /// How long ago the waiter was made (when the request was handed on).
+    var age: Duration { ContinuousClock.now - made }
+
+    /// Looks for the answer until it comes or `limit` has passed, yielding the core between looks
+    /// (a limit of zero looks once: an answer given while the request was handed on is taken).
     func waitForAnswer(upTo limit: Duration) -> Bool {
         let deadline = ContinuousClock.now + limit
-        repeat {
-            if stage.load(ordering: .acquiring) == Self.answered { return true }
+        while stage.load(ordering: .acquiring) != Self.answered {
+            guard ContinuousClock.now < deadline else { return false }
             sched_yield()
-        } while ContinuousClock.now < deadline
-        return stage.load(ordering: .acquiring) == Self.answered
+        }
+        return true
     }
 
     /// The responder's side: true if the polling thread is still waiting and now has the answer.
@@ -310,7 +356,8 @@ final class RequestState: Sendable {
         var body: [UInt8] = []
         var refusal: Refusal?
         var dispatched = false
-        var suspended = false
+        /// Counted among the answers a stop waits to see sent (``ServerCore/sentOne()``).
+        var countedUntilSent = false
         /// Bytes counted against the server's body budget (given back when the request ends).
         var counted = 0
     }
@@ -372,10 +419,10 @@ final class RequestState: Sendable {
 
     var isDispatched: Bool { upload.withLock { $0.dispatched } }
 
-    /// The request waits suspended for an answer (counted until it completes).
-    func markSuspended() { upload.withLock { $0.suspended = true } }
+    /// The request was handed on for its answer: a stop waits until it has completed.
+    func markCountedUntilSent() { upload.withLock { $0.countedUntilSent = true } }
 
-    var wasSuspended: Bool { upload.withLock { $0.suspended } }
+    var isCountedUntilSent: Bool { upload.withLock { $0.countedUntilSent } }
 
     /// Records the response and what runs once it is sent; false if one was recorded before.
     func answer(_ value: HTTPResponse, whenSent: (@Sendable () -> Void)? = nil) -> Bool {

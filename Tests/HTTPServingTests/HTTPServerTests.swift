@@ -170,6 +170,102 @@ import Testing
         #expect(ran.withLock { $0 } == ["/at-once", "/later"])
     }
 
+    /// An answer taken while its polling thread waited still counts among those a stop waits for
+    /// until it has gone out (until the request completes), as a suspended request's does: a stop
+    /// that raced ahead would end the daemon, which then drops the answer it is handed.
+    @Test func anAnswerTakenWhileWaitingIsWaitedForByAStopUntilSent() {
+        let core = ServerCore(
+            limits: HTTPServerLimits(), checkHead: nil, router: { _ in .now(HTTPResponse(status: 404)) },
+            log: { _ in })
+        core.requestsOpen.store(1, ordering: .relaxed)
+        let state = RequestState(
+            head: HTTPRequest(method: "POST", path: "/write"), connection: nil, expectedBodyBytes: 0,
+            arrivedAlone: true)
+        // The connection is never suspended on this path, so no libmicrohttpd connection is needed.
+        let unused = SuspendedConnection(pointer: OpaquePointer(bitPattern: 1)!)
+        let outcome = core.dispatch(
+            .later { $0.respond(HTTPResponse(status: 200)) }, state: state, connection: unused)
+        #expect(outcome == .answered)
+        #expect(state.takeAnswer()?.status == 200)
+        #expect(core.answersNotYetSent == 1)
+        #expect(state.isCountedUntilSent)  // `requestCompleted` counts it sent
+        core.sentOne()
+        #expect(core.answersNotYetSent == 0)
+        core.stop()
+    }
+
+    /// The wait follows how long lone answers take: once they take longer than the wait, it is
+    /// skipped (no spinning for nothing on a slow disk); once they are quick again, it comes back.
+    @Test func theWaitIsSkippedWhileAnswersComeLaterThanItAndResumedAfter() {
+        let wait = LoneAnswerWait(longest: .microseconds(1000))
+        #expect(wait.limit == .microseconds(1000))
+        for _ in 0..<4 { wait.came(after: .milliseconds(3)) }  // a slow disk
+        #expect(wait.limit == .zero)
+        for _ in 0..<8 { wait.came(after: .microseconds(200)) }  // quick again
+        #expect(wait.limit == .microseconds(1000))
+        #expect(LoneAnswerWait(longest: .zero).limit == .zero)  // turned off
+    }
+
+    /// A request open beside another is not waited for: here the second connection's answer is
+    /// given at once, yet goes the suspended way while the first request is still open.
+    @Test func aRequestOpenBesideAnotherIsNotWaitedFor() async throws {
+        let held = Mutex<HTTPResponder?>(nil)
+        let arrivals = Arrivals()
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
+            .later { responder in
+                if request.path == "/held" {
+                    held.withLock { $0 = responder }
+                } else {
+                    responder.respond(HTTPResponse(status: 200, body: Array(request.path.utf8)))
+                }
+                arrivals.arrived()
+            }
+        }
+        defer { server.stop() }
+        let first = try RawConnection(port: server.address.port)
+        first.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await arrivals.wait(for: 1)
+        let second = try RawConnection(port: server.address.port)
+        second.send("GET /beside HTTP/1.1\r\nHost: x\r\n\r\n")
+        let beside = try await onOwnThread { second.readResponse(timeout: .seconds(5)) }
+        #expect(beside?.text == "/beside")
+        #expect(server.answersWaitedFor == 0)
+        held.withLock { $0 }?.respond(HTTPResponse(status: 200, body: Array("/held".utf8)))
+        let answer = try await onOwnThread { first.readResponse(timeout: .seconds(5)) }
+        #expect(answer?.text == "/held")
+    }
+
+    /// The common case: the answer comes from another thread while the polling thread waits (or
+    /// just after it gave up, or long after): every answer arrives once, in order, with what it
+    /// asked to run.
+    @Test func answersFromAnotherThreadArriveOnceWhicheverSideWins() async throws {
+        let ran = Mutex<[String]>([])
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
+            .later { responder in
+                let delay = UInt32(request.path.dropFirst()) ?? 0  // microseconds
+                Thread {
+                    if delay > 0 { usleep(delay) }
+                    responder.respond(HTTPResponse(status: 200, body: Array(request.path.utf8))) {
+                        ran.withLock { $0.append(request.path) }
+                    }
+                }.start()
+            }
+        }
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.address.port)
+        let paths = (0..<60).map { "/\([0, 100, 500, 900, 1100, 3000][$0 % 6])" }
+        for path in paths {
+            connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let reply = try await onOwnThread { connection.readResponse(timeout: .seconds(5)) }
+            #expect(reply?.text == path)
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ran.withLock({ $0.count }) < paths.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(ran.withLock { $0 } == paths)
+    }
+
     /// A request comes alone when the head before it came on the same connection, or long enough
     /// before; one right after another client's does not (its answer is not waited for).
     @Test func aRequestComesAloneUnlessAnotherClientJustSentOne() {
