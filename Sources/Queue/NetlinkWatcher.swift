@@ -52,6 +52,11 @@ public final class NetlinkWatcher: @unchecked Sendable {
             {}
             onChange()
         }
-        close(descriptor)
+        // Closed under the lock and marked stopped, so a later stop() never shuts down the number
+        // once another descriptor has been given it (the loop also ends on a read error).
+        lock.withLock {
+            stopped = true
+            close(descriptor)
+        }
     }
 }

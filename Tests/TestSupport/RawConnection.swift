@@ -31,7 +31,8 @@ public final class RawConnection: @unchecked Sendable {
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
-            close(socket)
+            // No close here: `socket` is set, so `deinit` runs and closes it (closing twice could
+            // close a descriptor another test has just been given the number of).
             throw RawConnectionError("connect \(host):\(port): \(reason)")
         }
     }

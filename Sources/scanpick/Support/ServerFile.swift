@@ -89,7 +89,8 @@ final class ServeLock {
             throw ServeFailure(description: "cannot open the database \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+            // No close here: every stored property is set, so `deinit` runs and closes it (a second
+            // close could close a descriptor another thread has just been given the number of).
             throw ServeFailure(
                 description: holder == .serve
                     ? "another scanpick serve is already using the database \(path): SQLite serves one server process (stop the other, or use PostgreSQL for several)"
