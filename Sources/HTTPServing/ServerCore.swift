@@ -265,15 +265,19 @@ final class HeadArrivals: Sendable {
 final class LoneAnswerWait: Sendable {
     /// The longest wait.
     let longest: Duration
+    private let longestNanoseconds: Int
     /// The moving average of lone answers' delays, in nanoseconds.
     private let averageDelay = Atomic(0)
     /// Answers that came while their polling thread waited, so that their connection was never suspended.
     let waitedFor = Atomic(0)
 
-    init(longest: Duration) { self.longest = longest }
+    init(longest: Duration) {
+        self.longest = longest
+        longestNanoseconds = Self.nanoseconds(longest)
+    }
 
     /// How long the next lone answer is waited for: `longest`, or zero while answers come later.
-    var limit: Duration { averageDelay.load(ordering: .relaxed) <= Self.nanoseconds(longest) ? longest : .zero }
+    var limit: Duration { averageDelay.load(ordering: .relaxed) <= longestNanoseconds ? longest : .zero }
 
     /// Notes a lone answer's delay.
     func came(after delay: Duration) {

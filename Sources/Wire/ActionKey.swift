@@ -23,13 +23,20 @@ public enum ActionKey {
         // 48 bits of time | version 7 | 12 random bits; then variant 0b10 | 62 random bits.
         let high = (unixMilliseconds & 0xFFFF_FFFF_FFFF) << 16 | 0x7000 | (random & 0x0FFF)
         let low = 0x8000_0000_0000_0000 | (more & 0x3FFF_FFFF_FFFF_FFFF)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (offset, nibble) in (nibbles(high) + nibbles(low)).enumerated() {
-            if [8, 12, 16, 20].contains(offset) { text.append(UInt8(ascii: "-")) }
-            text.append(hexDigits[Int(nibble)])
+        // 32 hex digits, most significant first, with the dashes of 8-4-4-4-12.
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var written = 0
+            for digit in 0..<32 {
+                if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                    text[written] = UInt8(ascii: "-")
+                    written += 1
+                }
+                let word = digit < 16 ? high : low
+                text[written] = hexDigits[Int(word >> UInt64(60 - 4 * (digit % 16)) & 0xF)]
+                written += 1
+            }
+            return written
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The milliseconds since 1970 a key made by ``make(unixMilliseconds:)`` carries; nil for any
@@ -52,8 +59,4 @@ public enum ActionKey {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private static func nibbles(_ value: UInt64) -> [UInt64] {
-        stride(from: 60, through: 0, by: -4).map { value >> UInt64($0) & 0xF }
-    }
 }
