@@ -25,6 +25,28 @@ import Testing
         }
     }
 
+    /// A busy server logs a line per request; the writing thread must not be woken for each.
+    @Test func linesArrivingSteadilyAreGatheredIntoFewWrites() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("log.txt")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let log = LineLog(descriptor: handle.fileDescriptor)
+        let start = ContinuousClock.now
+        for number in 0..<2000 {  // one line every 20 µs, as 50,000 requests a second would log
+            let next = start + .microseconds(20 * number)
+            while ContinuousClock.now < next {}
+            log.write(#"{"n":\#(number)}"#)
+        }
+        log.flush()
+        let elapsed = ContinuousClock.now - start
+        // Each write waits `gathering` first, so there can be no more writes than that allows;
+        // a thread woken per line would have made hundreds.
+        let allowed = Int(elapsed / LineLog.gathering) + 1
+        #expect(log.batchesWritten <= allowed)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 2000)
+    }
+
     @Test func aReaderThatNeverReadsCostsLinesNotTheCaller() async throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
