@@ -17,32 +17,37 @@ import Testing
             let count = 1 + round % 3
             for _ in 0..<count { _ = try fixture.pick(3) }
             queued += count
-            // The server commits each action, then its answer is held back: a kill now lands
-            // between "sent" and "recorded".
-            fixture.proxy.script(Array(repeating: .holdAnswer(seconds: 0.25), count: count))
             let drain = Process()
             drain.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
             drain.arguments = ["drain", "--config", config]
             drain.standardOutput = FileHandle.nullDevice
             drain.standardError = FileHandle.nullDevice
             let before = fixture.proxy.log.count
+            let afterCommit = !round.isMultiple(of: 2)
+            if afterCommit {
+                // The server commits the first action, and its answer is held back until the kill:
+                // the kill lands between "sent" and "recorded", however slow the machine.
+                fixture.proxy.holdAnswers(to: "/api/picking/pick")
+            } else {
+                // The server commits each action, then its answer is held back a while.
+                fixture.proxy.script(Array(repeating: .holdAnswer(seconds: 0.25), count: count))
+            }
             try ProcessRunner.spawning { try drain.run() }
-            if round.isMultiple(of: 2) {
+            if afterCommit {
+                #expect(await eventually { fixture.proxy.heldAnswers > 0 }, "round \(round): no answer to hold")
+                try await Task.sleep(for: .milliseconds(Int(random.next() % 50)))
+            } else {
                 // Anywhere: before it starts, while it reads its queue, while it sends.
                 try await Task.sleep(for: .milliseconds(Int(random.next() % 450)))
-            } else {
-                // Once its first action has reached the proxy (a loaded machine may take longer than
-                // any fixed wait to start a drainer): the server commits it within milliseconds, and
-                // the answer is held for 250, so the kill lands after the commit.
-                _ = await eventually { fixture.proxy.log.count > before }
-                try await Task.sleep(for: .milliseconds(100 + Int(random.next() % 100)))
             }
             kill(drain.processIdentifier, SIGKILL)
             drain.waitUntilExit()
-            if fixture.proxy.log.count > before, try fixture.queue.counts().inFlight > 0 { killedAfterCommit += 1 }
+            fixture.proxy.releaseHeldAnswers()
             fixture.proxy.clearScript()
+            if fixture.proxy.log.count > before, try fixture.queue.counts().inFlight > 0 { killedAfterCommit += 1 }
         }
-        #expect(killedAfterCommit > 0, "no kill landed between the server's commit and the station's record")
+        #expect(
+            killedAfterCommit >= 6, "kills between the server's commit and the station's record: \(killedAfterCommit)")
 
         let final = try await ProcessRunner.scanpick(["drain", "--config", config])
         #expect(final.status == 0, "\(final.standardOutput)")
