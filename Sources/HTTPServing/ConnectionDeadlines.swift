@@ -13,6 +13,9 @@ final class ConnectionDeadlines: Sendable {
     final class Entry: Sendable {
         let socket: Int32
         let deadline: Atomic<UInt64>
+        /// A request was refused before its body was read: when the connection closes, its socket
+        /// lingers to read that body (``LingeringCloses``).
+        let lingers = Atomic(false)
 
         init(socket: Int32, deadline: UInt64) {
             self.socket = socket

@@ -117,6 +117,10 @@ public final class HTTPServer: Sendable {
     /// How many streamed responses (``HTTPStream``) are being sent now.
     public var openStreams: Int { core.streams.count }
 
+    /// How many closed connections linger now, reading what their client still sends
+    /// (``LingeringCloses``).
+    var lingeringConnections: Int { core.lingering.count }
+
     /// How many connections were closed because they sent a request too slowly.
     public var slowConnectionsClosed: Int { core.deadlines.closedCount }
 

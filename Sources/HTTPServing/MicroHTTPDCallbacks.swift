@@ -27,7 +27,12 @@ let accessHandler: MHD_AccessHandlerCallback = {
         if let refusal = HeadRules.refusal(head, declaredBodyBytes: declared, limits: core.limits)
             ?? core.checkHead?(&head)
         {
-            return send(refusal, on: connection)  // libmicrohttpd then drops the body and the connection
+            // libmicrohttpd then drops the body and closes the connection; its socket lingers to
+            // read the body the client is still sending, so the refusal reaches the client.
+            if declared > 0 || head.header("transfer-encoding") != nil {
+                entry?.lingers.store(true, ordering: .relaxed)
+            }
+            return send(refusal, on: connection)
         }
         let state = RequestState(
             head: head, connection: entry, expectedBodyBytes: min(declared, core.limits.maxBodyBytes),
@@ -99,15 +104,26 @@ let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, so
     case 0:  // MHD_CONNECTION_NOTIFY_STARTED
         let entry = core.deadlines.opened(key, socket: scanpick_mhd_connection_socket(connection))
         socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
-    case 1:  // MHD_CONNECTION_NOTIFY_CLOSED
+    case 1:  // MHD_CONNECTION_NOTIFY_CLOSED (its socket is still open)
         core.deadlines.closed(key)
         if let pointer = socketContext.pointee {
-            Unmanaged<ConnectionDeadlines.Entry>.fromOpaque(pointer).release()
+            let entry = Unmanaged<ConnectionDeadlines.Entry>.fromOpaque(pointer).takeRetainedValue()
             socketContext.pointee = nil
+            // Closed with the client still sending (a refusal from the head, or libmicrohttpd's own
+            // 400/413/431): let the socket linger rather than answer the rest with a reset.
+            if entry.lingers.load(ordering: .relaxed) || hasUnreadBytes(entry.socket) {
+                core.lingering.adopt(entry.socket)
+            }
         }
     default:
         break
     }
+}
+
+/// Whether bytes the client sent wait unread on `socket`.
+private func hasUnreadBytes(_ socket: Int32) -> Bool {
+    var byte: UInt8 = 0
+    return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
 }
 
 /// Gives the request's body bytes back to the budget, then sends `response`.

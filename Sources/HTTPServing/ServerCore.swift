@@ -11,6 +11,7 @@ final class ServerCore: Sendable {
     let router: HTTPServer.Router
     let log: HTTPServer.MessageLog
     let deadlines: ConnectionDeadlines
+    let lingering: LingeringCloses
     let bodyBudget: BodyBudget
     let checkHead: HTTPServer.HeadCheck?
     /// The streamed responses being sent (each ended when the server stops).
@@ -46,6 +47,7 @@ final class ServerCore: Sendable {
         bulkWorkers = WorkerPool(
             threads: limits.bulkWorkerThreads, maxQueued: limits.maxQueuedRequests, name: "http-bulk")
         deadlines = ConnectionDeadlines(limits: limits)
+        lingering = LingeringCloses(limits: limits)
         workers = WorkerPool(threads: limits.workerThreads, maxQueued: limits.maxQueuedRequests, name: "http-worker")
     }
 
@@ -169,6 +171,7 @@ final class ServerCore: Sendable {
         workers.stop()
         bulkWorkers.stop()
         deadlines.stop()
+        lingering.stop()
     }
 
     var isStopping: Bool { suspended.withLock { $0.stopping } }

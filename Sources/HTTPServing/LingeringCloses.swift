@@ -1,0 +1,146 @@
+internal import CThreadName
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Connections that libmicrohttpd closes with the client still sending, kept open a little longer
+/// and read to their end. A refusal sent from a request's head (401, 413) comes before the body is
+/// read, and libmicrohttpd then closes the connection; a socket closed with bytes unread, or that
+/// bytes still reach, answers with a TCP reset, which can destroy the refusal in the client's
+/// buffers before it is read: the client reports "broken pipe" or "connection reset" instead of the
+/// server's reason (what web servers call a lingering close). A socket lingers until the client
+/// closes its side, for at most ``seconds`` and ``maxBytes``; at most ``capacity`` linger at once
+/// (past that a socket closes at once, as it would without this).
+///
+///     let lingering = LingeringCloses(limits: limits)
+///     lingering.adopt(socket)  // before libmicrohttpd closes its own descriptor
+final class LingeringCloses: Sendable {
+    /// Sockets lingering at most at once (each is an open file).
+    static let capacity = 64
+    /// How long one socket lingers at most: a client that sends its body, 5 seconds or the time a
+    /// body may take, whichever is shorter.
+    let seconds: Int
+    /// How many bytes of one socket are read at most: four times the largest body accepted, enough
+    /// for a body refused as too large to arrive and be dropped whole.
+    let maxBytes: Int
+
+    private struct Lingering {
+        let socket: Int32
+        let deadline: UInt64
+        var read = 0
+    }
+    private struct State {
+        var sockets: [Lingering] = []
+        var stopped = false
+        /// The lingering thread waits on `arrived` (an adoption into an empty list signals it).
+        var threadWaits = false
+    }
+    private let state = Mutex(State())
+    private let arrived = DispatchSemaphore(value: 0)
+    private let threadEnded = DispatchSemaphore(value: 0)
+    /// How often the thread looks for sockets adopted while it polls others.
+    private static let pollMilliseconds: Int32 = 100
+
+    init(limits: HTTPServerLimits) {
+        seconds = min(5, limits.bodyTimeoutSeconds)
+        maxBytes = 4 * limits.maxBodyBytes
+        let thread = Thread { [self] in
+            _ = scanpick_name_this_thread("http-linger")  // for top -H and perf
+            lingerUntilStopped()
+            threadEnded.signal()
+        }
+        thread.name = "http-linger"
+        thread.stackSize = 1 << 18
+        thread.start()
+    }
+
+    /// How many sockets linger now.
+    var count: Int { state.withLock { $0.sockets.count } }
+
+    /// Keeps a copy of `socket` open (libmicrohttpd closes its own descriptor) and reads it to its
+    /// end; closes the copy at once when the server is stopping or ``capacity`` sockets linger.
+    func adopt(_ socket: Int32) {
+        let copy = fcntl(socket, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { return }
+        let deadline = Self.now() + UInt64(seconds) * 1_000_000_000
+        let (kept, wakes) = state.withLock { state -> (Bool, Bool) in
+            guard !state.stopped, state.sockets.count < Self.capacity else { return (false, false) }
+            state.sockets.append(Lingering(socket: copy, deadline: deadline))
+            defer { state.threadWaits = false }
+            return (true, state.threadWaits)
+        }
+        if !kept { close(copy) }
+        if wakes { arrived.signal() }
+    }
+
+    /// Closes every lingering socket and ends the thread. Call once; later adoptions close at once.
+    func stop() {
+        let wakes = state.withLock { state in
+            state.stopped = true
+            defer { state.threadWaits = false }
+            return state.threadWaits
+        }
+        if wakes { arrived.signal() }
+        threadEnded.wait()
+        let left = state.withLock { state in
+            defer { state.sockets = [] }
+            return state.sockets
+        }
+        for lingering in left { close(lingering.socket) }
+    }
+
+    private func lingerUntilStopped() {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let (sockets, stopped) = state.withLock { state in
+                state.threadWaits = state.sockets.isEmpty && !state.stopped
+                return (state.sockets, state.stopped)
+            }
+            if stopped { return }
+            if sockets.isEmpty {
+                arrived.wait()
+                continue
+            }
+            var polled = sockets.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
+            let before = Self.now()
+            let soonest = sockets.map(\.deadline).min() ?? before
+            let untilSoonest = soonest > before ? Int32(clamping: (soonest - before) / 1_000_000 + 1) : 0
+            _ = poll(&polled, nfds_t(polled.count), min(Self.pollMilliseconds, untilSoonest))
+            let now = Self.now()
+            var ended: [Int32] = []
+            var progress: [Int32: Int] = [:]
+            for (entry, polled) in zip(sockets, polled) {
+                var read = entry.read
+                var done = entry.deadline <= now
+                if !done, polled.revents != 0 {
+                    done = Self.drain(entry.socket, into: &buffer, read: &read, atMost: maxBytes)
+                }
+                if done { ended.append(entry.socket) } else { progress[entry.socket] = read }
+            }
+            state.withLock { state in
+                state.sockets.removeAll { ended.contains($0.socket) }
+                for index in state.sockets.indices {
+                    if let read = progress[state.sockets[index].socket] { state.sockets[index].read = read }
+                }
+            }
+            for socket in ended { close(socket) }
+        }
+    }
+
+    /// Reads and drops what `socket` has now; true once it is done with: the client closed its side,
+    /// the connection failed, or more than `limit` bytes came.
+    private static func drain(_ socket: Int32, into buffer: inout [UInt8], read: inout Int, atMost limit: Int) -> Bool {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                read += count
+                if read > limit { return true }
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            return !(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        }
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import HTTPServing
+
+/// A request refused from its head (before its body is read) closes its connection; the client,
+/// still sending the body, must read the refusal rather than a reset, and the server must not hold
+/// such a socket for long or read it without end.
+@Suite struct LingeringCloseTests {
+    /// A server that refuses every request without an `X-Allowed` header from its head, with a
+    /// 64 KiB body limit (so a socket lingers for at most 256 KiB) and a one-second body deadline
+    /// (so it lingers for at most a second).
+    static func refusingServer() throws -> HTTPServer {
+        var limits = HTTPServerLimits()
+        limits.maxBodyBytes = 64 * 1024
+        limits.bodyTimeoutSeconds = 1
+        return try HTTPServer(
+            listen: ListenAddress(host: "127.0.0.1", port: 0), limits: limits,
+            checkHead: { head in head.header("x-allowed") == nil ? .json(401, Array(#"{"error":"no"}"#.utf8)) : nil },
+            router: { _ in .now(HTTPResponse(status: 200)) })
+    }
+
+    /// What the client's socket says once the server is done: end of stream, or a reset.
+    enum Ending: Equatable { case endOfStream, reset, nothing }
+
+    static func ending(of connection: RawConnection, within timeout: Duration) -> Ending {
+        var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        guard poll(&descriptor, 1, milliseconds) > 0 else { return .nothing }
+        var byte: UInt8 = 0
+        let count = recv(connection.socket, &byte, 1, 0)
+        if count == 0 { return .endOfStream }
+        return count < 0 && errno == ECONNRESET ? .reset : .nothing
+    }
+
+    @Test func aClientSendingTheBodyOfARefusedRequestReadsTheRefusalNotAReset() async throws {
+        let server = try Self.refusingServer()
+        defer { server.stop() }
+        let port = server.address.port
+        let (status, sentWhole, ending) = try await onOwnThread {
+            let connection = try RawConnection(port: port)
+            // As a client library sends: the head and the body at once. The refusal is answered from
+            // the head, and libmicrohttpd closes the connection with the body's bytes unread.
+            connection.send(
+                Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n".utf8)
+                    + .init(repeating: 0x20, count: 40_000))
+            let status = connection.readResponse(timeout: .seconds(5))?.status
+            let sentWhole = connection.send([UInt8](repeating: 0x20, count: 20_000))
+            shutdown(connection.socket, Int32(SHUT_WR))
+            return (status, sentWhole, Self.ending(of: connection, within: .seconds(5)))
+        }
+        #expect(status == 401)
+        #expect(sentWhole)
+        #expect(ending == .endOfStream)  // without lingering: the body met a closed socket, a reset
+        #expect(await eventually(5) { server.lingeringConnections == 0 })
+    }
+
+    @Test func aLingeringSocketIsReadAtMostFourBodyLimitsThenClosed() async throws {
+        let server = try Self.refusingServer()
+        defer { server.stop() }
+        let port = server.address.port
+        let (status, refusedPart) = try await onOwnThread {
+            let connection = try RawConnection(port: port)
+            connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+            let status = connection.readResponse(timeout: .seconds(5))?.status
+            // Too large (413, from the head). 256 KiB are read and dropped; then the socket closes
+            // and the rest meets a reset.
+            var sent = 0
+            while sent < 10_000_000, connection.send([UInt8](repeating: 0x20, count: 65_536)) { sent += 65_536 }
+            return (status, sent < 10_000_000)
+        }
+        #expect(status == 413)
+        #expect(refusedPart)
+        #expect(await eventually(5) { server.lingeringConnections == 0 })
+    }
+
+    @Test func aClientThatNeitherSendsNorClosesIsLeftAfterTheBodyDeadline() async throws {
+        let server = try Self.refusingServer()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.address.port)
+        let status = try await onOwnThread {
+            connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+            return connection.readResponse(timeout: .seconds(5))?.status
+        }
+        #expect(status == 401)
+        #expect(await eventually(5) { server.lingeringConnections == 1 })
+        let start = ContinuousClock.now
+        #expect(await eventually(5) { server.lingeringConnections == 0 })
+        #expect(ContinuousClock.now - start < .seconds(3))
+        withExtendedLifetime(connection) {}
+    }
+
+    @Test func aRefusedRequestWithoutABodyLeavesNothingLingering() async throws {
+        let server = try Self.refusingServer()
+        defer { server.stop() }
+        let port = server.address.port
+        let (status, ending) = try await onOwnThread {
+            let connection = try RawConnection(port: port)
+            let status = connection.exchange("GET /x HTTP/1.1\r\nHost: x\r\n\r\n").0?.status
+            return (status, Self.ending(of: connection, within: .seconds(5)))
+        }
+        #expect(status == 401)
+        #expect(ending == .endOfStream)
+        #expect(server.lingeringConnections == 0)
+    }
+}
