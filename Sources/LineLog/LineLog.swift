@@ -4,12 +4,11 @@ import Synchronization
 
 /// Log lines written to a file descriptor (standard error by default) by a thread of their own, a
 /// batch per write: whoever logs — a thread serving HTTP, the thread committing to the database —
-/// never waits for a slow reader of the log. The thread gathers lines for ``gathering`` after the
-/// first one before it writes, so under load it wakes and writes a few hundred times a second
-/// whatever the rate of lines, and a logger wakes it only for the first line of a batch. At most
-/// `capacity` lines wait; past that, lines are dropped and counted, and a
-/// `{"event":"log_lines_dropped","count":N}` line says so once there is room again. ``flush()``
-/// waits until everything logged so far is written (call it before exit).
+/// never waits for a slow reader of the log. Woken by the first line of a batch, the thread lets
+/// lines gather for a while (`gathering`, 2 ms by default) before it writes, so under load it wakes and writes a few hundred
+/// times a second whatever the rate of lines; it writes at once when half its room is taken or a
+/// ``flush(waitingAtMost:)`` waits. At most `capacity` lines wait; past that, lines are dropped and
+/// counted, and a `{"event":"log_lines_dropped","count":N}` line says so once there is room again.
 ///
 ///     let log = LineLog()
 ///     log.write(#"{"event":"listening"}"#)
@@ -22,24 +21,34 @@ public final class LineLog: Sendable {
         var queued = 0
         /// Writes made so far (each one a batch).
         var batches = 0
-        /// The writing thread waits on `ready` (the next line must signal it, once).
+        /// The writing thread waits on `ready` for a first line (that line must signal it, once).
         var writerWaits = false
+        /// The writing thread lets lines gather, waiting on `ready` (whoever cuts it short signals
+        /// it, once).
+        var gathering = false
+        /// Calls to `flush` waiting now: the writing thread does not let lines gather meanwhile.
+        var flushers = 0
     }
 
     private let descriptor: Int32
     private let capacity: Int
-    /// How long the writing thread lets lines gather after the first one of a batch. Waking a
-    /// thread per line cost a server answering 10,000 requests a second more than a tenth of the
-    /// CPU its log took (the wake-up, and the switch to the woken thread); a line reaching the log
-    /// 2 ms later costs nobody.
-    public static let gathering = Duration.milliseconds(2)
+    /// How long the writing thread lets lines gather after the first one of a batch.
+    let gathering: Duration
+    private let gatheringInterval: DispatchTimeInterval
     private let state = Mutex(State())
     private let ready = DispatchSemaphore(value: 0)
     private let progress = NSCondition()
 
-    public init(descriptor: Int32 = STDERR_FILENO, capacity: Int = 10_000) {
+    /// `gathering`: waking a thread per line cost a server answering 10,000 requests a second more
+    /// than a tenth of the CPU its log took (the wake-up, and the switch to the woken thread); a
+    /// line reaching the log 2 ms later costs nobody.
+    public init(descriptor: Int32 = STDERR_FILENO, capacity: Int = 10_000, gathering: Duration = .milliseconds(2)) {
         self.descriptor = descriptor
         self.capacity = max(1, capacity)
+        self.gathering = max(.zero, gathering)
+        let (seconds, attoseconds) = self.gathering.components
+        let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
+        gatheringInterval = .nanoseconds(Int(clamping: nanoseconds))
         let thread = Thread { [self] in
             _ = scanpick_name_this_thread("log-writer")  // for top -H and perf
             writeForever()
@@ -49,8 +58,8 @@ public final class LineLog: Sendable {
         thread.start()
     }
 
-    /// Queues `line` (without its newline); never blocks. Wakes the writing thread only when it
-    /// waits: lines logged while it writes go in its next batch, at no cost of a wake-up each.
+    /// Queues `line` (without its newline); never blocks. Wakes the writing thread only for the
+    /// first line of a batch, or to write at once when half its room is taken.
     public func write(_ line: String) {
         let wakes = state.withLock { state in
             guard state.lines.count < capacity else {
@@ -59,8 +68,15 @@ public final class LineLog: Sendable {
             }
             state.lines.append(line)
             state.queued += 1
-            defer { state.writerWaits = false }
-            return state.writerWaits
+            if state.writerWaits {
+                state.writerWaits = false
+                return true
+            }
+            if state.gathering, state.lines.count >= (capacity + 1) / 2 {
+                state.gathering = false
+                return true
+            }
+            return false
         }
         if wakes { ready.signal() }
     }
@@ -68,12 +84,28 @@ public final class LineLog: Sendable {
     /// How many writes the lines took so far.
     var batchesWritten: Int { state.withLock { $0.batches } }
 
-    /// Waits until every line queued before this call has been written.
-    public func flush() {
-        let target = state.withLock { $0.queued }
+    /// Waits until every line queued before this call has been written, or `limit` has passed (a
+    /// reader that never reads must not hold a process's exit for ever); false if it has.
+    @discardableResult
+    public func flush(waitingAtMost limit: Duration = .seconds(5)) -> Bool {
+        let (target, wakes) = state.withLock { state in
+            state.flushers += 1
+            defer { state.gathering = false }
+            return (state.queued, state.gathering)
+        }
+        if wakes { ready.signal() }
+        let deadline = Date() + Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         progress.lock()
-        while state.withLock({ $0.written }) < target { progress.wait() }
+        var done = true
+        while state.withLock({ $0.written }) < target {
+            if !progress.wait(until: deadline) {
+                done = state.withLock { $0.written } >= target
+                break
+            }
+        }
         progress.unlock()
+        state.withLock { $0.flushers -= 1 }
+        return done
     }
 
     private func writeForever() {
@@ -83,7 +115,15 @@ public final class LineLog: Sendable {
                 return state.writerWaits
             }
             if idle { ready.wait() }
-            Thread.sleep(forTimeInterval: Self.gatheringSeconds)
+            let gathers = state.withLock { state in
+                state.writerWaits = false  // woken (or by a signal meant for a gathering cut short)
+                state.gathering = state.flushers == 0 && state.lines.count < (capacity + 1) / 2
+                return state.gathering
+            }
+            if gathers {
+                _ = ready.wait(timeout: .now() + gatheringInterval)
+                state.withLock { $0.gathering = false }
+            }
             let (lines, dropped) = state.withLock { state in
                 defer {
                     state.lines.removeAll(keepingCapacity: true)
@@ -91,6 +131,7 @@ public final class LineLog: Sendable {
                 }
                 return (state.lines, state.dropped)
             }
+            guard !lines.isEmpty || dropped > 0 else { continue }
             var text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
             if dropped > 0 {
                 text += JournalPriority.tagged(#"{"event":"log_lines_dropped","count":\#(dropped)}"#) + "\n"
@@ -106,18 +147,25 @@ public final class LineLog: Sendable {
         }
     }
 
-    private static let gatheringSeconds =
-        Double(gathering.components.seconds) + Double(gathering.components.attoseconds) / 1e18
-
+    /// Writes all of `bytes`, waiting while a descriptor that does not block is full; gives up only
+    /// when the descriptor is closed or fails (nothing more can be said).
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes {
                 Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
             }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }  // a closed pipe: nothing more can be said
-            offset += written
+            if written > 0 {
+                offset += written
+                continue
+            }
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&writable, 1, -1)
+                continue
+            }
+            return
         }
     }
 }

@@ -42,9 +42,49 @@ import Testing
         let elapsed = ContinuousClock.now - start
         // Each write waits `gathering` first, so there can be no more writes than that allows;
         // a thread woken per line would have made hundreds.
-        let allowed = Int(elapsed / LineLog.gathering) + 1
+        let allowed = Int(elapsed / log.gathering) + 1
         #expect(log.batchesWritten <= allowed)
         #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 2000)
+    }
+
+    /// Gathering must never make a caller wait: a flush, or lines taking half the room, end it.
+    @Test func aFlushOrHalfTheRoomTakenEndsTheGatheringAtOnce() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("log.txt")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        // Gathering for ten minutes: anything written within seconds was written because it had to.
+        let log = LineLog(descriptor: handle.fileDescriptor, capacity: 10, gathering: .seconds(600))
+        func linesInFile() -> Int {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        log.write("one")
+        let start = ContinuousClock.now
+        #expect(log.flush(waitingAtMost: .seconds(30)))
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(linesInFile() == 1)
+        for number in 0..<5 { log.write("line \(number)") }  // half of the room
+        let deadline = ContinuousClock.now + .seconds(20)
+        while linesInFile() < 6, ContinuousClock.now < deadline { usleep(1000) }
+        #expect(linesInFile() == 6)
+    }
+
+    /// A reader that never reads must not hold the process's exit for ever.
+    @Test func aFlushGivesUpAfterItsLimitWhenNobodyReads() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let log = LineLog(descriptor: ends[1])
+        for number in 0..<2000 { log.write(String(repeating: "x", count: 100) + "\(number)") }  // over 64 KiB
+        #expect(!log.flush(waitingAtMost: .milliseconds(300)))
+        // Read it all, so that the writing thread is not left blocked on a pipe closed under it.
+        let readEnd = ends[0]
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while read(readEnd, &buffer, buffer.count) > 0 {}
+            close(readEnd)
+        }.start()
+        #expect(log.flush(waitingAtMost: .seconds(30)))
+        close(ends[1])
     }
 
     @Test func aReaderThatNeverReadsCostsLinesNotTheCaller() async throws {

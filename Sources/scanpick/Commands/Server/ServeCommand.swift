@@ -43,6 +43,8 @@ enum ServeCommand: Command {
         if let listen = arguments[\.listen] { configuration.listen = listen }
 
         let tls = try ServerFile.startupCheck(configuration)
+        // A log reader that went away (a closed pipe on standard error) costs lines, not the server.
+        signal(SIGPIPE, SIG_IGN)
         let lines = LineLog()
         defer { lines.flush() }
         let log: @Sendable (String) -> Void = { lines.write(JournalPriority.tagged($0)) }
