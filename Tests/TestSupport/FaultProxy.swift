@@ -37,7 +37,7 @@ public final class FaultProxy: Sendable {
         server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { core.handle($0) }
     }
 
-    deinit { server.stop() }
+    deinit { stop() }
 
     /// Where stations should send their requests.
     public var url: URL { URL(string: "http://\(server.address)")! }
@@ -50,7 +50,14 @@ public final class FaultProxy: Sendable {
 
     /// Forwards requests for exactly `path` (the server answers them) but holds their answers back
     /// until ``releaseHeldAnswers()``: a request caught on its way back, for as long as a test needs.
-    public func holdAnswers(to path: String) { core.state.withLock { $0.heldPath = path } }
+    /// With `newKeysOnly`, only requests whose idempotency key the proxy has not seen before are
+    /// held (a first attempt, not a resend).
+    public func holdAnswers(to path: String, newKeysOnly: Bool = false) {
+        core.state.withLock { state in
+            state.heldPath = path
+            state.holdsNewKeysOnly = newKeysOnly
+        }
+    }
 
     /// How many answers are being held back now.
     public var heldAnswers: Int { core.state.withLock { $0.held.count } }
@@ -59,6 +66,7 @@ public final class FaultProxy: Sendable {
     public func releaseHeldAnswers() {
         let held = core.state.withLock { state in
             state.heldPath = nil
+            state.holdsNewKeysOnly = false
             defer { state.held.removeAll() }
             return state.held
         }
@@ -82,7 +90,11 @@ public final class FaultProxy: Sendable {
     /// How many times a request arrived while another with the same idempotency key was in flight.
     public var overlaps: Int { core.state.withLock { $0.overlaps } }
 
-    public func stop() { server.stop() }
+    /// Releases the answers held back (their threads would hold the stop), then stops.
+    public func stop() {
+        releaseHeldAnswers()
+        server.stop()
+    }
 }
 
 /// The proxy's script, log and forwarding, shared with its server's handler threads.
@@ -94,7 +106,10 @@ private final class ProxyCore: Sendable {
         var script: [FaultProxy.Fault] = []
         var standing: FaultProxy.Fault?
         var heldPath: String?
+        var holdsNewKeysOnly = false
         var held: [DispatchSemaphore] = []
+        /// Every idempotency key seen so far.
+        var seenKeys: Set<String> = []
         var log: [String] = []
         /// ("METHOD PATH", body) of each request.
         var bodies: [(String, [UInt8])] = []
@@ -106,19 +121,20 @@ private final class ProxyCore: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let key = request.header("idempotency-key") ?? ""
-        let fault = state.withLock { state -> FaultProxy.Fault in
+        let (fault, isNewKey) = state.withLock { state -> (FaultProxy.Fault, Bool) in
             state.log.append("\(request.method) \(request.path) \(key)")
+            let isNewKey = !key.isEmpty && state.seenKeys.insert(key).inserted
             state.bodies.append(("\(request.method) \(request.path)", request.body))
             if !key.isEmpty {
                 if state.inFlightKeys[key, default: 0] > 0 { state.overlaps += 1 }
                 state.inFlightKeys[key, default: 0] += 1
             }
-            if let standing = state.standing { return standing }
-            return state.script.isEmpty ? .pass : state.script.removeFirst()
+            if let standing = state.standing { return (standing, isNewKey) }
+            return (state.script.isEmpty ? .pass : state.script.removeFirst(), isNewKey)
         }
         defer { if !key.isEmpty { state.withLock { $0.inFlightKeys[key, default: 1] -= 1 } } }
         switch fault {
-        case .pass where state.withLock({ $0.heldPath == request.path }):
+        case .pass where state.withLock({ $0.heldPath == request.path && (!$0.holdsNewKeysOnly || isNewKey) }):
             let answer = forward(request)
             let gate = DispatchSemaphore(value: 0)
             let holding = state.withLock { state in
