@@ -20,8 +20,8 @@ final class LingeringCloses: Sendable {
     /// How long one socket lingers at most: a client that sends its body, 5 seconds or the time a
     /// body may take, whichever is shorter.
     let seconds: Int
-    /// How many bytes of one socket are read at most: four times the largest body accepted, enough
-    /// for a body refused as too large to arrive and be dropped whole.
+    /// How many bytes of one socket are read at most: four times the largest body accepted (enough
+    /// for a body refused as too large to arrive and be dropped whole), and never over 16 MiB.
     let maxBytes: Int
 
     private struct Lingering {
@@ -43,7 +43,7 @@ final class LingeringCloses: Sendable {
 
     init(limits: HTTPServerLimits) {
         seconds = min(5, limits.bodyTimeoutSeconds)
-        maxBytes = 4 * limits.maxBodyBytes
+        maxBytes = min(4 * limits.maxBodyBytes, 16 << 20)
         let thread = Thread { [self] in
             _ = scanpick_name_this_thread("http-linger")  // for top -H and perf
             lingerUntilStopped()
@@ -62,6 +62,10 @@ final class LingeringCloses: Sendable {
     func adopt(_ socket: Int32) {
         let copy = fcntl(socket, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return }
+        // The client must still see our end of the stream now: libmicrohttpd shuts a plain socket's
+        // sending side itself, but only ends TLS, leaving the TCP end to its close, which the copy
+        // would hold back for as long as it lingers.
+        shutdown(copy, Int32(SHUT_WR))
         let deadline = Self.now() + UInt64(seconds) * 1_000_000_000
         let (kept, wakes) = state.withLock { state -> (Bool, Bool) in
             guard !state.stopped, state.sockets.count < Self.capacity else { return (false, false) }
