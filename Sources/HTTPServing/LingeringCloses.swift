@@ -9,14 +9,17 @@ import Synchronization
 /// bytes still reach, answers with a TCP reset, which can destroy the refusal in the client's
 /// buffers before it is read: the client reports "broken pipe" or "connection reset" instead of the
 /// server's reason (what web servers call a lingering close). A socket lingers until the client
-/// closes its side, for at most ``seconds`` and ``maxBytes``; at most ``capacity`` linger at once
-/// (past that a socket closes at once, as it would without this).
+/// closes its side, for at most ``seconds`` and ``maxBytes``; at most ``capacity`` linger at once,
+/// and ``perAddress`` from one client address, so one client cannot take every place (past that
+/// a socket closes at once, as it would without this).
 ///
 ///     let lingering = LingeringCloses(limits: limits)
 ///     lingering.adopt(socket)  // before libmicrohttpd closes its own descriptor
 final class LingeringCloses: Sendable {
     /// Sockets lingering at most at once (each is an open file).
     static let capacity = 64
+    /// Sockets lingering at most at once from one client address.
+    static let perAddress = 8
     /// How long one socket lingers at most: a client that sends its body, 5 seconds or the time a
     /// body may take, whichever is shorter.
     let seconds: Int
@@ -26,6 +29,8 @@ final class LingeringCloses: Sendable {
 
     private struct Lingering {
         let socket: Int32
+        /// The client's address (its IP's bytes).
+        let peer: [UInt8]
         let deadline: UInt64
         var read = 0
     }
@@ -67,9 +72,12 @@ final class LingeringCloses: Sendable {
         // would hold back for as long as it lingers.
         shutdown(copy, Int32(SHUT_WR))
         let deadline = Self.now() + UInt64(seconds) * 1_000_000_000
+        let peer = Self.peer(of: copy)
         let (kept, wakes) = state.withLock { state -> (Bool, Bool) in
-            guard !state.stopped, state.sockets.count < Self.capacity else { return (false, false) }
-            state.sockets.append(Lingering(socket: copy, deadline: deadline))
+            guard !state.stopped, state.sockets.count < Self.capacity,
+                state.sockets.count(where: { $0.peer == peer }) < Self.perAddress
+            else { return (false, false) }
+            state.sockets.append(Lingering(socket: copy, peer: peer, deadline: deadline))
             defer { state.threadWaits = false }
             return (true, state.threadWaits)
         }
@@ -143,6 +151,30 @@ final class LingeringCloses: Sendable {
             }
             if count < 0, errno == EINTR { continue }
             return !(count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        }
+    }
+
+    /// The IP address at the other end of `socket`, as bytes (empty if it cannot be read).
+    private static func peer(of socket: Int32) -> [UInt8] {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let read = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &length) }
+        }
+        guard read == 0 else { return [] }
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafeBytes(of: &address) { raw in
+                var v4 = raw.load(as: sockaddr_in.self).sin_addr
+                return withUnsafeBytes(of: &v4) { Array($0) }
+            }
+        case AF_INET6:
+            return withUnsafeBytes(of: &address) { raw in
+                var v6 = raw.load(as: sockaddr_in6.self).sin6_addr
+                return withUnsafeBytes(of: &v6) { Array($0) }
+            }
+        default:
+            return []
         }
     }
 

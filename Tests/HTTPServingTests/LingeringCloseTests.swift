@@ -99,6 +99,33 @@ import Testing
         #expect(await eventually(5) { server.lingeringConnections == 0 })
     }
 
+    @Test func oneClientAddressTakesAtMostEightPlacesAndOthersStillLinger() async throws {
+        let server = try Self.refusingServer(bodyTimeoutSeconds: 30)
+        defer { server.stop() }
+        let port = server.address.port
+        let (statuses, lingeringFromOne, otherLingered) = try await onOwnThread {
+            func refused(from source: String) throws -> (RawConnection, Int?) {
+                let connection = try RawConnection(port: port, from: source)
+                connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+                return (connection, connection.readResponse(timeout: .seconds(5))?.status)
+            }
+            // Ten refused requests from one address, each connection left open by its client.
+            let fromOne = try (0..<10).map { _ in try refused(from: "127.0.0.2") }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while server.lingeringConnections < 8, ContinuousClock.now < deadline { usleep(10_000) }
+            usleep(200_000)  // time for a ninth or tenth to be (wrongly) taken in
+            let lingeringFromOne = server.lingeringConnections
+            let (other, status) = try refused(from: "127.0.0.3")
+            while server.lingeringConnections < lingeringFromOne + 1, ContinuousClock.now < deadline { usleep(10_000) }
+            let otherLingered = server.lingeringConnections == lingeringFromOne + 1
+            withExtendedLifetime((fromOne, other)) {}
+            return (fromOne.map(\.1) + [status], lingeringFromOne, otherLingered)
+        }
+        #expect(statuses == Array(repeating: 401, count: 11))
+        #expect(lingeringFromOne == 8)
+        #expect(otherLingered)
+    }
+
     @Test func aRefusedRequestWithoutABodyLeavesNothingLingering() async throws {
         let server = try Self.refusingServer(bodyTimeoutSeconds: 30)
         defer { server.stop() }
