@@ -63,7 +63,8 @@ final class LingeringCloses: Sendable {
     var count: Int { state.withLock { $0.sockets.count } }
 
     /// Keeps a copy of `socket` open (libmicrohttpd closes its own descriptor) and reads it to its
-    /// end; closes the copy at once when the server is stopping or ``capacity`` sockets linger.
+    /// end; closes the copy at once when the server is stopping, ``capacity`` sockets linger, or
+    /// ``perAddress`` from the same client.
     func adopt(_ socket: Int32) {
         let copy = fcntl(socket, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return }
