@@ -15,18 +15,49 @@ public struct RouteTable<Route: Sendable>: Sendable {
     }
 
     let entries: [Entry]
+    /// The routes without a `{}`, by their path as written and method: found with one lookup, the
+    /// path not split. Only where the table's order gives that route for that path and method (no
+    /// earlier pattern matches it); any other path goes the long way, with the same answer.
+    let exact: [String: [String: Route]]
 
     /// `entries`: method, path pattern (`/api/batches/{}`), and the route made from the captured
-    /// `{}` segments, in order.
+    /// `{}` segments, in order (a route without `{}` is made once, here).
     public init(_ entries: [(method: String, path: String, make: @Sendable ([String]) -> Route)]) {
-        self.entries = entries.map { Entry(method: $0.method, segments: Self.segments($0.path), make: $0.make) }
+        let entries = entries.map { Entry(method: $0.method, segments: Self.segments($0.path), make: $0.make) }
+        var exact: [String: [String: Route]] = [:]
+        for (index, entry) in entries.enumerated() where !entry.segments.contains("{}") {
+            let path = "/" + entry.segments.joined(separator: "/")
+            guard
+                case .found(index, let captured) = Self.first(
+                    in: entries, method: entry.method, segments: entry.segments)
+            else { continue }
+            exact[path, default: [:]][entry.method] = entry.make(captured)
+        }
+        self.entries = entries
+        self.exact = exact
     }
 
     /// The route for `method` and `path`, or the 404/405 to answer.
     public func match(method: String, path: String) throws(HTTPError) -> Route {
-        let segments = Self.segments(path)
+        if let route = exact[path]?[method] { return route }
+        switch Self.first(in: entries, method: method, segments: Self.segments(path)) {
+        case .found(let index, let captured): return entries[index].make(captured)
+        case .otherMethods(let allowed) where !allowed.isEmpty: throw .methodNotAllowed(allowed)
+        case .otherMethods: throw .noSuchRoute(path)
+        }
+    }
+
+    /// What the first entry matching `segments` is.
+    private enum Lookup {
+        /// The first entry for these segments and this method, with the segments its `{}` took.
+        case found(Int, captured: [String])
+        /// None for this method; the methods of those that match the segments (none: no such path).
+        case otherMethods([String])
+    }
+
+    private static func first(in entries: [Entry], method: String, segments: [String]) -> Lookup {
         var allowed: [String] = []
-        for entry in entries where entry.segments.count == segments.count {
+        for (index, entry) in entries.enumerated() where entry.segments.count == segments.count {
             var captured: [String] = []
             let matches = zip(entry.segments, segments).allSatisfy { pattern, segment in
                 if pattern == "{}" {
@@ -36,11 +67,10 @@ public struct RouteTable<Route: Sendable>: Sendable {
                 return pattern == segment
             }
             guard matches else { continue }
-            if entry.method == method { return entry.make(captured) }
+            if entry.method == method { return .found(index, captured: captured) }
             allowed.append(entry.method)
         }
-        if allowed.isEmpty { throw .noSuchRoute(path) }
-        throw .methodNotAllowed(allowed)
+        return .otherMethods(allowed)
     }
 
     /// The path's segments, each with the `%2F` and `%25` the server left encoded decoded now, so a

@@ -333,7 +333,7 @@ public final class ScanPickAPI: Sendable {
     // MARK: Routing
 
     private func authenticate(_ request: HTTPRequest) throws(APIError) -> String {
-        guard let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.header("authorization"), Self.isBearer(header) else {
             throw APIError.unauthorized
         }
         let token = header.dropFirst("bearer ".count).drop { $0 == " " }
@@ -341,6 +341,16 @@ public final class ScanPickAPI: Sendable {
             throw APIError.unauthorized
         }
         return org
+    }
+
+    /// Whether `header` starts with the scheme `Bearer ` in any case (compared byte by byte: the
+    /// whole header is not lowercased for it on every request).
+    private static func isBearer(_ header: String) -> Bool {
+        let scheme = "bearer ".utf8
+        return header.utf8.count > scheme.count
+            && zip(header.utf8, scheme).allSatisfy { byte, expected in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 == expected : byte == expected
+            }
     }
 
     /// Orders, batches and reads (the idempotent writes go through ``idempotentWrite(_:_:org:)``).

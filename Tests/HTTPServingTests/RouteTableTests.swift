@@ -30,6 +30,29 @@ import Testing
         #expect(try table.match(method: "POST", path: "/things/t7/void") == .void("t7"))
     }
 
+    /// Paths without `{}` are looked up whole; the answer must be the one the table's order gives.
+    @Test func aPathLookedUpWholeGetsWhatTheTablesOrderGives() throws {
+        enum Shadowed: Equatable, Sendable {
+            case show(String)
+            case special
+            case list
+        }
+        let shadowing = RouteTable<Shadowed>([
+            ("GET", "/things/{}", { .show($0[0]) }),
+            ("GET", "/things/special", { _ in .special }),  // never reached with GET: the pattern is first
+            ("POST", "/things/special", { _ in .special }),
+            ("GET", "/things", { _ in .list }),
+        ])
+        #expect(try shadowing.match(method: "GET", path: "/things/special") == .show("special"))
+        #expect(try shadowing.match(method: "POST", path: "/things/special") == .special)
+        #expect(try shadowing.match(method: "GET", path: "/things") == .list)
+        // Written another way, the same path finds the same route the long way.
+        #expect(try shadowing.match(method: "GET", path: "/things/") == .list)
+        #expect(try shadowing.match(method: "GET", path: "//things") == .list)
+        #expect(throws: HTTPError.methodNotAllowed(["GET"])) { try shadowing.match(method: "PUT", path: "/things") }
+        #expect(shadowing.exact["/things/special"] == ["POST": .special])
+    }
+
     @Test func aKnownPathWithAnotherMethodIs405NamingTheAllowedOnes() {
         #expect(throws: HTTPError.methodNotAllowed(["GET", "POST"])) {
             try table.match(method: "DELETE", path: "/things")

@@ -34,6 +34,23 @@ import Wire
         #expect(try errorCode(answer) == "not_found")
     }
 
+    @Test func theBearerSchemeIsReadInAnyCaseAndNothingElsePasses() throws {
+        let folder = try TemporaryDirectory()
+        let acme = try api(folder, "a.sqlite", organisations: ["acme": [SHA256.hex(of: "t")]])
+        func admitted(_ authorization: String) -> Bool {
+            var head = HTTPRequest(method: "GET", path: "/api/batches/b1", headers: ["authorization": authorization])
+            return acme.checkHead(&head) == nil
+        }
+        for accepted in ["Bearer t", "bearer t", "BEARER t", "bEaReR   t"] {
+            #expect(admitted(accepted), "\(accepted)")
+        }
+        for refused in [
+            "Basic t", "Bearer", "Bearer ", "Bearert", "Bearer u", "Bearer\tt", "Bearer t ", "Béarer t", "",
+        ] {
+            #expect(!admitted(refused), "\(refused)")
+        }
+    }
+
     @Test func aHeadChangedAfterItsCheckIsCheckedAgain() throws {
         let folder = try TemporaryDirectory()
         let acme = try api(folder, "a.sqlite", organisations: ["acme": [SHA256.hex(of: "t")]])
