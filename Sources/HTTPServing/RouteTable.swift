@@ -25,7 +25,9 @@ public struct RouteTable<Route: Sendable>: Sendable {
     public init(_ entries: [(method: String, path: String, make: @Sendable ([String]) -> Route)]) {
         let entries = entries.map { Entry(method: $0.method, segments: Self.segments($0.path), make: $0.make) }
         var exact: [String: [String: Route]] = [:]
-        for (index, entry) in entries.enumerated() where !entry.segments.contains("{}") {
+        // A pattern segment holding a slash (written `%2F`) would be a different path written whole.
+        for (index, entry) in entries.enumerated()
+        where !entry.segments.contains("{}") && !entry.segments.contains(where: { $0.contains("/") }) {
             let path = "/" + entry.segments.joined(separator: "/")
             guard
                 case .found(index, let captured) = Self.first(

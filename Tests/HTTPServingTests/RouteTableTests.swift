@@ -51,6 +51,10 @@ import Testing
         #expect(try shadowing.match(method: "GET", path: "//things") == .list)
         #expect(throws: HTTPError.methodNotAllowed(["GET"])) { try shadowing.match(method: "PUT", path: "/things") }
         #expect(shadowing.exact["/things/special"] == ["POST": .special])
+        // A slash inside a pattern's segment: only the encoded path reaches it, never `/a/b`.
+        let slashed = RouteTable<Shadowed>([("GET", "/x/a%2Fb", { _ in .list })])
+        #expect(try slashed.match(method: "GET", path: "/x/a%2Fb") == .list)
+        #expect(throws: HTTPError.noSuchRoute("/x/a/b")) { try slashed.match(method: "GET", path: "/x/a/b") }
     }
 
     @Test func aKnownPathWithAnotherMethodIs405NamingTheAllowedOnes() {
