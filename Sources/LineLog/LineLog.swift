@@ -5,9 +5,9 @@ import Synchronization
 /// Log lines written to a file descriptor (standard error by default) by a thread of their own, a
 /// batch per write: whoever logs — a thread serving HTTP, the thread committing to the database —
 /// never waits for a slow reader of the log. Woken by the first line of a batch, the thread lets
-/// lines gather for a while (`gathering`, 2 ms by default) before it writes, so under load it wakes and writes a few hundred
-/// times a second whatever the rate of lines; it writes at once when half its room is taken or a
-/// ``flush(waitingAtMost:)`` waits. At most `capacity` lines wait; past that, lines are dropped and
+/// lines gather for a while (`gathering`, 2 ms by default) before it writes, so under load it wakes
+/// and writes a few hundred times a second whatever the rate of lines; it writes at once when half
+/// its room is taken or a ``flush(waitingAtMost:)`` waits. At most `capacity` lines wait; past that, lines are dropped and
 /// counted, and a `{"event":"log_lines_dropped","count":N}` line says so once there is room again.
 ///
 ///     let log = LineLog()

@@ -21,6 +21,16 @@ import Testing
             router: { _ in .now(HTTPResponse(status: 200)) })
     }
 
+    /// Opens a connection (from `source` when given), sends a POST head declaring `declared` body
+    /// bytes and the first bytes of that body, and reads the answer's status (the refusal).
+    static func refusedPost(port: UInt16, from source: String? = nil, declared: Int = 1000, bodyStart: String = "abc")
+        throws -> (connection: RawConnection, status: Int?)
+    {
+        let connection = try RawConnection(port: port, from: source)
+        connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: \(declared)\r\n\r\n\(bodyStart)")
+        return (connection, connection.readResponse(timeout: .seconds(5))?.status)
+    }
+
     /// What the client's socket says once the server is done: end of stream, or a reset.
     enum Ending: Equatable { case endOfStream, reset, nothing }
 
@@ -61,9 +71,7 @@ import Testing
         defer { server.stop() }
         let port = server.address.port
         let (status, refusedPart) = try await onOwnThread {
-            let connection = try RawConnection(port: port)
-            connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
-            let status = connection.readResponse(timeout: .seconds(5))?.status
+            let (connection, status) = try Self.refusedPost(port: port, declared: 10_000_000, bodyStart: "")
             // Too large (413, from the head). 256 KiB are read and dropped; then the socket closes
             // and the rest meets a reset.
             var sent = 0
@@ -80,16 +88,12 @@ import Testing
         defer { server.stop() }
         let port = server.address.port
         let (status, lingered, letGoAfter) = try await onOwnThread {
-            let connection = try RawConnection(port: port)
-            connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
-            let status = connection.readResponse(timeout: .seconds(5))?.status
+            let (connection, status) = try Self.refusedPost(port: port)
             let start = ContinuousClock.now
             // A byte that meets a closed socket brings a reset, which the next send reports.
-            let lingered =
-                connection.trickle(0x20)
-                && {
-                    usleep(50_000); return connection.trickle(0x20)
-                }()
+            let first = connection.trickle(0x20)
+            usleep(50_000)
+            let lingered = first && connection.trickle(0x20)
             while ContinuousClock.now - start < .seconds(20), connection.trickle(0x20) { usleep(50_000) }
             return (status, lingered, ContinuousClock.now - start)
         }
@@ -104,18 +108,13 @@ import Testing
         defer { server.stop() }
         let port = server.address.port
         let (statuses, lingeringFromOne, otherLingered) = try await onOwnThread {
-            func refused(from source: String) throws -> (RawConnection, Int?) {
-                let connection = try RawConnection(port: port, from: source)
-                connection.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
-                return (connection, connection.readResponse(timeout: .seconds(5))?.status)
-            }
             // Ten refused requests from one address, each connection left open by its client.
-            let fromOne = try (0..<10).map { _ in try refused(from: "127.0.0.2") }
+            let fromOne = try (0..<10).map { _ in try Self.refusedPost(port: port, from: "127.0.0.2") }
             let deadline = ContinuousClock.now + .seconds(10)
             while server.lingeringConnections < 8, ContinuousClock.now < deadline { usleep(10_000) }
             usleep(200_000)  // time for a ninth or tenth to be (wrongly) taken in
             let lingeringFromOne = server.lingeringConnections
-            let (other, status) = try refused(from: "127.0.0.3")
+            let (other, status) = try Self.refusedPost(port: port, from: "127.0.0.3")
             while server.lingeringConnections < lingeringFromOne + 1, ContinuousClock.now < deadline { usleep(10_000) }
             let otherLingered = server.lingeringConnections == lingeringFromOne + 1
             withExtendedLifetime((fromOne, other)) {}

@@ -8,16 +8,13 @@ import Testing
 /// Lines reach the file whole and in order; a reader that never reads costs lines, not the writer.
 @Suite struct LineLogTests {
     @Test func linesFromManyThreadsArriveWholeAndEachThreadsInOrder() throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.file("log.txt")
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        let log = LineLog(descriptor: handle.fileDescriptor)
+        let file = try LogFile()
+        let log = LineLog(descriptor: file.descriptor)
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for number in 0..<500 { log.write(#"{"thread":\#(thread),"n":\#(number)}"#) }
         }
         log.flush()
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let lines = try file.lines()
         #expect(lines.count == 2000)
         for thread in 0..<4 {
             let own = lines.filter { $0.hasPrefix(#"{"thread":\#(thread),"#) }.map(String.init)
@@ -27,11 +24,8 @@ import Testing
 
     /// A busy server logs a line per request; the writing thread must not be woken for each.
     @Test func linesArrivingSteadilyAreGatheredIntoFewWrites() throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.file("log.txt")
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        let log = LineLog(descriptor: handle.fileDescriptor)
+        let file = try LogFile()
+        let log = LineLog(descriptor: file.descriptor)
         let start = ContinuousClock.now
         for number in 0..<2000 {  // one line every 20 µs, as 50,000 requests a second would log
             let next = start + .microseconds(20 * number)
@@ -44,20 +38,15 @@ import Testing
         // a thread woken per line would have made hundreds.
         let allowed = Int(elapsed / log.gathering) + 1
         #expect(log.batchesWritten <= allowed)
-        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 2000)
+        #expect(try file.lines().count == 2000)
     }
 
     /// Gathering must never make a caller wait: a flush, or lines taking half the room, end it.
     @Test func aFlushOrHalfTheRoomTakenEndsTheGatheringAtOnce() throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.file("log.txt")
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let file = try LogFile()
         // Gathering for ten minutes: anything written within seconds was written because it had to.
-        let log = LineLog(descriptor: handle.fileDescriptor, capacity: 10, gathering: .seconds(600))
-        func linesInFile() -> Int {
-            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
-        }
+        let log = LineLog(descriptor: file.descriptor, capacity: 10, gathering: .seconds(600))
+        func linesInFile() -> Int { (try? file.lines().count) ?? 0 }
         log.write("one")
         let start = ContinuousClock.now
         #expect(log.flush(waitingAtMost: .seconds(30)))
@@ -110,5 +99,25 @@ import Testing
         }
         #expect(reader.contains(#""event":"log_lines_dropped""#))
         close(ends[1])
+    }
+}
+
+/// A log file in a folder of its own, open for writing for as long as the test uses this value
+/// (a `FileHandle` closes its descriptor when it goes).
+struct LogFile {
+    let folder: TemporaryDirectory
+    let handle: FileHandle
+
+    init() throws {
+        folder = try TemporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: folder.file("log.txt"), contents: nil))
+        handle = try #require(FileHandle(forWritingAtPath: folder.file("log.txt")))
+    }
+
+    var descriptor: Int32 { handle.fileDescriptor }
+
+    /// The lines written so far.
+    func lines() throws -> [Substring] {
+        try String(contentsOfFile: folder.file("log.txt"), encoding: .utf8).split(separator: "\n")
     }
 }
