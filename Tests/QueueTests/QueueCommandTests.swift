@@ -70,8 +70,8 @@ import Testing
 
     /// A server that answers but whose database does not is told apart from one that is gone.
     @Test func statusShowsTheServersReadinessApartFromItsReachability() async throws {
-        let cluster = try PostgresCluster()
-        let server = try await ServerProcess(store: .postgres, database: try cluster.createDatabase())
+        let cluster = try await PostgresCluster.started()
+        let server = try await ServerProcess(store: .postgres, database: try await cluster.newDatabase())
         let folder = try TemporaryDirectory("scanpick-station")
         let config = try folder.writePrivate(
             "station.json",
@@ -85,7 +85,7 @@ import Testing
             return try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any] ?? [:]
         }
         #expect(try await status()["serverReady"] as? Bool == true)
-        try cluster.stop()
+        try await cluster.stop()
         let down = try await status()
         #expect(down["online"] as? Bool == true)
         #expect(down["serverReady"] as? Bool == false)

@@ -9,7 +9,7 @@ import Testing
 /// under a running server, and schema versions shared by servers of different ages.
 @Suite struct PostgresServerTests {
     @Test func twoServersOnOneDatabaseGiveEachKeyExactlyOneEffect() async throws {
-        let database = try PostgresCluster.shared().createDatabase()
+        let database = try await PostgresCluster.sharedDatabase()
         // Both start at once on an empty database: the schema is created exactly once.
         async let startA = ServerProcess(store: .postgres, database: database)
         async let startB = ServerProcess(store: .postgres, database: database)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aKeyInFlightOnOneServerGets409OnAnother() async throws {
-        let database = try PostgresCluster.shared().createDatabase()
+        let database = try await PostgresCluster.sharedDatabase()
         let serverA = try await ServerProcess(store: .postgres, database: database)
         let serverB = try await ServerProcess(store: .postgres, database: database)
         let clientA = APIClient(serverA.baseURL, token: ServerProcess.tokens["acme"])
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aQtyTapWaitingOnANewShipmentSeesItsBoxedUnits() async throws {
-        let database = try PostgresCluster.shared().createDatabase()
+        let database = try await PostgresCluster.sharedDatabase()
         let server = try await ServerProcess(store: .postgres, database: database)
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1, 3 units
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func aPickWaitingOnAnOrderChangeIsJudgedAgainstTheNewQuantity() async throws {
-        let database = try PostgresCluster.shared().createDatabase()
+        let database = try await PostgresCluster.sharedDatabase()
         let server = try await ServerProcess(store: .postgres, database: database)
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1 line l1, 3 units
@@ -122,8 +122,8 @@ import Testing
     }
 
     @Test func theDatabaseRestartingGives503sThenRecoversWithoutAServerRestart() async throws {
-        let cluster = try PostgresCluster()
-        let server = try await ServerProcess(store: .postgres, database: try cluster.createDatabase())
+        let cluster = try await PostgresCluster.started()
+        let server = try await ServerProcess(store: .postgres, database: try await cluster.newDatabase())
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let scenario = try await PickingScenario.create(on: client)
         let task = scenario.tasks[0]
@@ -135,7 +135,7 @@ import Testing
         #expect(try await pick(key: "before").status == 200)
         #expect(try await client.get("/health/ready").status == 200)
 
-        try cluster.stop()
+        try await cluster.stop()
         let during = try await pick(key: "during")
         #expect(during.status == 503, "\(server.log)")
         #expect(during.errorCode == "database_unavailable")
@@ -145,7 +145,7 @@ import Testing
         #expect(ready.status == 503)
         #expect(ready.errorCode == "database_unavailable")
 
-        try cluster.start()
+        try await cluster.start()
         #expect(try await client.get("/health/ready").status == 200)
         let retried = try await pick(key: "during")  // a station retries the same action
         #expect(retried.status == 200)
@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test func refusesADatabaseWithANewerSchema() async throws {
-        let database = try PostgresCluster.shared().createDatabase()
+        let database = try await PostgresCluster.sharedDatabase()
         let server = try await ServerProcess(store: .postgres, database: database)
         try await server.stop()
         try PostgresConnection(database).run(

@@ -157,7 +157,7 @@ import Testing
         let database =
             switch store {
             case .sqlite: folder.file("var/s.sqlite")
-            case .postgres: try PostgresCluster.shared().createDatabase()
+            case .postgres: try await PostgresCluster.sharedDatabase()
             }
         let config = try folder.write(
             "server.json",
@@ -199,7 +199,7 @@ import Testing
         let database: ServerDatabase =
             switch store {
             case .sqlite: .sqlite(path: folder.file("s.sqlite"))
-            case .postgres: .postgres(connectionString: try PostgresCluster.shared().createDatabase())
+            case .postgres: .postgres(connectionString: try await PostgresCluster.sharedDatabase())
             }
         let configuration = ServerConfiguration(
             listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,

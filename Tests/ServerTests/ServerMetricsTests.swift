@@ -190,14 +190,14 @@ import Testing
     /// gauges, which it cannot read; once the database is back, the gauges return.
     @Test func databaseErrorsAreCountedAndStillScrapedWhileTheDatabaseIsDown() async throws {
         // initdb and pg_ctl block for seconds: on threads of their own, never the task pool's few.
-        let cluster = try await onOwnThread { try PostgresCluster() }
+        let cluster = try await PostgresCluster.started()
         let fixture = try await PickingFixture(
-            server: try await ServerProcess(store: .postgres, database: try cluster.createDatabase()))
+            server: try await ServerProcess(store: .postgres, database: try await cluster.newDatabase()))
         let base = fixture.server.baseURL
         #expect(try await FleetTests.send(fixture.acme, FleetTests.heartbeat("st-1")).status == 200)
         #expect(try await Self.scrape(base).value("scanpick_database_errors_total") == 0)
 
-        try await onOwnThread { try cluster.stop() }
+        try await cluster.stop()
         let pick = try await fixture.pick(fixture.tasks[0], qty: 1)
         #expect(pick.status == 503 && pick.errorCode == "database_unavailable", "\(pick.text)")
         #expect(try await APIClient(base, token: nil).get("/health/ready").status == 503)
@@ -210,7 +210,7 @@ import Testing
         #expect(during.value("scanpick_http_requests_total", ["route": "ready", "code": "503"]) == 1)
         #expect(during.all("scanpick_stations").isEmpty)  // unread: left out, never made up
 
-        try await onOwnThread { try cluster.start() }
+        try await cluster.start()
         #expect(try await eventually { try await APIClient(base, token: nil).get("/health/ready").status == 200 })
         let after = try await Self.scrape(base)
         #expect(

@@ -38,7 +38,12 @@ public final class ServerProcess: Sendable {
         self.store = store
         switch store {
         case .sqlite: self.database = database ?? folder.file("server.sqlite")
-        case .postgres: self.database = try database ?? PostgresCluster.shared().createDatabase()
+        case .postgres:
+            if let database {
+                self.database = database
+            } else {
+                self.database = try await PostgresCluster.sharedDatabase()
+            }
         }
         var organisations: [String: Any] = [:]
         for (org, token) in Self.tokens { organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]] }
