@@ -116,6 +116,8 @@ enum JSONCoding {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
             throw .badRequest(describe(error, body: body))
+        } catch let error as FieldError {
+            throw .invalid(error)  // a field the body may not hold (a batch's unknown filter)
         } catch {
             throw .badRequest("the request body is not valid JSON")
         }

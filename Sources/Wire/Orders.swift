@@ -64,10 +64,19 @@ public struct UpsertOrdersResponse: Codable, Sendable, Equatable {
     public init(upserted: Int) { self.upserted = upserted }
 }
 
-/// `POST /api/batches` body: which order lines the new batch takes.
+/// `POST /api/batches` body: which order lines the new batch takes. A field it does not know, here
+/// or among the filters, is refused (``FieldError``): a filter left out by a typo would not narrow
+/// the batch but widen it to every order.
 public struct CreateBatchRequest: Codable, Sendable, Equatable {
     public var filters: BatchFilters
     public init(filters: BatchFilters) { self.filters = filters }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case filters }
+
+    public init(from decoder: any Decoder) throws {
+        try refuseUnknownFields(in: decoder, known: CodingKeys.allCases, under: "")
+        filters = try decoder.container(keyedBy: CodingKeys.self).decode(BatchFilters.self, forKey: .filters)
+    }
 }
 
 /// Filters for a new batch; all given ones must match, none given matches every order.
@@ -84,6 +93,36 @@ public struct BatchFilters: Codable, Sendable, Equatable {
         self.shipByOnOrBefore = shipByOnOrBefore
         self.orderIds = orderIds
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable { case carrier, zone, shipByOnOrBefore, orderIds }
+
+    public init(from decoder: any Decoder) throws {
+        try refuseUnknownFields(in: decoder, known: CodingKeys.allCases, under: "filters.")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        carrier = try container.decodeIfPresent(String.self, forKey: .carrier)
+        zone = try container.decodeIfPresent(String.self, forKey: .zone)
+        shipByOnOrBefore = try container.decodeIfPresent(String.self, forKey: .shipByOnOrBefore)
+        orderIds = try container.decodeIfPresent([String].self, forKey: .orderIds)
+    }
+}
+
+/// Throws a ``FieldError`` naming the first key of the object being decoded that is not one of
+/// `known` (`prefix` is the object's path, e.g. `filters.`).
+private func refuseUnknownFields(in decoder: any Decoder, known: [any CodingKey], under prefix: String) throws {
+    let names = Set(known.map(\.stringValue))
+    let keys = try decoder.container(keyedBy: AnyFieldKey.self).allKeys.map(\.stringValue).sorted()
+    guard let unknown = keys.first(where: { !names.contains($0) }) else { return }
+    let shown = unknown.unicodeScalars.count <= 64 ? unknown : String(unknown.unicodeScalars.prefix(64)) + "…"
+    throw FieldError(
+        field: prefix + shown, problem: "is not a field here (it takes \(names.sorted().joined(separator: ", ")))")
+}
+
+/// Any key of a JSON object, to list them all.
+private struct AnyFieldKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 extension Order: JSONBytesEncodable {

@@ -43,6 +43,15 @@ struct DecodeLike: CommandArguments {
         }
     }
 
+    /// `--qty 1 --qty 5` at a pick station is a slip: neither value is guessed at.
+    @Test func anOptionGivenTwiceIsRefusedUnlessItRepeats() throws {
+        #expect(throws: UsageError("--jobs is given twice ('1' and '5'): give it once")) {
+            try DecodeLike.parse(["--jobs", "1", "-j5", "a"])
+        }
+        #expect(try DecodeLike.parse(["--tag", "x", "--tag", "x", "a"])[\.tag] == ["x", "x"])
+        #expect(try DecodeLike.parse(["--json", "--json", "a"])[\.json])  // a flag twice says the same
+    }
+
     @Test func aMisspeltOptionNamesTheOneMeantOrTheOnesThereAre() {
         #expect(throws: UsageError("unknown option '--jo' (did you mean '--jobs'?)")) {
             try DecodeLike.parse(["--jo", "a"])

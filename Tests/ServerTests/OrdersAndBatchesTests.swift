@@ -71,6 +71,33 @@ import Testing
         #expect(try await batchOrders([:]) == [])
     }
 
+    /// A filter the server does not know would, ignored, match every order: a typo must not turn
+    /// "UPS's orders" into "all of them".
+    @Test(arguments: ServerStoreKind.allCases) func anUnknownFilterIsRefusedNotIgnored(store: ServerStoreKind)
+        async throws
+    {
+        let fixture = try await PickingFixture(store: store)
+        let lines = [["id": "l", "sku": "S", "location": "L", "barcode": "5901234123457", "qty": 1]]
+        let orders = [["id": "fresh", "carrier": "UPS", "zone": "Z", "shipBy": "2026-12-01", "lines": lines]]
+        #expect(try await fixture.acme.post("/api/orders", json: ["orders": orders]).status == 200)
+        for (body, field) in [
+            (["filters": ["carier": "UPS"]] as [String: Any], "filters.carier"),
+            (["filters": ["carrier": "UPS", "colour": "red"]], "filters.colour"),
+            (["filters": [:] as [String: Any], "orderIds": ["fresh"]], "orderIds"),
+            (["filters": [String(repeating: "k", count: 500): 1]], "filters." + String(repeating: "k", count: 64) + "…"),
+        ] {
+            let refused = try await fixture.acme.post("/api/batches", json: body)
+            #expect(refused.status == 400, "\(body)")
+            #expect(refused.errorCode == "invalid_field")
+            let message = refused.json["message"] as? String ?? ""
+            #expect(message.hasPrefix(field + " is not a field here"), "\(message)")
+        }
+        // Nothing was batched by the refusals: the order's line is still free for a batch.
+        let batch = try await fixture.acme.post("/api/batches", json: ["filters": ["orderIds": ["fresh"]]])
+        #expect(batch.status == 201)
+        #expect((batch.json["tasks"] as? [[String: Any]])?.count == 1)
+    }
+
     @Test(arguments: ServerStoreKind.allCases) func upsertingAnOrderUpdatesItsLines(store: ServerStoreKind) async throws
     {
         let fixture = try await PickingFixture(store: store)

@@ -127,8 +127,18 @@ import Timestamps
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("unknown filter 'colour'"))
 
-        let created = try await fixture.scanpick(["batch", "create", "--org", "acme", "--filter", "carrier=UPS"])
-        #expect(created.status == 0)
+        // A second carrier would replace the first (the filters must all match): refused. Order ids
+        // add up (were the last kept alone, `nope` would leave nothing to batch).
+        let twice = try await fixture.scanpick([
+            "batch", "create", "--org", "acme", "--filter", "carrier=DHL", "--filter", "carrier=UPS",
+        ])
+        #expect(twice.status == 2)
+        #expect(twice.standardError.contains("--filter carrier is given twice ('DHL' and 'UPS')"), "\(twice)")
+        let created = try await fixture.scanpick([
+            "batch", "create", "--org", "acme", "--filter", "carrier=UPS", "--filter", "orderIds=o9",
+            "--filter", "orderIds=nope",
+        ])
+        #expect(created.status == 0, "\(created)")
         #expect(created.standardOutput.contains("created and opened batch"))
         #expect(created.standardOutput.contains("active: D4  SKU-D4  4006381333931  0/4"))
         let rows = try await fixture.pickList()

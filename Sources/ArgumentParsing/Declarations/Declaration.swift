@@ -6,7 +6,8 @@ struct OptionSpec: Sendable {
     var valueName: String?
     /// The help text as shown, with the default (or "Required.") added.
     var help: String
-    /// Whether every value given is kept (otherwise the last one counts).
+    /// Whether it may be given more than once, every value kept (otherwise a second one is a usage
+    /// error).
     var repeating: Bool
     /// Makes the value the command reads from the texts given (none when the option is absent).
     var convert: @Sendable ([String]) throws(UsageError) -> any Sendable

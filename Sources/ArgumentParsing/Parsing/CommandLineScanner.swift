@@ -55,6 +55,12 @@ struct CommandLineScanner {
         guard let value = inlineValue ?? remaining.popFirst() else {
             throw UsageError("--\(option.long) needs a value (\(option.valueName ?? "VALUE"))")
         }
+        // A value given twice is a slip more often than an override (`--qty 1 --qty 5` at a pick
+        // station): said, not settled by keeping one of them.
+        if !option.repeating, let first = scanned.options[option.key]?.first {
+            throw UsageError(
+                "--\(option.long) is given twice ('\(first.prefix(80))' and '\(value.prefix(80))'): give it once")
+        }
         scanned.options[option.key, default: []].append(value)
     }
 

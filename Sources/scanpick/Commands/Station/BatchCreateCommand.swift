@@ -10,7 +10,8 @@ extension BatchCommand {
             var org = BatchCommand.org("The organisation the batch is made for.")
             var filters = Option<[Filter]>(
                 "filter", valueName: "KEY=VALUE",
-                help: "Which orders: \(Filter.keys) (orderIds comma-separated).",
+                help:
+                    "Which orders: \(Filter.keys) (orderIds comma-separated); every filter given must match, none matches every order. Each key once, but orderIds may come more than once.",
                 repeating: Filter.init)
         }
 
@@ -23,7 +24,7 @@ extension BatchCommand {
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             var filters = BatchFilters()
-            for filter in arguments[\.filters] { filter.apply(to: &filters) }
+            for filter in arguments[\.filters] { try filter.apply(to: &filters) }
             let station = try StationFile.open(arguments[\.station.config])
             let org = try station.organisation(named: arguments[\.org], preferOpenBatch: false)
             let batch = try await station.createBatch(filters, org: org)
@@ -53,12 +54,22 @@ extension BatchCommand {
             (self.key, value) = (key, parts[1])
         }
 
-        func apply(to filters: inout BatchFilters) {
+        /// Sets its filter; order ids add up, and any other key given twice is refused: the filters
+        /// must all match, so a second carrier would not widen the batch, only replace the first.
+        func apply(to filters: inout BatchFilters) throws(UsageError) {
+            func set(_ field: inout String?) throws(UsageError) {
+                if let earlier = field {
+                    throw UsageError(
+                        "--filter \(key.rawValue) is given twice ('\(earlier.prefix(80))' and '\(value.prefix(80))'): a batch takes one \(key.rawValue); make one batch for each"
+                    )
+                }
+                field = value
+            }
             switch key {
-            case .carrier: filters.carrier = value
-            case .zone: filters.zone = value
-            case .shipByOnOrBefore: filters.shipByOnOrBefore = value
-            case .orderIds: filters.orderIds = value.split(separator: ",").map(String.init)
+            case .carrier: try set(&filters.carrier)
+            case .zone: try set(&filters.zone)
+            case .shipByOnOrBefore: try set(&filters.shipByOnOrBefore)
+            case .orderIds: filters.orderIds = (filters.orderIds ?? []) + value.split(separator: ",").map(String.init)
             }
         }
     }
