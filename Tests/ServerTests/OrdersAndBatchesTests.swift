@@ -79,12 +79,13 @@ import Testing
         let fixture = try await PickingFixture(store: store)
         let lines = [["id": "l", "sku": "S", "location": "L", "barcode": "5901234123457", "qty": 1]]
         let orders = [["id": "fresh", "carrier": "UPS", "zone": "Z", "shipBy": "2026-12-01", "lines": lines]]
+        let long = String(repeating: "k", count: 500)  // a field name is cut in the message
         #expect(try await fixture.acme.post("/api/orders", json: ["orders": orders]).status == 200)
         for (body, field) in [
             (["filters": ["carier": "UPS"]] as [String: Any], "filters.carier"),
             (["filters": ["carrier": "UPS", "colour": "red"]], "filters.colour"),
             (["filters": [:] as [String: Any], "orderIds": ["fresh"]], "orderIds"),
-            (["filters": [String(repeating: "k", count: 500): 1]], "filters." + String(repeating: "k", count: 64) + "…"),
+            (["filters": [long: 1]], "filters." + long.prefix(64) + "…"),
         ] {
             let refused = try await fixture.acme.post("/api/batches", json: body)
             #expect(refused.status == 400, "\(body)")
