@@ -1,6 +1,7 @@
 import ConfigFile
 import Foundation
 import HTTPServing
+import Wire
 
 /// What `scanpick serve` needs, from `config/server.json` and command-line overrides:
 ///
@@ -143,7 +144,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             throw reader.error("organisations", "is required: a map from organisation name to {\"tokenSha256\": [...]}")
         }
         var organisations: [String: [String]] = [:]
-        for name in organisationsReader.keys {
+        var holders: [String: String] = [:]  // token hash → the organisation it acts for
+        for name in organisationsReader.keys.sorted() {
+            if let problem = FieldRules.organisationProblem(name) { throw reader.error("organisations", problem) }
             guard var organisation = try organisationsReader.object(name) else { continue }
             let hashes = try organisation.strings("tokenSha256") ?? []
             for hash in hashes where !Self.isSHA256Hex(hash) {
@@ -151,6 +154,16 @@ public struct ServerConfiguration: Sendable, Equatable {
                     "tokenSha256",
                     "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org \(name)`)"
                 )
+            }
+            // A token acts for one organisation: shared, it would let one write into the other's data.
+            for hash in hashes {
+                if let holder = holders[hash], holder != name {
+                    throw organisation.error(
+                        "tokenSha256",
+                        "holds '\(hash.prefix(12))…', which organisations.\(holder) holds too: a token acts for one organisation (make one for each with `scanpick token new --org NAME`)"
+                    )
+                }
+                holders[hash] = name
             }
             try organisation.finish()
             organisations[name] = hashes

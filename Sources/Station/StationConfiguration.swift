@@ -199,6 +199,7 @@ public struct StationConfiguration: Sendable, Equatable {
             throw reader.error(key, "\(what): \(file) is readable by other users; run `chmod 600 \(file)`")
         }
         for name in organisationsReader.keys {
+            if let problem = FieldRules.organisationProblem(name) { throw reader.error("organisations", problem) }
             guard var organisation = try organisationsReader.object(name) else { continue }
             let given = (
                 token: try organisation.string("token"), file: try organisation.string("tokenFile"),

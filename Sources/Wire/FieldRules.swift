@@ -31,6 +31,21 @@ public enum FieldRules {
         try check(value, field: field, maxLength: maxLength, allowing: nil)
     }
 
+    /// The longest organisation name.
+    public static let maxOrganisationLength = 64
+
+    /// Checks an organisation's name, which configs, tokens, log lines and metrics labels carry:
+    /// as ``text(_:field:maxLength:)`` checks text, at most ``maxOrganisationLength`` characters.
+    /// Returns what is wrong with it, or nil.
+    public static func organisationProblem(_ name: String) -> String? {
+        do {
+            try text(name, field: "organisation", maxLength: maxOrganisationLength)
+            return nil
+        } catch {
+            return "the organisation name \(String(reflecting: String(name.prefix(80)))) \(error.problem)"
+        }
+    }
+
     /// The group separator (GS, U+001D) that ends a variable-length element of a GS1 code, as
     /// handheld scanners and readers deliver it.
     public static let groupSeparator: Unicode.Scalar = "\u{1D}"

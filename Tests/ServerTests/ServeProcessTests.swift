@@ -191,6 +191,40 @@ import Testing
         let other = try await ProcessRunner.scanpick(["token", "new", "--org", "acme", "--json"])
         #expect(other.standardOutput != made.standardOutput)
         #expect(try await ProcessRunner.scanpick(["token", "new"]).status == 2)
+        // The name goes into the config snippet it prints, and into log lines and metrics labels.
+        let newline = try await ProcessRunner.scanpick(["token", "new", "--org", "ac\nme"])
+        #expect(newline.status == 2)
+        #expect(newline.standardError.contains(#"--org: the organisation name "ac\nme" must not contain control"#))
+        #expect(newline.standardOutput.isEmpty)
+    }
+
+    /// A token hash under two organisations would let either act as the other (requests answered
+    /// as the first one read); an organisation's name is text that log lines and labels can carry.
+    @Test func aTokenSharedByTwoOrganisationsOrAnUnusableNameIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        let (hash, own) = (SHA256.hex(of: "shared"), SHA256.hex(of: "globex's own"))
+        let shared = try folder.write(
+            "shared.json",
+            text: #"{"organisations": {"acme": {"tokenSha256": ["\#(hash)"]}, "#
+                + #""globex": {"tokenSha256": ["\#(own)", "\#(hash)"]}}}"#)
+        #expect {
+            try ServerConfiguration.load(path: shared)
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains(#""organisations.globex.tokenSha256""#)
+                && text.contains("organisations.acme holds too")
+        }
+        let repeated = try folder.write(
+            "repeated.json", text: #"{"organisations": {"acme": {"tokenSha256": ["\#(hash)", "\#(hash)"]}}}"#)
+        #expect(try ServerConfiguration.load(path: repeated).organisations["acme"] == [hash, hash])
+        for name in ["ac\\nme", String(repeating: "o", count: 65)] {
+            let named = try folder.write("named.json", text: #"{"organisations": {"\#(name)": {"tokenSha256": []}}}"#)
+            #expect {
+                try ServerConfiguration.load(path: named)
+            } throws: { error in
+                String(describing: error).contains(#""organisations" the organisation name"#)
+            }
+        }
     }
 
     @Test(arguments: ServerStoreKind.allCases)

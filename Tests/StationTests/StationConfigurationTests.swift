@@ -230,6 +230,22 @@ import Testing
         #expect(try load(minimal).worker == "w3")
     }
 
+    /// An organisation's name is text that log lines, the page and metrics labels carry.
+    @Test(arguments: ["", "line\nbreak", "o\u{202E}rg", String(repeating: "o", count: 65)])
+    func anUnusableOrganisationNameIsAConfigError(name: String) throws {
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: [
+                "station": "s", "worker": "w", "server": "http://x", "organisations": [name: ["token": "t"]],
+            ]), as: UTF8.self)
+        do {
+            _ = try load(json)
+            Issue.record("accepted organisation \(name.debugDescription)")
+        } catch let error as ConfigError {
+            #expect(error.key == "organisations", "\(error)")
+            #expect(error.problem.hasPrefix("the organisation name"), "\(error)")
+        }
+    }
+
     /// `station` goes out as `X-ScanPick-Station`, which the server refuses unless it is 1–64
     /// visible ASCII characters; `heartbeatSeconds` is 1–3600, 30 when not given.
     @Test(arguments: ["", "two words", "é", "tab\tname", String(repeating: "s", count: 65)])

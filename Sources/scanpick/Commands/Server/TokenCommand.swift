@@ -18,6 +18,7 @@ enum TokenCommand: Command {
                 "org", valueName: "ORG", help: "The organisation the token acts for.",
                 parse: { text throws(UsageError) in
                     guard !text.isEmpty else { throw UsageError("ORG is required") }
+                    if let problem = FieldRules.organisationProblem(text) { throw UsageError(": \(problem)") }
                     return text
                 })
             var json = Flag("json", help: "Print {\"org\", \"token\", \"tokenSha256\"}.")
