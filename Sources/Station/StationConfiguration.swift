@@ -162,8 +162,12 @@ public struct StationConfiguration: Sendable, Equatable {
             throw reader.error("worker", "\(error.problem) (it is sent as every action's workerId)")
         }
         let serverText = try reader.requiredString("server")
-        guard let server = URL(string: serverText), ["http", "https"].contains(server.scheme ?? ""), server.host != nil
-        else { throw reader.error("server", "must be an http:// or https:// URL, not '\(serverText)'") }
+        let server: URL
+        do throws(ServerURL.Problem) {
+            server = try ServerURL.parse(serverText)
+        } catch {
+            throw reader.error("server", error.description)
+        }
         let databaseText = try reader.string("database", default: Self.defaultDatabasePath)
         let database = resolve(databaseText)
         if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path, written: databaseText) {

@@ -91,6 +91,11 @@ import Testing
             (["queue", "retry", "x1"], ["ID wants a whole number"]),
             (["token"], ["scanpick token: missing COMMAND: one of new", "Usage: scanpick token COMMAND", "new "]),
             (["frobnicate"], ["scanpick: unknown command 'frobnicate'"]),
+            (
+                ["fleet", "--server", "http://127.0.0.1:70000", "--org", "a"],
+                ["scanpick fleet: --server has port 70000, which no server can listen on (1–65535)"]
+            ),
+            (["tap", "pick", "t1", "--org", "a", "--qty", "1", "--qty", "5"], ["--qty is given twice ('1' and '5')"]),
         ]
         for (arguments, messages) in cases {
             let result = try await ProcessRunner.scanpick(arguments)

@@ -230,6 +230,30 @@ import Testing
         #expect(try load(minimal).worker == "w3")
     }
 
+    /// A server no request can reach is a config error at start, not a queue waiting as "offline".
+    @Test(arguments: [
+        ("http://127.0.0.1:99999", "has port 99999"), ("http://127.0.0.1:0", "has port 0"),
+        ("ftp://server", "must be an http:// or https:// URL"), ("http://", "must be an http:// or https:// URL"),
+        ("server:8080", "must be an http:// or https:// URL"),
+    ])
+    func aServerNoRequestCanReachIsAConfigError(server: String, problem: String) throws {
+        func config(_ server: String) throws -> String {
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: [
+                    "station": "s", "worker": "w", "server": server, "organisations": ["a": ["token": "t"]],
+                ]), as: UTF8.self)
+        }
+        do {
+            _ = try load(try config(server))
+            Issue.record("accepted server \(server)")
+        } catch let error as ConfigError {
+            #expect(error.key == "server", "\(error)")
+            #expect(error.problem.hasPrefix(problem), "\(error)")
+        }
+        let fine = "HTTPS://api.example:65535/scanpick"
+        #expect(try load(try config(fine)).server.absoluteString == fine)
+    }
+
     /// An organisation's name is text that log lines, the page and metrics labels carry.
     @Test(arguments: ["", "line\nbreak", "o\u{202E}rg", String(repeating: "o", count: 65)])
     func anUnusableOrganisationNameIsAConfigError(name: String) throws {

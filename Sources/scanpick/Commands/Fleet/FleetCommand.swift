@@ -12,10 +12,11 @@ enum FleetCommand: Command {
         var server = Option<URL?>(
             "server", valueName: "URL", help: "The ScanPick API's base URL (default: the station config's server).",
             parse: { text throws(UsageError) in
-                guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                    throw UsageError(" must be an http:// or https:// URL, not '\(text.prefix(80))'")
+                do throws(ServerURL.Problem) {
+                    return try ServerURL.parse(text)
+                } catch {
+                    throw UsageError(error.description)
                 }
-                return url
             })
         var org = Option<String>("org", valueName: "ORG", help: "The organisation whose stations to show.")
         var tokenFile = Option<String?>(
