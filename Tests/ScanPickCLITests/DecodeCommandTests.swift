@@ -186,6 +186,18 @@ import Testing
         #expect(totals["noCodeImages"] == 3)
         #expect(totals["codeImages"] == totals["codeCorrect"])
         #expect((totals["codeImages"] ?? 0) + 3 == totals["images"])
+
+        // Results that name no image of the manifest (decoded from another folder, or none at all)
+        // scored nothing: that is said, and is not a pass.
+        let elsewhere = try await ProcessRunner.scanpick(
+            ["score", "--json", "--expect", Repository.root + "/SampleImages/manifest.csv", results], in: folder.path)
+        let empty = try folder.write("empty.jsonl", text: "")
+        let nothing = try await ProcessRunner.scanpick(["score", "--expect", "SampleImages/manifest.csv", empty])
+        for unscored in [elsewhere, nothing] {
+            #expect(unscored.status == 1)
+            #expect(unscored.standardError.contains("results names an image of the manifest"), "\(unscored)")
+            #expect(unscored.standardOutput.isEmpty)
+        }
     }
 
     @Test func drawsProgressOnlyWhenStandardErrorIsATerminal() async throws {

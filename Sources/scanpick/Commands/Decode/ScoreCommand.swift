@@ -23,7 +23,9 @@ enum ScoreCommand: Command {
             discussion: """
                 RESULTS holds lines in the shape of 'scanpick decode --json' ("-" reads standard input).
                 Prints the images that did not match and the per-symbology table; with --json, the totals
-                as one JSON object. Exit code 0 when every scored image matched, 3 otherwise.
+                as one JSON object. Exit code 0 when every scored image matched, 3 otherwise, and 1
+                when no result names an image of the manifest (its paths are compared as written,
+                from the current folder): nothing scored is not a pass.
                 """)
     }
 
@@ -35,10 +37,19 @@ enum ScoreCommand: Command {
             ? DescriptorReading.readToEnd(STDIN_FILENO)
             : try Data(contentsOf: URL(fileURLWithPath: source))
         var scorer = ExpectationScorer(manifest: manifest)
+        var results = 0
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.isEmpty {
             scorer.record(try ImageReport(jsonLine: String(line)))
+            results += 1
         }
         let card = scorer.scorecard()
+        guard card.total.images > 0 else {
+            StandardStream.error.write(
+                "scanpick score: none of the \(results) results names an image of the manifest "
+                    + "(\(manifest.entries.count) rows); a result's file is compared as written, from this folder, "
+                    + "with the manifest's paths (relative to the manifest): decode from the same folder you score in\n")
+            return 1
+        }
         if arguments[\.json] {
             let (total, withCode) = (card.total, card.withCode)
             StandardStream.output.write(
