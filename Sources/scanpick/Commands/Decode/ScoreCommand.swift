@@ -47,7 +47,8 @@ enum ScoreCommand: Command {
             StandardStream.error.write(
                 "scanpick score: none of the \(results) results names an image of the manifest "
                     + "(\(manifest.entries.count) rows); a result's file is compared as written, from this folder, "
-                    + "with the manifest's paths (relative to the manifest): decode from the same folder you score in\n")
+                    + "with the manifest's paths (relative to the manifest): decode from the same folder you score in\n"
+            )
             return 1
         }
         if arguments[\.json] {
