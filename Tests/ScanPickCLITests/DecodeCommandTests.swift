@@ -32,6 +32,22 @@ import Testing
         #expect(result.standardOutput == "EAN-8:96385074\n")
         #expect(result.standardError.contains("\(bad): not a PNG, JPEG, PGM or PPM image"))
         #expect(result.standardError.contains("missing.jpg: no such file or directory"))
+
+        // A file's name cannot start a line of its own or send the terminal a command.
+        let sly = try folder.write("x\nscanpick: fake.png: all good\u{1B}[2J.png", text: "not a png")
+        let named = try await ProcessRunner.scanpick(["decode", sly])
+        #expect(named.status == 1)
+        #expect(!named.standardError.contains("\u{1B}"))
+        let lines = named.standardError.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains(#"x\nscanpick: fake.png: all good\u{1B}[2J.png: not a PNG"#))
+
+        // With a manifest the same: every listed image matched, but a file could not be read.
+        let manifest = try folder.write("m.csv", text: "file,symbology,data\nean8.png,EAN-8,96385074\n")
+        try folder.write("ean8.png", bytes: try Repository.sampleBytes("clean/ean8.png"))
+        let expected = try await ProcessRunner.scanpick(["decode", "-q", "--expect", manifest, folder.file("ean8.png")])
+        #expect(expected.status == 0)
+        let unlisted = try await ProcessRunner.scanpick(["decode", "-q", "--expect", manifest, folder.path])
+        #expect(unlisted.status == 1, "\(unlisted)")
     }
 
     @Test func tryHarderReadsALightOnDarkCodeTheFirstLookMisses() async throws {

@@ -62,7 +62,7 @@ enum DecodeCommand: Command {
             } else {
                 if let error = report.error {
                     progress.clear()
-                    StandardStream.error.write("scanpick: \(report.file): \(describe(error))\n")
+                    StandardStream.error.write("scanpick: \(ImageReport.printable(report.file)): \(describe(error))\n")
                 }
                 if scorer == nil { StandardStream.output.write(bytes: report.textLines) }
             }
@@ -77,7 +77,9 @@ enum DecodeCommand: Command {
             StandardStream.output.flush()
             StandardStream.error.write(tally.summary(seconds: start.secondsSince) + "\n")
         }
-        if let scorecard { return scorecard.allMatch ? 0 : 3 }
+        // With a manifest, a mismatch comes first; a file that could not be read still fails the
+        // run when the manifest does not list it.
+        if let scorecard { return scorecard.allMatch ? (tally.unreadable > 0 ? 1 : 0) : 3 }
         return tally.exitCode
     }
 
