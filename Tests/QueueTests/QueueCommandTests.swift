@@ -164,6 +164,26 @@ import Testing
         let missing = try await ProcessRunner.scanpick(["status", "--config", fixture.folder.file("nope.json")])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("cannot be read: it does not exist"))
+
+        // A mistyped database: what only looks at the queue, or acts on what is in it, refuses it
+        // and makes nothing; status still answers (is the server reachable?) and says what it made.
+        let typo = fixture.folder.file("statoin.sqlite")
+        var settings = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
+        settings["database"] = typo
+        let typoConfig = try fixture.folder.writePrivate(
+            "typo.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: settings)))
+        for command in [["queue", "show"], ["queue", "clear", "1", "--by", "support-jo"], ["pick-list"]] {
+            let refused = try await ProcessRunner.scanpick(command + ["--config", typoConfig])
+            #expect(refused.status == 1, "\(command)")
+            #expect(refused.standardError.contains("names \(typo), which does not exist"), "\(refused)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: typo))
+        let first = try await ProcessRunner.scanpick(["status", "--json", "--config", typoConfig])
+        #expect(first.status == 0)
+        #expect(first.standardOutput.contains(#""code":"queue_created""#), "\(first)")
+        let second = try await ProcessRunner.scanpick(["status", "--json", "--config", typoConfig])
+        #expect(second.status == 0 && !second.standardOutput.contains("queue_created"), "\(second)")
     }
 
     /// `--org` may be left out where only one answer makes sense: the only configured organisation,

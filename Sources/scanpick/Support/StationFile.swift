@@ -1,4 +1,5 @@
 import ArgumentParsing
+import Foundation
 import Station
 
 /// The `--config FILE` option every station command takes (`var station = StationFile()`).
@@ -6,9 +7,24 @@ struct StationFile: CommandArguments {
     var config = Option<String>(
         "config", short: "c", valueName: "FILE", help: "Station configuration.", default: "config/station.json")
 
-    /// The station the config file at `path` describes, its queue database open.
+    /// The station the config file at `path` describes, its queue database open (created when it
+    /// does not exist yet: a tap or a batch opened before the station first ran).
     static func open(_ path: String) throws -> PickStation {
         try PickStation(configuration: try StationConfiguration.load(path: path))
+    }
+
+    /// ``open(_:)`` for a command that only looks at the queue or acts on what is in it (`queue
+    /// show`, `pick-list`, support's retry, clear and park): a database that does not exist
+    /// is a mistyped `database` or a station that never ran, which an empty one made here would
+    /// hide behind "0 pending".
+    static func openExisting(_ path: String) throws -> PickStation {
+        let configuration = try StationConfiguration.load(path: path)
+        guard FileManager.default.fileExists(atPath: configuration.databasePath) else {
+            throw StationCommandError(
+                "\(path): \"database\" names \(configuration.databasePath), which does not exist: the station has not run with this config yet, or the path is wrong"
+            )
+        }
+        return try PickStation(configuration: configuration)
     }
 }
 

@@ -38,7 +38,7 @@ enum QueueCommand: Command {
         }
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-            let actions = try StationFile.open(arguments[\.station.config]).queue.actions()
+            let actions = try StationFile.openExisting(arguments[\.station.config]).queue.actions()
             StandardStream.output.write(arguments[\.json] ? try StationJSON.queue(actions) + "\n" : table(actions))
             return 0
         }

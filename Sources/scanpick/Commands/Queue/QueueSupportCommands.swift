@@ -35,7 +35,7 @@ extension QueueCommand {
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let actor = try actor(arguments[\.support])
-            let (queue, id) = (try StationFile.open(arguments[\.support.station.config]).queue, arguments[\.id])
+            let (queue, id) = (try StationFile.openExisting(arguments[\.support.station.config]).queue, arguments[\.id])
             if arguments[\.asNew] {
                 try queue.retryAsNew(id, by: actor)
                 StandardStream.output.write(
@@ -64,7 +64,7 @@ extension QueueCommand {
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let actor = try actor(arguments[\.support])
             let id = arguments[\.id]
-            try StationFile.open(arguments[\.support.station.config]).queue.clear(id, by: actor)
+            try StationFile.openExisting(arguments[\.support.station.config]).queue.clear(id, by: actor)
             StandardStream.output.write("#\(id) cleared by \(actor); the station log keeps a full record of it\n")
             return 0
         }
@@ -91,7 +91,7 @@ extension QueueCommand {
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let actor = try actor(arguments[\.support])
             let id = arguments[\.id]
-            try StationFile.open(arguments[\.support.station.config]).queue.park(id, by: actor)
+            try StationFile.openExisting(arguments[\.support.station.config]).queue.park(id, by: actor)
             StandardStream.output.write(
                 "#\(id) parked as dead by \(actor): scanpick queue retry \(id) or scanpick queue clear \(id)\n")
             return 0

@@ -30,12 +30,24 @@ enum StatusCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let station = try StationFile.open(arguments[\.station.config])
+        // Status also answers before the station first ran (is the server reachable?), so a missing
+        // database is made; but a mistyped path must not pass for an empty queue.
+        let configuration = try StationConfiguration.load(path: arguments[\.station.config])
+        let databaseExisted = FileManager.default.fileExists(atPath: configuration.databasePath)
+        let station = try PickStation(configuration: configuration)
         let probe = await station.probe()
         let online = probe.reachable
         let counts = try station.queue.counts()
         // The queue's pauses, and what a running station noticed (kept in its database).
-        let attention = StationJSON.attention(station, others: try station.queue.stationAttention())
+        var attention = StationJSON.attention(station, others: try station.queue.stationAttention())
+        if !databaseExisted {
+            attention.append(
+                Attention(
+                    code: "queue_created",
+                    message:
+                        "the queue database \(configuration.databasePath) did not exist and was made empty just now: if this station has run before, \"database\" in \(arguments[\.station.config]) names the wrong file"
+                ))
+        }
         let server = station.transport.server
         if arguments[\.json] {
             StandardStream.output.write(

@@ -27,7 +27,7 @@ enum PickListCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let station = try StationFile.open(arguments[\.station.config])
+        let station = try StationFile.openExisting(arguments[\.station.config])
         guard let open = try station.cache.openBatch() else { throw CacheError.noOpenBatch }
         if arguments[\.json] {
             StandardStream.output.write(try StationJSON.pickList(station) + "\n")
