@@ -39,6 +39,12 @@ public struct ConfigReader {
         guard let object = parsed as? [String: Any] else {
             throw ConfigError(file: file, key: nil, problem: "the top level must be a JSON object")
         }
+        // Strict means a setting written twice is said, not settled by keeping one of the two.
+        if let repeated = JSONSyntax.repeatedKey(in: [UInt8](data)) {
+            throw ConfigError(
+                file: file, key: repeated.path,
+                problem: "is given twice (again at line \(repeated.line), column \(repeated.column)): keep one")
+        }
         self.init(object: object, file: file, path: "")
     }
 

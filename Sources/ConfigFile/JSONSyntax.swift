@@ -24,17 +24,7 @@ public enum JSONSyntax {
     /// at line 3, column 13"), or nil when it is valid JSON.
     public static func problem(in bytes: [UInt8]) -> String? {
         guard let failure = firstError(in: bytes) else { return nil }
-        var line = 1
-        var column = 1
-        let start = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
-        for byte in bytes[start..<failure.offset] {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {  // count characters, not UTF-8 continuation bytes
-                column += 1
-            }
-        }
+        let (line, column) = position(of: failure.offset, in: bytes)
         let what =
             failure.tooDeep
             ? "the JSON is nested more than \(maxDepth) deep"
@@ -58,6 +48,37 @@ public enum JSONSyntax {
         return scanner.numbersNotInts
     }
 
+    /// The first key that appears twice in one object of valid JSON `bytes`, as its path
+    /// (`queue.backoffCapSeconds`) with the line and column of its second appearance; nil when none
+    /// does (or the text is not JSON). Foundation's parser keeps one of the values without a word.
+    /// Keys are compared as written: `"a"` and `"\u0061"` are not found to be the same.
+    public static func repeatedKey(in bytes: [UInt8]) -> (path: String, line: Int, column: Int)? {
+        guard firstError(in: bytes) == nil else { return nil }
+        var scanner = Scanner(bytes: bytes, watchKeys: true)
+        if bytes.starts(with: byteOrderMark) { scanner.offset = byteOrderMark.count }
+        scanner.skipSpace()
+        _ = try? scanner.value(depth: 0)  // stops at the first repeat
+        guard let repeated = scanner.repeated else { return nil }
+        let (line, column) = position(of: repeated.offset, in: bytes)
+        return (repeated.path, line, column)
+    }
+
+    /// The line and column (from 1, in characters) of the byte at `offset`.
+    private static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        let start = bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
+        for byte in bytes[start..<offset] {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {  // count characters, not UTF-8 continuation bytes
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+
     /// The first failure, or nil when the text is valid JSON.
     static func firstError(in bytes: [UInt8]) -> Failure? {
         var scanner = Scanner(bytes: bytes)
@@ -78,13 +99,25 @@ public enum JSONSyntax {
         /// How many numbers no `Int` holds to note, with their paths (0: none, and no paths kept).
         let numbersToNote: Int
         var watchNumbers: Bool { numbersToNote > 0 }
-        /// The keys and indexes leading to the value being scanned (kept only when watching numbers).
+        /// Whether to look for a key repeated in one object (and stop at the first).
+        let watchKeys: Bool
+        /// The keys and indexes leading to the value being scanned (kept only when watching).
         var path: [String] = []
+        var tracksPath: Bool { watchNumbers || watchKeys }
+        /// The path as messages write it: `units[0].qty`.
+        var joinedPath: String {
+            path.reduce(into: "") { joined, part in
+                joined += part.hasPrefix("[") || joined.isEmpty ? part : "." + part
+            }
+        }
         var numbersNotInts: [String] = []
+        /// The first repeated key's path, and where its second appearance begins.
+        var repeated: (path: String, offset: Int)?
 
-        init(bytes: [UInt8], watchNumbers limit: Int = 0) {
+        init(bytes: [UInt8], watchNumbers limit: Int = 0, watchKeys: Bool = false) {
             self.bytes = bytes
             numbersToNote = limit
+            self.watchKeys = watchKeys
         }
 
         /// Deeper than this is refused rather than recursed into (a config is never this deep).
@@ -124,21 +157,27 @@ public enum JSONSyntax {
                 return
             }
             var index = 0
+            var keys = Set<ArraySlice<UInt8>>()
             while true {
                 if keyed {
                     guard current == UInt8(ascii: "\"") else { throw Failure(offset: offset) }
                     let keyStart = offset + 1
                     try string()
-                    if watchNumbers { path.append(String(decoding: bytes[keyStart..<(offset - 1)], as: UTF8.self)) }
+                    let key = bytes[keyStart..<(offset - 1)]
+                    if tracksPath { path.append(String(decoding: key, as: UTF8.self)) }
+                    if watchKeys, !keys.insert(key).inserted {
+                        repeated = (joinedPath, keyStart - 1)
+                        throw Failure(offset: keyStart - 1)  // found: no need to read on
+                    }
                     skipSpace()
                     try expect(UInt8(ascii: ":"))
                     skipSpace()
-                } else if watchNumbers {
+                } else if tracksPath {
                     path.append("[\(index)]")
                 }
                 index += 1
                 try value(depth: depth + 1)
-                if watchNumbers { path.removeLast() }
+                if tracksPath { path.removeLast() }
                 skipSpace()
                 if current == close {
                     offset += 1
@@ -219,10 +258,7 @@ public enum JSONSyntax {
                 holds = false
             }
             guard !holds else { return }
-            numbersNotInts.append(
-                path.reduce(into: "") { joined, part in
-                    joined += part.hasPrefix("[") || joined.isEmpty ? part : "." + part
-                })
+            numbersNotInts.append(joinedPath)
         }
     }
 }

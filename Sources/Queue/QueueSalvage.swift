@@ -65,6 +65,17 @@ extension ActionQueue {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .storage("there is no queue database at \(path) to salvage (see `database` in the station config)")
         }
+        // Every read of a file that is not SQLite's fails alike: no walk would find a row in it.
+        let header = FileHandle(forReadingAtPath: path).flatMap { file in
+            defer { try? file.close() }
+            return try? file.read(upToCount: 16)
+        }
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw .damaged(
+                path,
+                "it is not a SQLite database (it does not begin as one does), so it holds no action to salvage: is \"database\" in the station config the queue's file?"
+            )
+        }
         let db: Database
         do {
             db = try Database(readingOnly: path)

@@ -87,6 +87,16 @@ import Testing
         }
     }
 
+    @Test func aSettingGivenTwiceIsAnError() {
+        let json = "{\"station\": \"s1\",\n \"queue\": {\"backoffCapSeconds\": 30,\n  \"backoffCapSeconds\": 5}}"
+        #expect(
+            throws: ConfigError(
+                file: "c.json", key: "queue.backoffCapSeconds", problem: "is given twice (again at line 3, column 3): keep one")
+        ) {
+            try ConfigReader(data: Data(json.utf8), file: "c.json")
+        }
+    }
+
     @Test func aListOfObjectsGivesOneReaderEachWithItsIndexInTheKeyPath() throws {
         var config = try reader(#"{"scanners": [{"device": "/dev/a"}, {"devise": "/dev/b"}], "bad": [1]}"#)
         var scanners = try #require(try config.objects("scanners"))

@@ -30,6 +30,23 @@ import Testing
         #expect(JSONSyntax.numbersNotInts(in: Array(json.utf8), atMost: 3).isEmpty)
     }
 
+    /// Foundation keeps one value of a key written twice without a word; a config says so.
+    @Test(arguments: [
+        ("{\"listen\": \"a\",\n \"listen\": \"b\"}", "listen", 2, 2),
+        (#"{"queue": {"x": 1}, "page": {"x": 1, "y": [{"k": 1, "k": 2}]}}"#, "page.y[0].k", 1, 53),
+        (#"{"a": {"b": 1}, "a": {"b": 1}}"#, "a", 1, 17),
+    ])
+    func aKeyTwiceInOneObjectIsFoundWithItsPathAndWhere(json: String, path: String, line: Int, column: Int) {
+        let found = JSONSyntax.repeatedKey(in: Array(json.utf8))
+        #expect(found?.path == path)
+        #expect(found?.line == line && found?.column == column, "\(String(describing: found))")
+    }
+
+    @Test(arguments: [#"{"a": {"k": 1}, "b": {"k": 1}}"#, #"[{"k": 1}, {"k": 2}]"#, #"{"a": 1, "a""#, "{}"])
+    func theSameKeyInDifferentObjectsOrBrokenTextIsNoRepeat(json: String) {
+        #expect(JSONSyntax.repeatedKey(in: Array(json.utf8)) == nil)
+    }
+
     @Test func problemsSayWhereTheTextStopsBeingJSON() {
         #expect(JSONSyntax.problem(in: Array(#"{"a": tru}"#.utf8)) == "this is not valid JSON at line 1, column 7")
         #expect(JSONSyntax.problem(in: Array("{\n\"a\": [1,".utf8)) == "the JSON ends early at line 2, column 9")

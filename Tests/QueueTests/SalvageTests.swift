@@ -205,6 +205,15 @@ import Testing
         let cut = try fixture.folder.writePrivate(
             "cut.jsonl", bytes: Array((lines.prefix(10).joined(separator: "\n") + "\n").utf8))
         #expect(throws: SalvageFileError.incomplete(cut)) { try SalvageFile.read(cut) }
+
+        // A file that is not SQLite's (a config named as the database) is refused at once: a walk
+        // of its ids, every read failing alike, once took minutes and found nothing.
+        let text = try fixture.folder.write("text.sqlite", text: "hello")
+        #expect {
+            try ActionQueue.salvage(path: text)
+        } throws: { error in
+            String(describing: error).contains("it is not a SQLite database")
+        }
     }
 
     @Test func anImportFileIsCheckedBeforeAnythingIsQueued() async throws {

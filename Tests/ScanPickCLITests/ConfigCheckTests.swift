@@ -138,7 +138,8 @@ import Testing
             bytes: Array(
                 #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "database": "data/station.sqlite", "organisations": {"acme": {"token": "t"}}}"#
                     .utf8))
-        let refused = try await ProcessRunner.scanpick(["queue", "--json", "--config", station])
+        // (status: it would make the missing database, where `queue show` refuses one that does not exist)
+        let refused = try await ProcessRunner.scanpick(["status", "--json", "--config", station])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("belongs to nobody: run this as that user (sudo -u nobody scanpick"))
         #expect(!FileManager.default.fileExists(atPath: data + "/station.sqlite"))  // nothing was created
