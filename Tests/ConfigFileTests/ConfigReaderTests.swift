@@ -89,10 +89,8 @@ import Testing
 
     @Test func aSettingGivenTwiceIsAnError() {
         let json = "{\"station\": \"s1\",\n \"queue\": {\"backoffCapSeconds\": 30,\n  \"backoffCapSeconds\": 5}}"
-        #expect(
-            throws: ConfigError(
-                file: "c.json", key: "queue.backoffCapSeconds", problem: "is given twice (again at line 3, column 3): keep one")
-        ) {
+        let problem = "is given twice (again at line 3, column 3): keep one"
+        #expect(throws: ConfigError(file: "c.json", key: "queue.backoffCapSeconds", problem: problem)) {
             try ConfigReader(data: Data(json.utf8), file: "c.json")
         }
     }
