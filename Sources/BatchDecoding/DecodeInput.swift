@@ -16,7 +16,8 @@ public struct DecodeInput: Sendable, Equatable {
     /// Expands command-line paths into inputs, in order. A named file is always an input (if it is not
     /// an image, decoding says so); a directory is walked recursively in sorted order and contributes
     /// only files whose extension is an image's (``ImageFormat/fileExtensions``). Links are followed;
-    /// a link loop or a directory cycle becomes an input with a problem instead of an endless walk.
+    /// a link loop or a directory cycle becomes an input with a problem instead of an endless walk,
+    /// and so does a link named like an image whose file does not exist.
     public static func collect(_ paths: [String]) -> [DecodeInput] {
         var inputs: [DecodeInput] = []
         for path in paths {
@@ -40,9 +41,16 @@ public struct DecodeInput: Sendable, Equatable {
         for name in names.sorted() where !name.hasPrefix(".") {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var info = stat()
+            let isImageName = ImageFormat.fileExtensions.contains((name as NSString).pathExtension.lowercased())
             if stat(path, &info) != 0 {
-                // A dangling link is skipped like any non-image; a loop is worth reporting.
-                if errno == ELOOP { inputs.append(DecodeInput(path: path, problem: .symlinkLoop)) }
+                // A loop is reported; so is a dangling link named like an image (it was meant to be
+                // decoded); any other dangling link is skipped like any non-image.
+                if errno == ELOOP {
+                    inputs.append(DecodeInput(path: path, problem: .symlinkLoop))
+                } else if isImageName {
+                    let problem = errno == ENOENT ? ImageLoadError.danglingLink : ImageLoadError(errno: errno)
+                    inputs.append(DecodeInput(path: path, problem: problem))
+                }
                 continue
             }
             if FileStatus.isDirectory(info) {
@@ -52,7 +60,7 @@ public struct DecodeInput: Sendable, Equatable {
                 } else {
                     walk(directory: path, ancestors: ancestors.union([identity]), into: &inputs)
                 }
-            } else if ImageFormat.fileExtensions.contains((name as NSString).pathExtension.lowercased()) {
+            } else if isImageName {
                 inputs.append(DecodeInput(path: path))
             }
         }

@@ -24,11 +24,18 @@ public struct Manifest: Sendable {
 
     /// Reads and checks the manifest at `path`.
     public init(contentsOf path: String) throws(ManifestError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw .unreadable(path: path, reason: "no such file")
+        }
+        guard !isFolder.boolValue else {
+            throw .unreadable(path: path, reason: "it is a folder: name the CSV file (file,symbology,data) in it")
+        }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
+            throw .unreadable(path: path, reason: "it is not readable UTF-8 text (\(error.localizedDescription))")
         }
         let base = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent()
         try self.init(csv: text, baseDirectory: base.path, source: path)

@@ -9,6 +9,8 @@ public enum ImageLoadError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A FIFO, device or socket: never opened for reading (a FIFO would wait for a writer forever).
     case notARegularFile
     case symlinkLoop
+    /// A symbolic link to a file that does not exist (found in a folder, where it looks like an image).
+    case danglingLink
     case unreadable(reason: String)
     case empty
     case fileTooLarge(bytes: Int, limit: Int)
@@ -23,7 +25,8 @@ public enum ImageLoadError: Error, Equatable, Sendable, CustomStringConvertible 
         case .permissionDenied: "permission denied (check the file's owner and mode)"
         case .isDirectory: "is a directory"
         case .notARegularFile: "not a regular file (a FIFO, device or socket): only image files are read"
-        case .symlinkLoop: "symbolic link loop (a link that points back at itself)"
+        case .symlinkLoop: "symbolic link loop (a link that leads back to itself, or to a folder it is in)"
+        case .danglingLink: "a symbolic link to a file that does not exist"
         case .unreadable(let reason): "cannot read: \(reason)"
         case .empty: "empty file (0 bytes)"
         case .fileTooLarge(let bytes, let limit):

@@ -21,8 +21,13 @@ enum JPEGDecoder {
                 handle, buffer.baseAddress, UInt(buffer.count), &width, &height, &subsampling, &colorspace)
         }
         guard header == 0 else { throw failure(handle, bytes) }
+        // A file cut inside its header can leave TurboJPEG's header read "successful" with no size.
+        guard width > 0, height > 0 else {
+            guard hasEndMarker(bytes) else { throw .truncated(format: .jpeg) }
+            throw .malformed(format: .jpeg, reason: "its header gives no size")
+        }
         let pixelCount = Int(width) * Int(height)
-        guard width > 0, height > 0, pixelCount <= maxPixels else {
+        guard pixelCount <= maxPixels else {
             throw .tooManyPixels(width: Int(width), height: Int(height), limit: maxPixels)
         }
 

@@ -34,9 +34,11 @@ import Testing
             atPath: folder.file("sub/self.png"), withDestinationPath: folder.file("sub/self.png"))
         try files.createSymbolicLink(atPath: folder.file("sub/up"), withDestinationPath: folder.path)
         try files.createSymbolicLink(atPath: folder.file("sub/gone.png"), withDestinationPath: folder.file("nowhere"))
+        try files.createSymbolicLink(atPath: folder.file("sub/gone.txt"), withDestinationPath: folder.file("nowhere"))
         let inputs = DecodeInput.collect([folder.path])
         #expect(
             inputs == [
+                DecodeInput(path: folder.file("sub/gone.png"), problem: .danglingLink),
                 DecodeInput(path: folder.file("sub/ok.png")),
                 DecodeInput(path: folder.file("sub/self.png"), problem: .symlinkLoop),
                 DecodeInput(path: folder.file("sub/up"), problem: .symlinkLoop),

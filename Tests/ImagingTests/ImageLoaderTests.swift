@@ -61,6 +61,12 @@ import Testing
         #expect(throws: ImageLoadError.truncated(format: .jpeg)) {
             try loader.decode(Array(jpeg.prefix(jpeg.count / 2)))
         }
+        // Cut inside its header, where TurboJPEG "reads" a header of no size: truncated, not 0×0.
+        for length in [3, 4, 10, 20] {
+            #expect(throws: ImageLoadError.truncated(format: .jpeg), "\(length) bytes") {
+                try loader.decode(Array(jpeg.prefix(length)))
+            }
+        }
         #expect(throws: ImageLoadError.truncated(format: .pnm)) {
             try loader.decode(Array(ImageBytes.pgm(width: 4, height: 4, samples: [1, 2, 3]).dropLast()))
         }

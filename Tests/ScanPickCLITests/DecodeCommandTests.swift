@@ -94,6 +94,21 @@ import Testing
         }
     }
 
+    /// A manifest that is a folder, missing, or only a header is named with what to do about it.
+    @Test func aManifestThatCannotServeIsSaidPlainly() async throws {
+        let folder = try TemporaryDirectory()
+        let header = try folder.write("header.csv", text: "file,symbology,data\n")
+        for (manifest, status, message) in [
+            (folder.path, Int32(1), "cannot read manifest: it is a folder: name the CSV file"),
+            (folder.file("nope.csv"), 1, "cannot read manifest: no such file"),
+            (header, 2, "the manifest \(header) lists no image (only its header)"),
+        ] {
+            let result = try await ProcessRunner.scanpick(["decode", "--expect", manifest])
+            #expect(result.status == status, "\(manifest)")
+            #expect(result.standardError.contains(message), "\(result.standardError)")
+        }
+    }
+
     @Test func jsonGivesOneObjectPerImageInInputOrder() async throws {
         let folder = try TemporaryDirectory()
         try folder.write("zero.png", bytes: [])

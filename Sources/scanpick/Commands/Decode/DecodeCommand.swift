@@ -25,7 +25,7 @@ enum DecodeCommand: Command {
                 then a table per symbology. Without PATHs, the manifest's files are decoded.
 
                 Exit codes:
-                  0  every image had a code (with --expect: every image matched)
+                  0  every image had a code (with --expect: every image matched, every file was read)
                   1  some file could not be read (reported after all others were decoded)
                   2  usage error
                   3  with --expect: some image did not match the manifest
@@ -37,7 +37,12 @@ enum DecodeCommand: Command {
         let manifest = try arguments[\.expect].map { path throws(ManifestError) in try Manifest(contentsOf: path) }
         var paths = arguments[\.paths]
         if paths.isEmpty {
-            guard let manifest else { throw UsageError("missing PATH (an image file or a directory)") }
+            guard let manifest, let expect = arguments[\.expect] else {
+                throw UsageError("missing PATH (an image file or a directory)")
+            }
+            guard !manifest.entries.isEmpty else {
+                throw UsageError("the manifest \(expect) lists no image (only its header): name PATHs to decode")
+            }
             paths = manifest.imagePaths
         }
         let inputs = DecodeInput.collect(paths)
