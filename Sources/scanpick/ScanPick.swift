@@ -1,4 +1,5 @@
 import ArgumentParsing
+import Wire
 
 /// The `scanpick` command line: every command, declared once (each in `Commands/`), from which
 /// parsing, help and usage errors at every level are generated.
@@ -7,6 +8,7 @@ enum ScanPick {
         CommandLineTool(
             name: "scanpick",
             abstract: "ScanPick Station: barcode scanning and a durable pick queue for warehouse pick stations.",
+            version: ScanPickVersion.current,
             commands: [
                 DecodeCommand.self, ScoreCommand.self, ServeCommand.self, MigrateCommand.self, TokenCommand.self,
                 TapCommand.self, QueueCommand.self, DrainCommand.self, StatusCommand.self, BatchCommand.self,

@@ -53,7 +53,7 @@ struct Run {
 
     init(_ arguments: [String]) async {
         let tool = CommandLineTool(
-            name: "t", abstract: "A tool.", commands: [Echo.self, QueueGroup.self, BatchGroup.self])
+            name: "t", abstract: "A tool.", version: "1.2.3", commands: [Echo.self, QueueGroup.self, BatchGroup.self])
         let printed = Mutex((output: "", errors: ""))
         status = await tool.main(
             arguments, standardError: { text in printed.withLock { $0.errors += text } },
@@ -102,6 +102,20 @@ struct Run {
         let empty = await Run([])
         #expect(empty.status == 2)
         #expect(empty.errors.contains("Usage: t COMMAND [options]"))
+        // An option before any command is named, not taken for a missing command.
+        let early = await Run(["--bogus"])
+        #expect(early.status == 2)
+        #expect(
+            early.errors.hasPrefix("t: unknown option '--bogus': name a command first (one of echo, queue or batch)"))
+        #expect(await Run(["batch", "-x"]).errors.hasPrefix("t batch: unknown option '-x': name a command first"))
+    }
+
+    @Test func versionIsPrintedAndNamedInTheHelp() async {
+        let version = await Run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.output == "t 1.2.3\n")
+        #expect(await Run(["--help"]).output.contains("Run 't --version' for its version."))
+        #expect(await Run(["echo", "--version"]).status == 2)  // a command's own options do not have it
     }
 
     @Test func helpIsGeneratedAtEveryLevel() async {

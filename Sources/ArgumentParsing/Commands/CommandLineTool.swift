@@ -7,9 +7,12 @@
 ///     exit(await tool.main(Array(CommandLine.arguments.dropFirst()), standardError: …, standardOutput: …))
 public struct CommandLineTool {
     private let root: CommandNode
+    /// What `--version` prints after the tool's name (nil: no such option).
+    private let version: String?
 
-    public init(name: String, abstract: String, commands: [any Command.Type]) {
+    public init(name: String, abstract: String, version: String? = nil, commands: [any Command.Type]) {
         root = CommandNode(tool: name, abstract: abstract, commands: commands)
+        self.version = version
     }
 
     /// Exit code for a command line that does not fit its declaration.
@@ -20,8 +23,12 @@ public struct CommandLineTool {
         _ arguments: [String], standardError: @Sendable (String) -> Void, standardOutput: @Sendable (String) -> Void
     ) async -> Int32 {
         guard !arguments.isEmpty else {
-            standardError(root.helpText + "\n")
+            standardError(helpText + "\n")
             return Self.usageExitCode
+        }
+        if let version, arguments == ["--version"] {
+            standardOutput("\(root.name) \(version)\n")
+            return 0
         }
         // `help queue retry` is `queue retry --help`.
         let words = arguments.first == "help" ? Array(arguments.dropFirst()) + ["--help"] : arguments
@@ -53,19 +60,23 @@ public struct CommandLineTool {
                     "unknown command '\(named.word)'\(guess); the commands are \(listing(names, joinedBy: "and"))")
             }
             if Self.wantsHelp(words) {
-                standardOutput(node.helpText + "\n")
+                standardOutput(help(of: node) + "\n")
                 return 0
             }
             guard let fallback else {
-                // A group named alone (`scanpick token`): what it can do is the answer, so show its usage.
                 let names = listing(node.children.map(\.name), joinedBy: "or")
+                // An option before any command (`scanpick --bogus`) is named, not taken for nothing.
+                if let option = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+                    return refuse("unknown option '\(option)': name a command first (one of \(names))")
+                }
+                // A group named alone (`scanpick token`): what it can do is the answer, so show its usage.
                 standardError("\(node.invocation): missing COMMAND: one of \(names)\n\n\(node.helpText)\n")
                 return Self.usageExitCode
             }
             node = fallback
         }
         if Self.wantsHelp(words) {
-            standardOutput(node.helpText + "\n")
+            standardOutput(help(of: node) + "\n")
             return 0
         }
         guard let type = node.type else { return refuse("missing COMMAND") }
@@ -90,8 +101,13 @@ public struct CommandLineTool {
 
     // MARK: For tests and documentation
 
-    /// The top-level help: the abstract and one line per command.
-    public var helpText: String { root.helpText }
+    /// The top-level help: the abstract, one line per command, and `--version` when there is one.
+    public var helpText: String {
+        root.helpText + (version == nil ? "" : "\nRun '\(root.name) --version' for its version.")
+    }
+
+    /// `node`'s help, the tool's own at the top.
+    private func help(of node: CommandNode) -> String { node.path == root.path ? helpText : node.helpText }
 
     /// The help of the command `path` names (`["queue", "retry"]`), or nil when there is none.
     public func helpText(for path: [String]) -> String? {
@@ -100,7 +116,7 @@ public struct CommandLineTool {
             guard let child = node.child(named: name) else { return nil }
             node = child
         }
-        return node.helpText
+        return help(of: node)
     }
 
     /// Every command's path below the tool (`["queue"]`, `["queue", "retry"]`, …), groups included.
