@@ -51,8 +51,9 @@ public enum NamedFile {
     private static func problem(_ code: Int32, _ path: String) -> String {
         switch code {
         case ENOENT: "does not exist"
-        case EACCES, EPERM: "permission denied: \(ownership(path)); this process runs as \(currentUser())"
-        default: String(cString: strerror(code))
+        case EACCES, EPERM:
+            "is not readable by this user (permission denied: \(ownership(path)); this process runs as \(currentUser()))"
+        default: "gives an error: \(String(cString: strerror(code)))"
         }
     }
 

@@ -98,7 +98,7 @@ import Testing
         #expect(checked.status == 1)
         #expect(
             checked.standardError.contains(
-                "\"organisations.acme.tokenFile\" cannot be read: /\(URL(fileURLWithPath: token).standardizedFileURL.path.dropFirst()) permission denied: owned by root:root, mode 0600; this process runs as nobody"
+                "\"organisations.acme.tokenFile\" cannot be read: /\(URL(fileURLWithPath: token).standardizedFileURL.path.dropFirst()) is not readable by this user (permission denied: owned by root:root, mode 0600; this process runs as nobody)"
             ), "\(checked.standardError)")
     }
 
