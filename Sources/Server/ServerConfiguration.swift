@@ -192,12 +192,26 @@ public struct ServerConfiguration: Sendable, Equatable {
         let maxStations = try reader.integer(
             "maxStationsPerOrganisation", default: Defaults.maxStationsPerOrganisation, in: 1...10_000)
         let metrics = try Self.metricsSettings(&reader)
+        if let metricsListen = metrics.listen, let clash = Self.clash(metricsListen, listen) {
+            throw reader.error("metrics.listen", clash)
+        }
         try reader.finish()
         return ServerConfiguration(
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
             idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http,
             tls: tls, allowPlainHTTP: allowPlainHTTP, backlogAlertMinutes: backlogAlertMinutes,
             maxStationsPerOrganisation: maxStations, metrics: metrics)
+    }
+
+    /// Why the metrics listener cannot bind beside the API's, or nil: the same port (not 0, which
+    /// the system chooses) on the same address or on a wildcard one (`0.0.0.0`, `::`).
+    public static func clash(_ metrics: ListenAddress, _ api: ListenAddress) -> String? {
+        let wildcards: Set<String> = ["0.0.0.0", "::"]
+        guard metrics.port != 0, metrics.port == api.port,
+            metrics.host == api.host || wildcards.contains(metrics.host) || wildcards.contains(api.host)
+        else { return nil }
+        return
+            "is \(metrics), where listen (\(api)) already serves: leave metrics.listen out to serve /metrics there, or give it a port of its own"
     }
 
     /// The `metrics` object: `listen`, `tokenSha256`, `allowUnauthenticated`.

@@ -151,6 +151,8 @@ import Testing
         #expect(try await APIClient(metrics, token: "scraper-token").get("/api/stations").status == 404)
         #expect(try await APIClient(server.baseURL, token: nil).get("/metrics").status == 404)
         #expect(try await APIClient(server.baseURL, token: "scraper-token").get("/metrics").status == 404)
+        // The metrics listener polls on one thread: no pool, and no warning of libmicrohttpd's about one.
+        #expect(!server.log.contains("thread pool"), "\(server.log)")
     }
 
     /// On a main listener other machines reach (0.0.0.0), `/metrics` wants a scraper's token even
@@ -239,6 +241,9 @@ import Testing
             (#", "metrics": {"listen": "nowhere"}"#, "metrics.listen"),
             (#", "metrics": {"tokenSha256": ["ABC"]}"#, "metrics.tokenSha256"),
             (#", "metrics": {"scrapeEverything": true}"#, "metrics.scrapeEverything"),
+            // Where the API already listens: the second listener could never bind.
+            (#", "listen": "127.0.0.1:9464", "metrics": {"listen": "127.0.0.1:9464"}"#, "metrics.listen"),
+            (#", "listen": "0.0.0.0:9464", "metrics": {"listen": "127.0.0.1:9464"}"#, "metrics.listen"),
         ] {
             #expect(throws: ConfigError.self, "\(extra)") { try load(extra) }
             do {
@@ -254,6 +259,9 @@ import Testing
         #expect(try load(#", "metrics": {"listen": "127.0.0.1:9464"}"#).metricsOpenWithoutToken)
         let open = try load(#", "metrics": {"listen": "0.0.0.0:9464", "allowUnauthenticated": true}"#)
         #expect(open.metricsOpenWithoutToken && open.plainHTTPRefusal == nil)
+        // Other ports, or ports the system chooses, never clash.
+        #expect(try load(#", "listen": "127.0.0.1:0", "metrics": {"listen": "127.0.0.1:0"}"#).metrics.listen != nil)
+        #expect(try load(#", "listen": "127.0.0.1:8080", "metrics": {"listen": "0.0.0.0:9464"}"#).metrics.listen != nil)
     }
 
     /// Every route has a label of its own in the fixed list, and `none` is the last: a route added

@@ -91,11 +91,17 @@ static inline struct MHD_Daemon *scanpick_mhd_start(
     } else {
         tls[0].option = MHD_OPTION_END;
     }
+    // A pool of one thread (or none) is no pool: given at all, libmicrohttpd warns at every start.
+    struct MHD_OptionItem pool[] = {
+        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)settings->polling_threads, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (settings->polling_threads <= 1) pool[0].option = MHD_OPTION_END;
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_EXTERNAL_LOGGER, scanpick_mhd_log, logger,  // first, or earlier options log to stderr
         MHD_OPTION_SOCK_ADDR, settings->address,
-        MHD_OPTION_THREAD_POOL_SIZE, settings->polling_threads,
+        MHD_OPTION_ARRAY, pool,
         MHD_OPTION_NOTIFY_COMPLETED, completed, context,
         MHD_OPTION_NOTIFY_CONNECTION, notify, context,
         MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
