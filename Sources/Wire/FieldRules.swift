@@ -1,3 +1,5 @@
+import GS1
+
 /// The bounds every field of the HTTP contract keeps: how long text may be and which characters it
 /// may hold, the range of each quantity, and how long each list may be. The server checks what it
 /// receives against them and the station what its page sends, before SQL or a sum sees a value.
@@ -29,6 +31,19 @@ public enum FieldRules {
     /// (U+202A–U+202E, U+2066–U+2069), which make a value read differently from what it is.
     public static func text(_ value: String, field: String, maxLength: Int = maxTextLength) throws(FieldError) {
         try check(value, field: field, maxLength: maxLength, allowing: nil)
+    }
+
+    /// Checks a ship-by date as ``text(_:field:maxLength:)`` checks text, and that it is a real date,
+    /// `YYYY-MM-DD`, optionally followed by a time (`2026-12-01T18:00:00Z`): batches compare these as
+    /// text, which orders ISO 8601 correctly and nothing else.
+    public static func shipDate(_ value: String, field: String) throws(FieldError) {
+        try text(value, field: field)
+        let isDate = GS1Date(iso: String(value.prefix(10))) != nil
+        guard isDate, value.count == 10 || value.dropFirst(10).first == "T" else {
+            throw FieldError(
+                field: field,
+                problem: "must be a date, YYYY-MM-DD (a time may follow a T), not '\(value.prefix(40))'")
+        }
     }
 
     /// The longest organisation name.

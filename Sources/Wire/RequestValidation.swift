@@ -76,7 +76,7 @@ extension UpsertOrdersRequest: ValidatedRequest {
             }
             try FieldRules.text(order.carrier, field: "\(at).carrier")
             try FieldRules.text(order.zone, field: "\(at).zone")
-            try FieldRules.text(order.shipBy, field: "\(at).shipBy")
+            try FieldRules.shipDate(order.shipBy, field: "\(at).shipBy")
             lines += order.lines.count
             try FieldRules.count(lines, field: "orders[].lines", atMost: FieldRules.maxOrderLinesPerRequest)
             var lineIds: Set<String> = []
@@ -100,7 +100,7 @@ extension CreateBatchRequest: ValidatedRequest {
     public func validate() throws(FieldError) {
         try FieldRules.optionalText(filters.carrier, field: "filters.carrier")
         try FieldRules.optionalText(filters.zone, field: "filters.zone")
-        try FieldRules.optionalText(filters.shipByOnOrBefore, field: "filters.shipByOnOrBefore")
+        if let shipBy = filters.shipByOnOrBefore { try FieldRules.shipDate(shipBy, field: "filters.shipByOnOrBefore") }
         if let ids = filters.orderIds {
             try FieldRules.count(ids.count, field: "filters.orderIds", atMost: FieldRules.maxOrderIds)
             for (index, id) in ids.enumerated() { try FieldRules.text(id, field: "filters.orderIds[\(index)]") }

@@ -245,7 +245,7 @@ import Testing
         }
         _ = post(
             "/api/orders",
-            #"{"orders":[{"id":"o","carrier":"c","zone":"z","shipBy":"d","lines":[{"id":"l","sku":"s","location":"A","barcode":"1","qty":5}]}]}"#
+            #"{"orders":[{"id":"o","carrier":"c","zone":"z","shipBy":"2026-12-09","lines":[{"id":"l","sku":"s","location":"A","barcode":"1","qty":5}]}]}"#
         )
         let batch = post("/api/batches", #"{"filters":{}}"#)
         let task = try #require(

@@ -43,6 +43,18 @@ import Testing
         }
     }
 
+    /// Batches compare ship-by dates as text: only ISO 8601 orders correctly that way.
+    @Test func shipDatesAreRealISODatesWithAnOptionalTime() throws {
+        for good in ["2026-12-01", "2024-02-29", "2026-12-01T18:00:00Z", "2026-12-01T18:00"] {
+            try FieldRules.shipDate(good, field: "shipBy")
+        }
+        for bad in ["2026-13-45", "2025-02-29", "not-a-date", "01/12/2026", "2026-12-1", "2026-12-01 18:00", ""] {
+            #expect(throws: FieldError.self, "\(bad)") { try FieldRules.shipDate(bad, field: "shipBy") }
+        }
+        let filters = CreateBatchRequest(filters: BatchFilters(shipByOnOrBefore: "tomorrow"))
+        #expect(throws: FieldError.self) { try filters.validate() }
+    }
+
     @Test func anOrderFeedRefusesRepeatedIds() {
         let line = OrderLine(id: "l1", sku: "S", location: "A1", barcode: "4006381333931", qty: 1)
         let order = Order(id: "o1", carrier: "DHL", zone: "A", shipBy: "2026-12-01", lines: [line, line])
