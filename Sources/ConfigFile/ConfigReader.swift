@@ -189,8 +189,13 @@ public struct ConfigReader {
     /// What is wrong with JSON that does not parse, with the line and column it went wrong at.
     static func syntaxProblem(_ error: any Error, in data: Data) -> String {
         // Foundation's own message says little and points roughly; find the first bad byte ourselves.
-        JSONSyntax.problem(in: [UInt8](data))
-            ?? "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
+        let bytes = [UInt8](data)
+        if let problem = JSONSyntax.problem(in: bytes) { return problem }
+        // Valid JSON that Foundation still refuses: a lone value (`null`, `3`), or a number no Double
+        // holds (its message names the number).
+        let first = bytes.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+        if first != UInt8(ascii: "{") { return "the top level must be a JSON object" }
+        return "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"))"
     }
 
     /// JSON `true`/`false` arrive as NSNumbers whose type is `char`; integers never do.

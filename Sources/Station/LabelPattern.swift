@@ -23,9 +23,21 @@ public struct LabelPattern: @unchecked Sendable, Equatable, CustomStringConverti
         do {
             regex = try NSRegularExpression(pattern: source)
         } catch {
-            throw LabelPatternError(problem: "is not a regular expression (\(error.localizedDescription))")
+            // Foundation says only "The value is invalid"; Swift's own parser says what and where.
+            let reason = Self.regexProblem(source)
+            throw LabelPatternError(problem: "is not a regular expression" + (reason.map { " (\($0))" } ?? ""))
         }
         self.source = source
+    }
+
+    /// What Swift's regular expression parser finds wrong with `source`, if anything.
+    private static func regexProblem(_ source: String) -> String? {
+        do {
+            _ = try Regex(source)
+            return nil
+        } catch {
+            return String(describing: error)
+        }
     }
 
     /// The label's value when `code` is such a label, else nil.

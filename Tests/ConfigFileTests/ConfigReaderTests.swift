@@ -87,6 +87,14 @@ import Testing
         }
     }
 
+    @Test func aLoneValueIsNotAConfig() {
+        for json in ["null", " 3", "[1]", "\"text\""] {
+            #expect(throws: ConfigError(file: "c.json", key: nil, problem: "the top level must be a JSON object")) {
+                try ConfigReader(data: Data(json.utf8), file: "c.json")
+            }
+        }
+    }
+
     @Test func aSettingGivenTwiceIsAnError() {
         let json = "{\"station\": \"s1\",\n \"queue\": {\"backoffCapSeconds\": 30,\n  \"backoffCapSeconds\": 5}}"
         let problem = "is given twice (again at line 3, column 3): keep one"

@@ -197,6 +197,17 @@ import Testing
         }
     }
 
+    /// Foundation says only "The value is invalid" of a bad pattern; the message says what is wrong.
+    @Test func aBadLabelPatternSaysWhatIsWrongWithIt() throws {
+        #expect(throws: LabelPatternError.self) { try LabelPattern("^BATCH-(") }
+        do {
+            _ = try LabelPattern("^BATCH-(")
+        } catch {
+            #expect(error.problem.hasPrefix("is not a regular expression ("), "\(error)")
+            #expect(!error.problem.contains("The value is invalid"), "\(error)")
+        }
+    }
+
     @Test func signInAndLabelPatternsLoad() throws {
         let config = try load(
             #"{"station": "s", "worker": "w", "server": "http://x", "requireSignIn": true, "workerBadgePattern": "^W-([0-9]{3,6})$", "batchLabelPattern": "^BATCH-", "workers": [{"id": "w-7", "name": "Ana"}], "organisations": {"a": {"token": "t"}}}"#

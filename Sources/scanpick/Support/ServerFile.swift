@@ -14,9 +14,15 @@ struct ServerFile: CommandArguments {
         "database", valueName: "PATH|URL",
         help: "SQLite file, or postgres://… URL or libpq connection string, overriding the file.")
 
-    /// The configuration file at `path`, with `database` (when given) over it.
-    static func load(_ path: String, database: String?) throws -> ServerConfiguration {
+    /// The configuration file at `path`, with `database` and `listen` (when given) over it.
+    static func load(_ path: String, database: String?, listen: ListenAddress? = nil) throws -> ServerConfiguration {
         var configuration = try ServerConfiguration.load(path: path)
+        if let listen {
+            configuration.listen = listen
+            if let metrics = configuration.metrics.listen, let clash = ServerConfiguration.clash(metrics, listen) {
+                throw UsageError("--listen \(listen): the config's metrics.listen \(clash)")
+            }
+        }
         if let database {
             configuration.database = ServerDatabase(commandLine: database)
             if case .sqlite(let file) = configuration.database,

@@ -39,13 +39,8 @@ enum ServeCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        var configuration = try ServerFile.load(arguments[\.server.config], database: arguments[\.server.database])
-        if let listen = arguments[\.listen] {
-            configuration.listen = listen
-            if let metrics = configuration.metrics.listen, let clash = ServerConfiguration.clash(metrics, listen) {
-                throw UsageError("--listen \(listen): the config's metrics.listen \(clash)")
-            }
-        }
+        let configuration = try ServerFile.load(
+            arguments[\.server.config], database: arguments[\.server.database], listen: arguments[\.listen])
 
         let tls = try ServerFile.startupCheck(configuration)
         // A log reader that went away (a closed pipe on standard error) costs lines, not the server.
