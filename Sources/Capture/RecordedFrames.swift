@@ -24,8 +24,12 @@ public final class RecordedFrames: FrameSource {
     public init(folder: String, fps: Double = Double(defaultFramesPerSecond), loop: Bool = false) throws(CaptureError) {
         guard fps > 0 else { throw .badOption("the frame rate must be more than 0, not \(fps)") }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
             throw .noSuchFolder(folder)
+        }
+        guard isDirectory.boolValue else {
+            throw .badOption(
+                "\(folder) is a file: --frames takes the folder that holds the frames (PNG, JPEG, PGM or PPM)")
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         files = names.filter { ImageFormat.fileExtensions.contains(($0 as NSString).pathExtension.lowercased()) }

@@ -434,9 +434,12 @@ public final class StationService: Sendable {
         _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil
     ) throws {
         defer { decode?.idle() }
+        var skipped = SkippedFrames()
+        defer { skipped.report(frames.skippedFrames, final: true, log: log) }
         while !isStopped {
             decode?.idle()  // waiting for a frame is the capture loop's to watch
             guard let frame = try frames.nextFrame() else { return }
+            skipped.report(frames.skippedFrames, log: log)
             decode?.alive()
             handle { try loop.process(frame) }
             metrics.framesCaptured.add()
@@ -652,6 +655,24 @@ public final class StationService: Sendable {
     private func report(_ source: String, _ code: String, _ message: String) {
         log(Self.line(code, message))
         attention.set(source, Attention(code: code, message: message))
+    }
+
+    /// Frames a source could not read (an unreadable recorded file, a corrupt MJPEG frame) are said
+    /// in the log, at most once every 10 seconds however fast they come, and once more at the end.
+    private struct SkippedFrames {
+        private var said = 0
+        private var saidAt: ContinuousClock.Instant?
+
+        mutating func report(_ total: Int, final: Bool = false, log: (String) -> Void) {
+            guard total > said, final || saidAt.map({ ContinuousClock.now - $0 >= .seconds(10) }) ?? true else {
+                return
+            }
+            log(
+                StationService.line(
+                    "frames_skipped", "\(total - said) frames could not be read and were skipped (\(total) so far)"))
+            said = total
+            saidAt = .now
+        }
     }
 
     private static func line(_ event: String, _ message: String) -> String {

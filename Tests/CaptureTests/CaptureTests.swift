@@ -78,6 +78,12 @@ import Testing
         #expect(throws: CaptureError.noSuchFolder(folder.file("none"))) {
             try RecordedFrames(folder: folder.file("none"))
         }
+        let file = try folder.write("station.json", text: "{}")
+        #expect {
+            try RecordedFrames(folder: file)
+        } throws: { error in
+            String(describing: error).contains("is a file: --frames takes the folder that holds the frames")
+        }
         let started = Date()
         let looping = try RecordedFrames(folder: folder.path, fps: 10, loop: true)
         for _ in 0..<5 { _ = try looping.nextFrame() }

@@ -18,11 +18,16 @@ import Testing
         let blank = "none/noise.png"
         let wrong = "clean/code128.png"  // a code no task has (another task's code would select it): a mismatch
         let frames = try fixture.frames("shift", [(code, 10), (blank, 60), (code, 10), (blank, 60), (wrong, 10)])
+        // Two frames no loader can read: skipped, and said in the log (not one line a frame).
+        for name in ["zz-cut-1.png", "zz-cut-2.png"] {
+            try Data("not a png".utf8).write(to: URL(fileURLWithPath: frames).appendingPathComponent(name))
+        }
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
+        let logged = Mutex<[String]>([])
         let service = StationService(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
-            log: { _ in })
+            log: { line in logged.withLock { $0.append(line) } })
 
         // Recorded frames without --loop end the run by themselves once replayed.
         let summary = try await service.run(source: .frames(folder: frames, fps: 30, loop: false), org: nil)
@@ -30,6 +35,8 @@ import Testing
         #expect(summary.rejected == 1)
         #expect(summary.frames == 150)
         #expect(printed.withLock { $0 }.contains { $0.hasPrefix("page: http://127.0.0.1:") })
+        let skipped = logged.withLock { $0 }.filter { $0.contains(#""event":"frames_skipped""#) }
+        #expect(skipped.count == 1 && skipped[0].contains("2 frames could not be read"), "\(skipped)")
         let unsent = try station.queue.counts()
         let scrape = try await PrometheusScrape.parse(
             service.metrics.text(queue: unsent, attention: 0, online: true).string)

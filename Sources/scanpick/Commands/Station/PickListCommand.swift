@@ -20,9 +20,10 @@ enum PickListCommand: Command {
                 Marks: ▶ the active task, * an action not yet confirmed sent, ! an action the server refused
                 (a dead letter: support retries or clears it with scanpick queue).
 
-                --json prints {"batchId", "activeTaskId", "tasks": [PickTask with the server's field names,
-                plus "pending": true when the row has an action not yet confirmed sent, and "refused": true
-                while it has a dead letter]}.
+                --json prints {"batchId", "org", "closed", "activeTaskId", "tasks": [PickTask with the server's
+                field names, plus "pending": true when the row has an action not yet confirmed sent, and
+                "refused": true while it has a dead letter]}; "closed" is true once the server has closed the
+                batch. With no batch open, batchId and org are null and tasks is empty.
                 """)
     }
 
