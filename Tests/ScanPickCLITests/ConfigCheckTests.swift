@@ -49,7 +49,11 @@ import Testing
                 #"{"listen": "127.0.0.1:8080", "organisations": {}, "tls": {"certificate": "missing.pem", "key": "k.pem"}}"#,
                 "missing.pem", []
             ),
-            (#"{"listen": "127.0.0.1:8080", "organisations": {}}"#, "\"station\" is required", ["--kind", "station"]),
+            (
+                #"{"listen": "127.0.0.1:8080", "organisations": {}}"#,
+                "\"station\" is required (this file looks like a server configuration: use --kind server",
+                ["--kind", "station"]
+            ),
             (
                 #"{"listen": "127.0.0.1:8080", "database": "/nonexistent-scanpick/s.sqlite", "organisations": {}}"#,
                 "\"database\" is in /nonexistent-scanpick, which does not exist: create it (mkdir -p /nonexistent-scanpick)",

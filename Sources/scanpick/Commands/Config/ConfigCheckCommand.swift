@@ -45,7 +45,16 @@ extension ConfigCommand {
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let path = arguments[\.config]
             let kind = try arguments[\.kind] ?? guessKind(path)
-            let (summary, warnings) = try kind == .station ? checkStation(path) : checkServer(path)
+            let (summary, warnings): (String, [String])
+            do {
+                (summary, warnings) = try kind == .station ? checkStation(path) : checkServer(path)
+            } catch {
+                // A station's file checked as a server's fails on its first station key: say why.
+                guard let looks = try? guessKind(path), looks != kind else { throw error }
+                throw StationCommandError(
+                    "\(error) (this file looks like a \(looks.rawValue) configuration: use --kind \(looks.rawValue), or leave --kind out)"
+                )
+            }
             if let user = arguments[\.asUser] ?? ServiceUser.defaultForCheck() {
                 try ServiceUser.check(path, kind: kind.rawValue, as: user)
             }
