@@ -1,3 +1,4 @@
+internal import CMicroHTTPD
 internal import CThreadName
 import Dispatch
 import Foundation
@@ -37,18 +38,18 @@ final class LingeringCloses: Sendable {
     private struct State {
         var sockets: [Lingering] = []
         var stopped = false
-        /// The lingering thread waits on `arrived` (an adoption into an empty list signals it).
-        var threadWaits = false
     }
     private let state = Mutex(State())
-    private let arrived = DispatchSemaphore(value: 0)
+    /// Polled beside the sockets (an eventfd): an adoption or a stop writes to it, so the thread
+    /// sees either at once, however long its poll would otherwise wait.
+    private let wakeUp: Int32
     private let threadEnded = DispatchSemaphore(value: 0)
-    /// How often the thread looks for sockets adopted while it polls others.
-    private static let pollMilliseconds: Int32 = 100
 
     init(limits: HTTPServerLimits) {
         seconds = min(5, limits.bodyTimeoutSeconds)
         maxBytes = min(4 * limits.maxBodyBytes, 16 << 20)
+        // Without one (no descriptor left), the thread looks every 100 ms instead.
+        wakeUp = scanpick_wake_up_descriptor()
         let thread = Thread { [self] in
             _ = scanpick_name_this_thread("http-linger")  // for top -H and perf
             lingerUntilStopped()
@@ -74,26 +75,20 @@ final class LingeringCloses: Sendable {
         shutdown(copy, Int32(SHUT_WR))
         let deadline = Self.now() + UInt64(seconds) * 1_000_000_000
         let peer = Self.peer(of: copy)
-        let (kept, wakes) = state.withLock { state -> (Bool, Bool) in
+        let kept = state.withLock { state -> Bool in
             guard !state.stopped, state.sockets.count < Self.capacity,
                 state.sockets.count(where: { $0.peer == peer }) < Self.perAddress
-            else { return (false, false) }
+            else { return false }
             state.sockets.append(Lingering(socket: copy, peer: peer, deadline: deadline))
-            defer { state.threadWaits = false }
-            return (true, state.threadWaits)
+            return true
         }
-        if !kept { close(copy) }
-        if wakes { arrived.signal() }
+        if kept { wake() } else { close(copy) }
     }
 
     /// Closes every lingering socket and ends the thread. Call once; later adoptions close at once.
     func stop() {
-        let wakes = state.withLock { state in
-            state.stopped = true
-            defer { state.threadWaits = false }
-            return state.threadWaits
-        }
-        if wakes { arrived.signal() }
+        state.withLock { $0.stopped = true }
+        wake()
         threadEnded.wait()
         let left = state.withLock { state in
             defer { state.sockets = [] }
@@ -102,27 +97,41 @@ final class LingeringCloses: Sendable {
         for lingering in left { close(lingering.socket) }
     }
 
+    // Closed only here: an adoption racing a stop may still write to it (a number closed in `stop`
+    // could by then name another thread's file).
+    deinit { if wakeUp >= 0 { close(wakeUp) } }
+
+    /// Ends the thread's poll at once (a socket to watch, or a stop).
+    private func wake() {
+        guard wakeUp >= 0 else { return }
+        var one: UInt64 = 1
+        _ = write(wakeUp, &one, 8)  // a full counter (EAGAIN) already holds a wake-up
+    }
+
     private func lingerUntilStopped() {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let (sockets, stopped) = state.withLock { state in
-                state.threadWaits = state.sockets.isEmpty && !state.stopped
-                return (state.sockets, state.stopped)
-            }
+            let (sockets, stopped) = state.withLock { ($0.sockets, $0.stopped) }
             if stopped { return }
-            if sockets.isEmpty {
-                arrived.wait()
-                continue
-            }
-            var polled = sockets.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
+            // The wake-up first, then one entry a socket; with nothing lingering, only the wake-up
+            // ends the wait.
+            var polled = [pollfd(fd: wakeUp, events: Int16(POLLIN), revents: 0)]
+            polled += sockets.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
             let before = Self.now()
-            let soonest = sockets.map(\.deadline).min() ?? before
-            let untilSoonest = soonest > before ? Int32(clamping: (soonest - before) / 1_000_000 + 1) : 0
-            _ = poll(&polled, nfds_t(polled.count), min(Self.pollMilliseconds, untilSoonest))
+            var timeout: Int32 = sockets.isEmpty ? -1 : 0
+            if let soonest = sockets.map(\.deadline).min(), soonest > before {
+                timeout = Int32(clamping: (soonest - before) / 1_000_000 + 1)
+            }
+            if wakeUp < 0 { timeout = timeout < 0 ? 100 : min(timeout, 100) }
+            _ = poll(&polled, nfds_t(polled.count), timeout)
+            if polled[0].revents != 0 {
+                var count: UInt64 = 0
+                _ = read(wakeUp, &count, 8)  // resets the counter
+            }
             let now = Self.now()
             var ended: [Int32] = []
             var progress: [Int32: Int] = [:]
-            for (entry, polled) in zip(sockets, polled) {
+            for (entry, polled) in zip(sockets, polled.dropFirst()) {
                 var read = entry.read
                 var done = entry.deadline <= now
                 if !done, polled.revents != 0 {

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
@@ -111,6 +112,12 @@ static inline struct MHD_Daemon *scanpick_mhd_start(
         MHD_OPTION_UNESCAPE_CALLBACK, scanpick_mhd_unescape, NULL,
         MHD_OPTION_ARRAY, tls,
         MHD_OPTION_END);
+}
+
+/// A descriptor another thread's poll can be woken through (`eventfd`'s flags are macros, and the
+/// server's own threads poll beside libmicrohttpd's): close-on-exec, non-blocking; -1 on failure.
+static inline int scanpick_wake_up_descriptor(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
 /// The port the daemon is bound to (`MHD_get_daemon_info` is variadic too); 0 if unknown.
