@@ -18,6 +18,25 @@ import Testing
         return try withExtendedLifetime(folder) { try StationConfiguration.load(path: path, environment: environment) }
     }
 
+    /// A small valid station config as JSON, with `changes` over it.
+    static func config(_ changes: [String: Any]) throws -> String {
+        var settings: [String: Any] = [
+            "station": "s", "worker": "w", "server": "http://x", "organisations": ["a": ["token": "t"]],
+        ]
+        settings.merge(changes) { _, new in new }
+        return String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self)
+    }
+
+    /// How loading ``config(_:)`` with `changes` fails, or nil when it loads.
+    func refusal(of changes: [String: Any]) throws -> ConfigError? {
+        do {
+            _ = try load(try Self.config(changes))
+            return nil
+        } catch let error as ConfigError {
+            return error
+        }
+    }
+
     let minimal =
         #"{"station": "bench-1", "worker": "w3", "server": "http://127.0.0.1:8080", "organisations": {"acme": {"token": "t"}}}"#
 
@@ -227,17 +246,9 @@ import Testing
     /// override, over 200 characters) is a config error, not a backlog of dead letters.
     @Test(arguments: ["", "w\u{202E}3", "line\nbreak", String(repeating: "w", count: 201)])
     func aWorkerTheServerWouldRefuseIsAConfigError(worker: String) throws {
-        let json = String(
-            decoding: try JSONSerialization.data(withJSONObject: [
-                "station": "s", "worker": worker, "server": "http://x", "organisations": ["a": ["token": "t"]],
-            ]), as: UTF8.self)
-        do {
-            _ = try load(json)
-            Issue.record("accepted worker \(worker.debugDescription)")
-        } catch let error as ConfigError {
-            #expect(error.key == "worker", "\(error)")
-            #expect(error.problem.contains("workerId"), "\(error)")
-        }
+        let error = try #require(try refusal(of: ["worker": worker]), "accepted worker \(worker.debugDescription)")
+        #expect(error.key == "worker", "\(error)")
+        #expect(error.problem.contains("workerId"), "\(error)")
         #expect(try load(minimal).worker == "w3")
     }
 
@@ -248,54 +259,30 @@ import Testing
         ("server:8080", "must be an http:// or https:// URL"),
     ])
     func aServerNoRequestCanReachIsAConfigError(server: String, problem: String) throws {
-        func config(_ server: String) throws -> String {
-            String(
-                decoding: try JSONSerialization.data(withJSONObject: [
-                    "station": "s", "worker": "w", "server": server, "organisations": ["a": ["token": "t"]],
-                ]), as: UTF8.self)
-        }
-        do {
-            _ = try load(try config(server))
-            Issue.record("accepted server \(server)")
-        } catch let error as ConfigError {
-            #expect(error.key == "server", "\(error)")
-            #expect(error.problem.hasPrefix(problem), "\(error)")
-        }
+        let error = try #require(try refusal(of: ["server": server]), "accepted server \(server)")
+        #expect(error.key == "server", "\(error)")
+        #expect(error.problem.hasPrefix(problem), "\(error)")
         let fine = "HTTPS://api.example:65535/scanpick"
-        #expect(try load(try config(fine)).server.absoluteString == fine)
+        #expect(try load(try Self.config(["server": fine])).server.absoluteString == fine)
     }
 
     /// An organisation's name is text that log lines, the page and metrics labels carry.
     @Test(arguments: ["", "line\nbreak", "o\u{202E}rg", String(repeating: "o", count: 65)])
     func anUnusableOrganisationNameIsAConfigError(name: String) throws {
-        let json = String(
-            decoding: try JSONSerialization.data(withJSONObject: [
-                "station": "s", "worker": "w", "server": "http://x", "organisations": [name: ["token": "t"]],
-            ]), as: UTF8.self)
-        do {
-            _ = try load(json)
-            Issue.record("accepted organisation \(name.debugDescription)")
-        } catch let error as ConfigError {
-            #expect(error.key == "organisations", "\(error)")
-            #expect(error.problem.hasPrefix("the organisation name"), "\(error)")
-        }
+        let error = try #require(
+            try refusal(of: ["organisations": [name: ["token": "t"]]]), "accepted organisation \(name.debugDescription)"
+        )
+        #expect(error.key == "organisations", "\(error)")
+        #expect(error.problem.hasPrefix("the organisation name"), "\(error)")
     }
 
     /// `station` goes out as `X-ScanPick-Station`, which the server refuses unless it is 1–64
     /// visible ASCII characters; `heartbeatSeconds` is 1–3600, 30 when not given.
     @Test(arguments: ["", "two words", "é", "tab\tname", String(repeating: "s", count: 65)])
     func aStationNameTheServerWouldRefuseIsAConfigError(station: String) throws {
-        let json = String(
-            decoding: try JSONSerialization.data(withJSONObject: [
-                "station": station, "worker": "w", "server": "http://x", "organisations": ["a": ["token": "t"]],
-            ]), as: UTF8.self)
-        do {
-            _ = try load(json)
-            Issue.record("accepted station \(station.debugDescription)")
-        } catch let error as ConfigError {
-            #expect(error.key == "station", "\(error)")
-            #expect(error.problem.contains("X-ScanPick-Station"), "\(error)")
-        }
+        let error = try #require(try refusal(of: ["station": station]), "accepted station \(station.debugDescription)")
+        #expect(error.key == "station", "\(error)")
+        #expect(error.problem.contains("X-ScanPick-Station"), "\(error)")
         #expect(try load(minimal).heartbeatSeconds == 30)
         let every = minimal.replacingOccurrences(of: #""worker""#, with: #""heartbeatSeconds": 3600, "worker""#)
         #expect(try load(every).heartbeatSeconds == 3600)
