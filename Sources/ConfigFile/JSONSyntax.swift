@@ -120,8 +120,10 @@ public enum JSONSyntax {
             self.watchKeys = watchKeys
         }
 
-        /// Deeper than this is refused rather than recursed into (a config is never this deep).
-        static let maxDepth = 512
+        /// Deeper than this is refused rather than recursed into: a config or a request is never
+        /// a tenth as deep, and each level is two stack frames (at 512, a debug build overflowed a
+        /// 1 MiB worker thread's stack describing a body Foundation had refused as too deep).
+        static let maxDepth = 128
 
         var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
 

@@ -77,7 +77,7 @@ import Testing
             ("\u{FEFF}{\n  \"station\": \"s1\"\n  \"worker\": \"w\"}", "this is not valid JSON at line 3, column 3"),
             (
                 "{\"a\": " + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
-                "the JSON is nested more than 512 deep at line 1, column 518"
+                "the JSON is nested more than 128 deep at line 1, column 134"
             ),
         ]
         for (json, problem) in cases {

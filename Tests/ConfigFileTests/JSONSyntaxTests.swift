@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ConfigFile
@@ -47,11 +48,31 @@ import Testing
         #expect(JSONSyntax.repeatedKey(in: Array(json.utf8)) == nil)
     }
 
+    /// Any depth is described without running out of stack, on a thread with the stack a server's
+    /// worker has (1 MiB; a debug build once overflowed it describing 513 levels).
+    @Test func anyDepthIsDescribedOnASmallStack() async {
+        let described = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                var found: [String?] = []
+                for depth in [129, 513, 100_000] {
+                    let json = Array(("{\"x\":" + String(repeating: "[", count: depth)).utf8)
+                    found.append(JSONSyntax.problem(in: json))
+                    _ = JSONSyntax.numbersNotInts(in: json, atMost: 1)
+                    _ = JSONSyntax.repeatedKey(in: json)
+                }
+                continuation.resume(returning: found)
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        #expect(described.allSatisfy { $0 == "the JSON is nested more than 128 deep at line 1, column 133" }, "\(described)")
+    }
+
     @Test func problemsSayWhereTheTextStopsBeingJSON() {
         #expect(JSONSyntax.problem(in: Array(#"{"a": tru}"#.utf8)) == "this is not valid JSON at line 1, column 7")
         #expect(JSONSyntax.problem(in: Array("{\n\"a\": [1,".utf8)) == "the JSON ends early at line 2, column 9")
         let deep = Array(String(repeating: "[", count: 600).utf8)
-        #expect(JSONSyntax.problem(in: deep)?.hasPrefix("the JSON is nested more than 512 deep") == true)
+        #expect(JSONSyntax.problem(in: deep)?.hasPrefix("the JSON is nested more than 128 deep") == true)
         #expect(JSONSyntax.problem(in: Array(#"{"a":[1.5]}"#.utf8)) == nil)
     }
 }

@@ -194,4 +194,19 @@ import Testing
         }
         #expect(try await fixture.picked(fixture.tasks[0]) == 0)
     }
+
+    /// Nesting Foundation refuses is described without recursing past the stack of a worker thread
+    /// (a debug build once crashed on 513 levels), on every route that reads JSON on one.
+    @Test func deeplyNestedBodiesAre400sNotCrashes() async throws {
+        let fixture = try await PickingFixture(store: .sqlite)
+        for depth in [513, 5_000] {
+            let deep = #"{"x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+            for path in ["/api/orders", "/api/batches", "/api/stations/heartbeat", "/api/picking/submit-scan"] {
+                let reply = try await fixture.acme.send("POST", path, body: Data(deep.utf8))
+                #expect(reply.status == 400, "\(path) at \(depth)")
+            }
+        }
+        #expect(fixture.server.isRunning)
+        #expect(try await fixture.pick(fixture.tasks[0], qty: 1).status == 200)
+    }
 }
