@@ -65,7 +65,8 @@ import Testing
             thread.stackSize = 1 << 20
             thread.start()
         }
-        #expect(described.allSatisfy { $0 == "the JSON is nested more than 128 deep at line 1, column 133" }, "\(described)")
+        let refusal = "the JSON is nested more than 128 deep at line 1, column 133"
+        #expect(described.allSatisfy { $0 == refusal }, "\(described)")
     }
 
     @Test func problemsSayWhereTheTextStopsBeingJSON() {
