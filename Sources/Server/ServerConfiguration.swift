@@ -195,6 +195,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         if let metricsListen = metrics.listen, let clash = Self.clash(metricsListen, listen) {
             throw reader.error("metrics.listen", clash)
         }
+        // A scraper's token reads every organisation's figures; one an organisation holds too would
+        // give that tenant all of them.
+        if let shared = metrics.tokenSha256.first(where: { holders[$0] != nil }), let holder = holders[shared] {
+            throw reader.error(
+                "metrics.tokenSha256",
+                "holds '\(shared.prefix(12))…', which organisations.\(holder) holds too: a scraper's token must be its own (make one with `scanpick token new --org metrics`)"
+            )
+        }
         try reader.finish()
         return ServerConfiguration(
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,

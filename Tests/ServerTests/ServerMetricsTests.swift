@@ -224,10 +224,10 @@ import Testing
     /// metrics listener of its own must not send its scrapers' tokens in the clear.
     @Test func fleetAndMetricsSettingsAreCheckedAtLoad() throws {
         let folder = try TemporaryDirectory()
-        let hash = SHA256.hex(of: "scraper-token")
+        let (hash, acme) = (SHA256.hex(of: "scraper-token"), SHA256.hex(of: "acme-token"))
         func load(_ extra: String) throws -> ServerConfiguration {
             let path = try folder.write(
-                "server.json", text: #"{"organisations": {"acme": {"tokenSha256": ["\#(hash)"]}}\#(extra)}"#)
+                "server.json", text: #"{"organisations": {"acme": {"tokenSha256": ["\#(acme)"]}}\#(extra)}"#)
             return try ServerConfiguration.load(path: path)
         }
         let defaults = try load("")
@@ -241,6 +241,8 @@ import Testing
             (#", "metrics": {"listen": "nowhere"}"#, "metrics.listen"),
             (#", "metrics": {"tokenSha256": ["ABC"]}"#, "metrics.tokenSha256"),
             (#", "metrics": {"scrapeEverything": true}"#, "metrics.scrapeEverything"),
+            // An organisation's own token as the scraper's: that tenant would read every organisation's figures.
+            (#", "metrics": {"tokenSha256": ["\#(acme)"]}"#, "metrics.tokenSha256"),
             // Where the API already listens: the second listener could never bind.
             (#", "listen": "127.0.0.1:9464", "metrics": {"listen": "127.0.0.1:9464"}"#, "metrics.listen"),
             (#", "listen": "0.0.0.0:9464", "metrics": {"listen": "127.0.0.1:9464"}"#, "metrics.listen"),
