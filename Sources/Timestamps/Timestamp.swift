@@ -97,7 +97,7 @@ public enum Timestamp {
         guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74, bytes[13] == 0x3A,
             bytes[16] == 0x3A, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
         // A day the month does not have (2026-02-30) is no time: timegm would roll it into March.
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)

@@ -62,9 +62,11 @@ function render(answer) {
     tr.appendChild(cell(station.pending, "number pending"));
     tr.appendChild(cell(station.inFlight, "number"));
     tr.appendChild(cell(station.dead, "number dead"));
-    const oldest = station.oldestPendingAt && station.pending + station.inFlight > 0
-      ? ago(new Date(Date.parse(station.oldestPendingAt) - 1000 * (station.clockOffsetSeconds || 0)).toISOString(), serverNow)
-      : "";
+    // On the server's clock; a time the browser cannot read is shown as sent, never a thrown error
+    // that would leave the whole table unrendered.
+    const queuedAt = Date.parse(station.oldestPendingAt) - 1000 * (station.clockOffsetSeconds || 0);
+    const oldest = !station.oldestPendingAt || station.pending + station.inFlight === 0 ? ""
+      : Number.isFinite(queuedAt) ? ago(new Date(queuedAt).toISOString(), serverNow) : station.oldestPendingAt;
     tr.appendChild(cell(oldest.replace(" ago", ""), "oldest"));
     tr.appendChild(cell(station.camera, "camera"));
     tr.appendChild(cell(station.scanners, "number"));
