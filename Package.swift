@@ -67,6 +67,8 @@ let package = Package(
         .target(name: "ConfigFile"),
         // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
         .target(name: "Timestamps"),
+        // Text from outside (file names, what a server sent) made safe to print on a terminal.
+        .target(name: "TerminalText"),
         // GS1 numbering rules: which UPC, EAN and GTIN-14 readings name the same item, check digits,
         // element strings (AIs, lots, dates, counts) and what a scan counts for on an order line.
         .target(name: "GS1"),
@@ -90,7 +92,7 @@ let package = Package(
         // Barcodes from grey images: the ZBar and zxing-cpp readers, symbologies, debouncing.
         .target(name: "Scanning", dependencies: ["Imaging", "CZBar", "CZXing"]),
         // `scanpick decode`: walking inputs, parallel ordered decoding, reports, manifests.
-        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "JSONText"]),
+        .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "JSONText", "TerminalText"]),
 
         // Input devices: frames from a V4L2 camera or recorded images, codes from handheld scanners.
         .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev"]),
@@ -116,14 +118,14 @@ let package = Package(
             ],
             resources: [.copy("FleetPage")]),
         // `scanpick fleet`: the organisation's stations from `GET /api/stations`, as a table.
-        .target(name: "Fleet", dependencies: ["Wire", "Timestamps"]),
+        .target(name: "Fleet", dependencies: ["Wire", "Timestamps", "TerminalText"]),
 
         .executableTarget(
             name: "scanpick",
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
                 "ConfigFile", "Queue", "Station", "Wire", "JSONText", "Timestamps", "Capture", "LineLog",
-                "ServiceManager", "Fleet",
+                "ServiceManager", "Fleet", "TerminalText",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -145,6 +147,8 @@ let package = Package(
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(name: "TerminalTextTests", dependencies: ["TerminalText"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Wire"]),
         .testTarget(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),

@@ -37,23 +37,6 @@ public struct DecodeTally: Sendable, Equatable {
 }
 
 extension ImageReport {
-    /// `file` as a line of text shows it: control characters (C0, DEL, C1) written as escapes
-    /// (`\n`, `\u{1B}`), so a file name can neither start a line of its own nor send a terminal
-    /// commands. The JSON output escapes them by its own rules.
-    public static func printable(_ file: String) -> String {
-        var shown = ""
-        for scalar in file.unicodeScalars {
-            switch scalar.value {
-            case 0x0A: shown += "\\n"
-            case 0x0D: shown += "\\r"
-            case 0x09: shown += "\\t"
-            case 0...0x1F, 0x7F...0x9F: shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
-    }
-
     /// zbarimg's text output: `SYMBOLOGY:DATA` per code, payload bytes as decoded.
     public var textLines: [UInt8] {
         barcodes.flatMap { Array("\($0.symbology.displayName):".utf8) + $0.payload + [0x0A] }

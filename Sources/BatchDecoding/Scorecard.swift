@@ -1,4 +1,5 @@
 import Foundation
+import TerminalText
 
 /// The result of scoring a batch against a manifest: one row per expected symbology, the images
 /// that did not match, and a fixed-width table for people.
@@ -93,7 +94,7 @@ public struct Scorecard: Sendable {
     /// One line per mismatch: `file: missed, expected EAN-13 5901234123457`.
     public var mismatchLines: [String] {
         mismatches.map { mismatch in
-            var line = "\(ImageReport.printable(mismatch.file)): \(mismatch.verdict.rawValue)"
+            var line = "\(TerminalText.printable(mismatch.file)): \(mismatch.verdict.rawValue)"
             if !mismatch.expected.isEmpty { line += ", expected \(mismatch.expectedSymbology) \(mismatch.expected)" }
             if !mismatch.found.isEmpty { line += ", found \(mismatch.found.joined(separator: " "))" }
             if let error = mismatch.error { line += " (\(error))" }

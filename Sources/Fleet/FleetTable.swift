@@ -1,11 +1,18 @@
 import Foundation
+import TerminalText
 import Timestamps
 import Wire
 
 /// The fleet as a table for a terminal: worst status first, then by name, with a summary line.
+/// What the stations reported is shown with its control characters escaped (a server need not be
+/// ours, nor trusted) and each column cut to ``maxColumnWidth``, so one station cannot stretch or
+/// break every line.
 ///
 ///     print(FleetTable.render(fleet))
 public enum FleetTable {
+    /// The widest a column's text gets (the last, the attention notes, gets 80).
+    static let maxColumnWidth = 40
+
     public static func render(_ fleet: FleetStations) -> String {
         let now = Timestamp.date(fleet.serverTime) ?? Date()
         let stations = fleet.stations.sorted {
@@ -14,10 +21,11 @@ public enum FleetTable {
         var counts: [String: Int] = [:]
         for station in stations { counts[station.status, default: 0] += 1 }
         let summary = FleetStation.statuses.compactMap { status in counts[status].map { "\($0) \(status)" } }
+        let org = TerminalText.printable(fleet.org)
         var lines = [
             stations.isEmpty
-                ? "organisation \(fleet.org): no station has reported yet"
-                : "organisation \(fleet.org): \(stations.count) station\(stations.count == 1 ? "" : "s"): "
+                ? "organisation \(org): no station has reported yet"
+                : "organisation \(org): \(stations.count) station\(stations.count == 1 ? "" : "s"): "
                     + summary.joined(separator: ", ")
         ]
         guard !stations.isEmpty else { return lines[0] + "\n" }
@@ -39,15 +47,14 @@ public enum FleetTable {
             if let offset = station.clockOffsetSeconds, abs(offset) > 300 {
                 notes.append("clock \(Int(offset.rounded())) s off the server's")
             }
-            let note = notes.joined(separator: " · ")
-            rows.append([
+            let cells = [
                 heartbeat.station, station.status,
                 Timestamp.date(station.lastSeenAt).map { age(now.timeIntervalSince($0)) + " ago" }
                     ?? station.lastSeenAt,
                 String(heartbeat.pending + heartbeat.inFlight), String(heartbeat.dead), oldest, heartbeat.camera,
                 String(heartbeat.scanners), heartbeat.batchId ?? "", heartbeat.workerId ?? "",
-                note.count > 80 ? String(note.prefix(79)) + "…" : note,
-            ])
+            ].map { TerminalText.clipped(TerminalText.printable($0), to: maxColumnWidth) }
+            rows.append(cells + [TerminalText.clipped(TerminalText.printable(notes.joined(separator: " · ")), to: 80)])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

@@ -3,6 +3,7 @@ import BatchDecoding
 import Foundation
 import Imaging
 import Scanning
+import TerminalText
 
 /// `scanpick decode`: batch decoding of still images, zbarimg-compatible by default.
 enum DecodeCommand: Command {
@@ -67,7 +68,7 @@ enum DecodeCommand: Command {
             } else {
                 if let error = report.error {
                     progress.clear()
-                    StandardStream.error.write("scanpick: \(ImageReport.printable(report.file)): \(describe(error))\n")
+                    StandardStream.error.write("scanpick: \(TerminalText.printable(report.file)): \(describe(error))\n")
                 }
                 if scorer == nil { StandardStream.output.write(bytes: report.textLines) }
             }

@@ -1,0 +1,31 @@
+/// Text from outside the program (a file's name, a station's name as a server sent it) as one line
+/// of a terminal shows it: a character that could start a new line, move the cursor, send the
+/// terminal a command or reverse the text around it is written as an escape instead, so such a
+/// value can neither fake a line of output nor act on the reader's terminal.
+///
+///     print("scanpick: \(TerminalText.printable(path)): not an image")
+public enum TerminalText {
+    /// `text` with C0 and C1 control characters, DEL, line and paragraph separators and the
+    /// bidirectional marks, embeddings, overrides and isolates written as `\n`, `\r`, `\t` or
+    /// `\u{…}`.
+    public static func printable(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: shown += "\\n"
+            case 0x0D: shown += "\\r"
+            case 0x09: shown += "\\t"
+            case 0...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069:
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
+
+    /// `text` cut to at most `limit` characters, the last of them `…` when it was cut.
+    public static func clipped(_ text: String, to limit: Int) -> String {
+        guard limit > 0 else { return "" }
+        return text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+}

@@ -1,0 +1,35 @@
+import Testing
+import Wire
+
+@testable import Fleet
+
+@Suite struct FleetTableTests {
+    func station(_ name: String, status: String = "ok", batch: String? = nil, worker: String? = nil) -> FleetStation {
+        let heartbeat = StationHeartbeat(
+            station: name, heartbeatSeconds: 30, version: "1", online: true, pending: 0, inFlight: 0, dead: 0,
+            oldestPendingAt: nil, lastSyncAt: nil, camera: "ok", scanners: 1, batchId: batch, workerId: worker,
+            attention: [])
+        return FleetStation(
+            heartbeat: heartbeat, lastSeenAt: "2026-12-05T09:00:00.000Z", clockOffsetSeconds: 0, status: status,
+            problems: [])
+    }
+
+    /// What a server sent is shown, never obeyed: a station's text cannot clear the screen, retitle
+    /// the terminal, add a row of its own or stretch every line.
+    @Test func aHostileServersTextNeitherActsOnTheTerminalNorBreaksTheTable() {
+        let fleet = FleetStations(
+            org: "acme\u{1B}]0;owned\u{7}", serverTime: "2026-12-05T09:00:10.000Z",
+            stations: [
+                station("x\u{1B}[2J", worker: "w1\nst-fake  ok  now"),
+                station("st-2", batch: String(repeating: "b", count: 200), worker: "w2"),
+            ])
+        let text = FleetTable.render(fleet)
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 4, "\(text)")  // the summary, the header, two stations
+        #expect(lines[0].hasPrefix(#"organisation acme\u{1B}]0;owned\u{7}: 2 stations"#))
+        #expect(text.contains(#"x\u{1B}[2J"#) && text.contains(#"w1\nst-fake"#))
+        #expect(text.contains(String(repeating: "b", count: FleetTable.maxColumnWidth - 1) + "…"))
+        #expect(lines.allSatisfy { $0.count < 200 }, "\(lines.map(\.count))")
+    }
+}
