@@ -35,6 +35,11 @@ final class PageAccess: Sendable {
     /// Whether requests must bring the secret.
     var needsSecret: Bool { settings.secret != nil }
 
+    /// Whether `other` lets in exactly whom these settings do (the same secret and hosts).
+    func admitsAlike(_ other: StationConfiguration.PageSettings) -> Bool {
+        other.secret == settings.secret && Set(other.allowedHosts) == Set(settings.allowedHosts)
+    }
+
     /// A fresh one-time login path (`/login?code=…`), replacing any unused one; nil without a secret.
     func newLoginPath() -> String? {
         guard settings.secret != nil else { return nil }

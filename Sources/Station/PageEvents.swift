@@ -74,6 +74,16 @@ final class PageEvents: Sendable {
         wake.signal()
     }
 
+    /// Ends every stream open now, the publisher going on: what let them in has changed (a rotated
+    /// secret), so each browser must connect again under the new rules.
+    func endStreams() {
+        let clients = state.withLock { state in
+            defer { state.clients = [] }
+            return state.clients
+        }
+        for client in clients { client.end() }
+    }
+
     /// Something changed: the publisher compares the snapshots now.
     func poke() { wake.signal() }
 

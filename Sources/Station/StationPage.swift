@@ -104,10 +104,15 @@ public final class StationPage: Sendable {
 
     /// Applies re-read page settings on the same address: a rotated secret replaces the old one at
     /// once (its cookie and bearer stop working, unused login links too), and so do the allowed
-    /// hosts.
+    /// hosts. Event streams opened under the old rules are ended: they would go on showing every
+    /// scan and sign-in to whoever opened them.
     public func apply(_ settings: StationConfiguration.PageSettings) {
         let port = address.port
-        access.withLock { $0 = PageAccess(settings: settings, port: port) }
+        let changed = access.withLock { access in
+            defer { access = PageAccess(settings: settings, port: port) }
+            return !access.admitsAlike(settings)
+        }
+        if changed { events.endStreams() }
     }
 
     /// Serves `GET /metrics` (Prometheus's text format, under the page's access rules) with what

@@ -149,10 +149,17 @@ import Testing
         #expect(try status(new) == 401)
         let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
         #expect(links().count == 1)
+        // An event stream opened with the old secret, which would otherwise go on showing every
+        // scan and sign-in to whoever opened it.
+        let stream = try RawConnection(port: UInt16(port))
+        #expect(
+            stream.send("GET /api/events HTTP/1.1\r\nHost: \(host)\r\nAuthorization: Bearer \(old)\r\n\r\n"))
+        #expect(try await onOwnThread { stream.read(until: "event: status", timeout: .seconds(20)) } != nil)
 
         _ = try fixture.folder.writePrivate("page.secret", bytes: Array((new + "\n").utf8))
         #expect(try await eventually { try status(new) == 200 })
         #expect(try status(old) == 401)
+        #expect(try await onOwnThread { stream.closedByPeer(within: .seconds(20)) })
         #expect(await eventually { links().count == 2 })
         let link = try #require(links().last?.split(separator: " ").last.flatMap { URL(string: String($0)) })
         let login = try RawHTTP.send(port: port, "GET", link.path + "?" + (link.query ?? ""), host: host)
