@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import HTTPServing
 import Queue
@@ -267,7 +268,7 @@ public final class StationPage: Sendable {
                     status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: jpeg)
             }
         } catch {
-            var response = Self.httpError(error).response
+            var response = Self.httpError(error, body: request.body).response
             response.headers.append(("Cache-Control", "no-store"))
             return response
         }
@@ -276,7 +277,7 @@ public final class StationPage: Sendable {
     /// Every failure as the answer it gets: the page's own refusals as they are, a request that
     /// does not parse 400, and a fault of the station itself (its database, anything unforeseen)
     /// a 5xx: the request was fine and nothing was done.
-    static func httpError(_ error: any Error) -> HTTPError {
+    static func httpError(_ error: any Error, body: [UInt8] = []) -> HTTPError {
         switch error {
         case let refusal as HTTPError: refusal
         case let refusal as TapRefusal:
@@ -296,8 +297,8 @@ public final class StationPage: Sendable {
             }
         case let refusal as FieldError:
             HTTPError(status: 400, code: "invalid_field", message: "\(refusal.field) \(refusal.problem)")
-        case is DecodingError:
-            HTTPError(status: 400, code: "bad_request", message: "the body is not the JSON this route takes (\(error))")
+        case let refusal as DecodingError:
+            HTTPError(status: 400, code: "bad_request", message: JSONDecodingProblem.describe(refusal, body: body))
         case is SQLiteError, is StorageError:
             HTTPError(
                 status: 503, code: "storage", message: "the station could not use its database (\(error)); try again")

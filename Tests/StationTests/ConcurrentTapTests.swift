@@ -67,6 +67,20 @@ import Testing
             #expect(reply.status == 422, "\(body)")
             #expect(reply.errorCode == "invalid_quantity", "\(body)")
         }
+        // Bodies that are not a tap are 400s that name the field, in words, not Swift's types.
+        for (body, message) in [
+            (#"{"pickTaskId":"\#(a1)","kind":"pick","qty":"1"}"#, "field 'qty' must be a number"),
+            (#"{"pickTaskId":"\#(a1)","qty":1}"#, "missing field 'kind'"),
+            (#"{"pickTaskId":null,"kind":"pick","qty":1}"#, "field 'pickTaskId' must be a string, not null"),
+            ("[]", "the request body must be a JSON object"), ("{", "the request body: the JSON ends early"),
+            (#"{"pickTaskId":"\#(a1)","kind":"pick","qty":1e400}"#, "field 'qty' must be a whole number"),
+        ] {
+            let reply = try await page.send("POST", "/api/taps", body: Data(body.utf8))
+            #expect(reply.status == 400, "\(body)")
+            let text = reply.json["message"] as? String ?? ""
+            #expect(text.hasPrefix(message), "\(body): \(text)")
+            #expect(!text.contains("DecodingError") && !text.contains("CodingKeys"), "\(text)")
+        }
         // The station is still there and nothing was queued.
         let status = try await page.get("/api/status")
         #expect(status.status == 200)

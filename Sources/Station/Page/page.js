@@ -12,11 +12,22 @@ let lastActive = null;
 let lastSeq = 0;
 let primed = false;
 
+// How long a request may wait for the station: a browser holds at most six connections to it, so
+// with many tabs open (each one's event stream holds one) a tap can queue unseen for minutes.
+const ANSWER_WAIT_MS = 10000;
+
 async function api(path, body) {
   const options = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const response = await fetch(path, options);
+  options.signal = AbortSignal.timeout(ANSWER_WAIT_MS);
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    if (error.name !== "TimeoutError") throw new Error("the station is not answering: " + error.message);
+    throw new Error("the station did not answer in 10 s (too many tabs of this page open?): check the row before tapping again");
+  }
   const data = await response.json();
   if (!response.ok) throw new Error(data.message || response.statusText);
   return data;
@@ -185,12 +196,15 @@ async function tap(task, change) {
   const next = change.kind === "pick" ? task.qtyPicked + change.qty : change.to;
   const row = document.querySelector(`tr[data-task="${task.id}"]`);
   const before = row.querySelector(".picked").textContent;
+  const wasPending = row.classList.contains("pending");
   row.querySelector(".picked").textContent = `${next}/${task.qtyRequired}`;
   row.classList.add("pending");
   try {
     await api("/api/taps", { pickTaskId: task.id, ...change });
   } catch (error) {
+    // Not counted: the row as it was, marked only if it was before.
     row.querySelector(".picked").textContent = before;
+    row.classList.toggle("pending", wasPending);
     showScan(false, error.message);
     play("refused");
   }
@@ -434,6 +448,7 @@ function rowKey(event) {
 
 document.addEventListener("keydown", (event) => {
   if (event.target.matches && event.target.matches("input")) return;
+  if (event.repeat) return;  // a key held down is one press: a picker leaning on Enter picks once
   if (event.key === "m") { $("#mute").click(); return; }
   if (event.key === "b") { $("#toggle-batches").click(); return; }
   if (event.key === "d") { $("#toggle-diagnostics").click(); return; }
