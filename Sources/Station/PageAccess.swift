@@ -35,6 +35,14 @@ final class PageAccess: Sendable {
     /// Whether requests must bring the secret.
     var needsSecret: Bool { settings.secret != nil }
 
+    /// The page's base URL as a browser should open it (see ``StationPage/url``).
+    var url: String {
+        let listen = settings.listen.host
+        var host = ["0.0.0.0", "::"].contains(listen) ? (settings.allowedHosts.first ?? "127.0.0.1") : listen
+        if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        return "http://\(host):\(port)"
+    }
+
     /// Whether `other` lets in exactly whom these settings do (the same secret and hosts).
     func admitsAlike(_ other: StationConfiguration.PageSettings) -> Bool {
         other.secret == settings.secret && Set(other.allowedHosts) == Set(settings.allowedHosts)

@@ -103,6 +103,11 @@ public final class StationPage: Sendable {
     /// secret; any earlier unused link stops working.
     public func newLoginLink() -> String? { access.withLock { $0 }.newLoginPath() }
 
+    /// The page's address as a browser should open it: its listen address, or for a wildcard one
+    /// (`0.0.0.0`, `::`, which no browser may name: the page would answer 421) the first of
+    /// `page.allowedHosts`, else this machine's loopback.
+    public var url: String { access.withLock { $0 }.url }
+
     /// Applies re-read page settings on the same address: a rotated secret replaces the old one at
     /// once (its cookie and bearer stop working, unused login links too), and so do the allowed
     /// hosts. Event streams opened under the old rules are ended: they would go on showing every

@@ -177,8 +177,8 @@ public final class StationService: Sendable {
         }
         serveMetrics(on: page, sync: sync)
         heartbeats.start()
-        output("page: http://\(page.address)/")
-        if let login = page.newLoginLink() { output("page login link (works once): http://\(page.address)\(login)") }
+        output("page: \(page.url)/")
+        if let login = page.newLoginLink() { output("page login link (works once): \(page.url)\(login)") }
         let watcher = ConfigWatcher(files: configuration.sourceFiles) { [weak self] in self?.reload() }
         // `scanpick config trust-ca` (update-ca-certificates) rewrites the machine's trust store:
         // seen within a second, with no restart or SIGHUP.
@@ -290,7 +290,7 @@ public final class StationService: Sendable {
             watcher?.watch(configuration.sourceFiles)
             resumeQueue(because: "the corrected config is applied")
             if let page, let login = page.newLoginLink() {
-                output("page login link (works once): http://\(page.address)\(login)")
+                output("page login link (works once): \(page.url)\(login)")
             }
             line.add("event", string: "config_reloaded")
             if !restart.isEmpty {

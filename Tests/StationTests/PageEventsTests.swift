@@ -43,3 +43,19 @@ import Testing
         text.components(separatedBy: needle).count - 1
     }
 }
+
+/// The address the station prints for its page: one a browser may name (the page answers 421 to
+/// a host it does not know, `0.0.0.0` among them).
+@Suite struct PageURLTests {
+    @Test func aWildcardListenIsPrintedAsAHostTheBrowserMayName() {
+        var settings = StationConfiguration.PageSettings()
+        settings.listen = ListenAddress(host: "0.0.0.0", port: 0)
+        #expect(PageAccess(settings: settings, port: 8377).url == "http://127.0.0.1:8377")
+        settings.allowedHosts = ["station-7.example", "10.0.0.7"]
+        #expect(PageAccess(settings: settings, port: 8377).url == "http://station-7.example:8377")
+        settings.listen = ListenAddress(host: "::1", port: 0)
+        #expect(PageAccess(settings: settings, port: 9000).url == "http://[::1]:9000")
+        settings.listen = ListenAddress(host: "192.168.1.20", port: 0)
+        #expect(PageAccess(settings: settings, port: 9000).url == "http://192.168.1.20:9000")
+    }
+}
