@@ -82,16 +82,26 @@ const flashes = {
 };
 let flashTimer = null;
 
+// A tap that went through takes down the refusal an earlier tap left (it no longer applies); a
+// scan's, or anything shown since, stays.
+let tapRefusal = null;
+function clearRefusal() {
+  const banner = $("#last-scan");
+  if (tapRefusal !== null && banner.textContent === tapRefusal) showScan("info", "");
+  tapRefusal = null;
+}
+
+// `accepted` true or false, or "info" for news that is neither (a badge signed in, a batch opened).
 function showScan(accepted, message) {
   const banner = $("#last-scan");
-  banner.className = `scan ${accepted ? "accepted" : "rejected"}`;
+  banner.className = `scan ${accepted === "info" ? "idle" : accepted ? "accepted" : "rejected"}`;
   banner.textContent = message;
 }
 
 function applyScan(scan) {
   if (!scan || scan.seq <= lastSeq) return;
   lastSeq = scan.seq;
-  showScan(scan.accepted, scan.message);
+  showScan(scan.feedback === "info" ? "info" : scan.accepted, scan.message);
   // A counted scan's row changes at once; the pick list that follows confirms it.
   const counted = scan.pickTask;
   const row = counted ? document.querySelector(`tr[data-task="${counted.id}"]`) : null;
@@ -201,11 +211,13 @@ async function tap(task, change) {
   row.classList.add("pending");
   try {
     await api("/api/taps", { pickTaskId: task.id, ...change });
+    clearRefusal();
   } catch (error) {
     // Not counted: the row as it was, marked only if it was before.
     row.querySelector(".picked").textContent = before;
     row.classList.toggle("pending", wasPending);
     showScan(false, error.message);
+    tapRefusal = error.message;
     play("refused");
   }
   if (!streaming) refresh();
