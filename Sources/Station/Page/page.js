@@ -198,7 +198,13 @@ function askCount(task) {
     showScan(false, `"${answer}" is not a whole number: the count of ${task.location} was not changed`);
     return;
   }
-  tap(task, { kind: "setQty", from: task.qtyPicked, to: Number(answer.trim()) });
+  const to = Number(answer.trim());
+  if (to === task.qtyPicked) return;  // the count as it is: nothing to send
+  if (to > task.qtyRequired) {
+    showScan(false, `${to} is more than the ${task.qtyRequired} wanted at ${task.location}: the count was not changed`);
+    return;
+  }
+  tap(task, { kind: "setQty", from: task.qtyPicked, to });
 }
 
 async function tap(task, change) {
@@ -475,7 +481,22 @@ $("#toggle-camera").onclick = () => {
   panel.hidden = !panel.hidden;
   if (panel.hidden) { view.removeAttribute("src"); return; }
   $("#camera-note").textContent = "";
-  view.onerror = () => { $("#camera-note").textContent = "No picture: the station has no camera running (a handheld scanner has none)."; };
+  view.onerror = async () => {
+    // The picture's own request says nothing of why it failed: ask again, and let go at once.
+    let why = "No picture: the station has no camera running (a handheld scanner has none).";
+    const asking = new AbortController();
+    try {
+      const answer = await fetch("/api/preview.mjpeg", { signal: asking.signal });
+      if (!answer.ok) {
+        const refusal = await answer.json();
+        if (refusal.error === "too_many_viewers") why = `No picture: ${refusal.message}; close the camera view on another screen.`;
+      }
+    } catch (error) {
+      // unreachable or refused: the usual words stand
+    }
+    asking.abort();
+    $("#camera-note").textContent = why;
+  };
   view.src = `/api/preview.mjpeg?t=${Date.now()}`;
 };
 $("#toggle-diagnostics").onclick = () => { $("#diagnostics").hidden = !$("#diagnostics").hidden; refreshDiagnostics(); };
