@@ -345,6 +345,8 @@ public final class StationPage: Sendable {
 
     private func tap(_ request: HTTPRequest) throws -> TapAnswer {
         let body = try JSONDecoder().decode(TapBody.self, from: Data(request.body))
+        // The server's rule for the id, before it is looked up or echoed in a refusal.
+        try FieldRules.text(body.pickTaskId, field: "pickTaskId")
         let result: StationTaps.Result
         switch body.kind {
         case "pick": result = try station.pageTaps.pick(body.pickTaskId, qty: try body.qty.value(default: 1))

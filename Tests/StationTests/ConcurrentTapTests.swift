@@ -74,12 +74,16 @@ import Testing
             (#"{"pickTaskId":null,"kind":"pick","qty":1}"#, "field 'pickTaskId' must be a string, not null"),
             ("[]", "the request body must be a JSON object"), ("{", "the request body: the JSON ends early"),
             (#"{"pickTaskId":"\#(a1)","kind":"pick","qty":1e400}"#, "field 'qty' must be a whole number"),
+            // An id the server would refuse is not looked up, nor echoed back whole.
+            (#"{"pickTaskId":"\#(String(repeating: "t", count: 60_000))","kind":"pick","qty":1}"#, "pickTaskId must be"),
+            (#"{"pickTaskId":"t\u202Eevil","kind":"pick","qty":1}"#, "pickTaskId must not contain"),
         ] {
             let reply = try await page.send("POST", "/api/taps", body: Data(body.utf8))
             #expect(reply.status == 400, "\(body)")
             let text = reply.json["message"] as? String ?? ""
             #expect(text.hasPrefix(message), "\(body): \(text)")
             #expect(!text.contains("DecodingError") && !text.contains("CodingKeys"), "\(text)")
+            #expect(text.count < 400, "\(text.prefix(100))")
         }
         // The station is still there and nothing was queued.
         let status = try await page.get("/api/status")
