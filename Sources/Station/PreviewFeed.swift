@@ -53,9 +53,9 @@ public final class PreviewFeed: Sendable {
     /// How many frames were encoded (none while nobody watches).
     var encodedFrames: Int { state.withLock { $0.encoded } }
 
-    /// Offers the frame loop's newest frame; `sightings` is asked only when the frame is encoded.
-    func offer(_ image: GreyImage, sightings: () -> [Sighting]) {
-        let now = Date()
+    /// Offers the frame loop's newest frame, captured `now`; `sightings` is asked only when the frame
+    /// is encoded.
+    func offer(_ image: GreyImage, at now: Date = Date(), sightings: () -> [Sighting]) {
         let wanted = state.withLock { state -> Bool in
             state.lastOffer = now
             guard !state.streams.isEmpty || !state.waiters.isEmpty else { return false }

@@ -54,8 +54,10 @@ import Testing
         // No frame loop has offered a frame: no feed to watch.
         #expect(throws: HTTPError.self) { try PreviewFeed().subscribe() }
         let viewer = try feed.subscribe()
-        feed.offer(frame) { [] }
-        feed.offer(frame) { [] }  // within 0.1 s of the last: skipped (at most 10 a second)
+        let now = Date()
+        feed.offer(frame, at: now) { [] }
+        // Within 0.1 s of the last: skipped (at most 10 a second), however slow the machine.
+        feed.offer(frame, at: now.addingTimeInterval(PreviewFeed.minInterval / 2)) { [] }
         #expect(feed.encodedFrames == 1)
         #expect(viewer.bufferedBytes > 0)
         var others = [viewer]
