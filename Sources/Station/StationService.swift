@@ -150,6 +150,12 @@ public final class StationService: Sendable {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")
         }
 
+        // Taken over before anything starts: a stop asked for while the station starts (a service
+        // manager's, right after its start) ends it in order, not by the default's sudden end.
+        let signals = SignalHandlers([
+            SIGINT: { [weak self] in self?.stop() }, SIGTERM: { [weak self] in self?.stop() },
+            SIGHUP: { [weak self] in self?.reload() },
+        ])
         // systemd's watchdog (under a unit with WatchdogSec=): every loop below says it is alive. A
         // drain pass may wait out a request's timeout for its refresh and its action.
         let watchdog = ServiceManager.Watchdog(log: log)
@@ -188,10 +194,6 @@ public final class StationService: Sendable {
             $0.watcher = watcher
             $0.page = page
         }
-        let signals = SignalHandlers([
-            SIGINT: { [weak self] in self?.stop() }, SIGTERM: { [weak self] in self?.stop() },
-            SIGHUP: { [weak self] in self?.reload() },
-        ])
 
         let sourcesFinished = DispatchGroup()
         if !organisation.scanningEnabled {

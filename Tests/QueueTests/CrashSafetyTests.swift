@@ -17,11 +17,6 @@ import Testing
             let count = 1 + round % 3
             for _ in 0..<count { _ = try fixture.pick(3) }
             queued += count
-            let drain = Process()
-            drain.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-            drain.arguments = ["drain", "--config", config]
-            drain.standardOutput = FileHandle.nullDevice
-            drain.standardError = FileHandle.nullDevice
             let afterCommit = !round.isMultiple(of: 2)
             if afterCommit {
                 // The server commits the first action it has not seen before, and its answer is held
@@ -32,7 +27,7 @@ import Testing
                 // The server commits each action, then its answer is held back a while.
                 fixture.proxy.script(Array(repeating: .holdAnswer(seconds: 0.25), count: count))
             }
-            try ProcessRunner.spawning { try drain.run() }
+            let drain = try ChildProcess(ProcessRunner.scanpick, ["drain", "--config", config])
             defer {  // however the round ends: no drainer left running, no proxy thread left held
                 if drain.isRunning { kill(drain.processIdentifier, SIGKILL) }
                 drain.waitUntilExit()

@@ -98,26 +98,21 @@ import Testing
 /// A `scanpick` process started now and waited for later, so many can run at once; waiting does
 /// not hold a thread of the test's task pool.
 final class TapProcess: Sendable {
-    private let process = Process()
+    private let process: ChildProcess
     private let errorFile: String
     private let exited = ExitSignal()
 
     init(_ arguments: [String]) throws {
         errorFile = NSTemporaryDirectory() + "/scanpick-tap-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-        let process = self.process
-        let errorFile = self.errorFile
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.fire() }
-        try ProcessRunner.spawning {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle(forWritingAtPath: errorFile)
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+        guard let errors = FileHandle(forWritingAtPath: errorFile) else {
+            throw ChildProcessError("cannot write \(errorFile)")
         }
+        defer { try? errors.close() }  // the child has its own copy
+        let exited = self.exited
+        process = try ChildProcess(
+            ProcessRunner.scanpick, arguments, in: Repository.root, standardError: errors.fileDescriptor,
+            onExit: { _ in exited.fire() })
     }
 
     /// Waits for the exit; the status and what it wrote to standard error.

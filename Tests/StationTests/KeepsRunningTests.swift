@@ -83,6 +83,20 @@ import Testing
         return (object?["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
     }
 
+    /// A station run from a shell whose log reader goes away (`scanpick station 2>&1 | tee log`
+    /// and tee dies) loses log lines, not its life: SIGPIPE would have ended it silently.
+    @Test func aLogReaderThatGoesAwayCostsLinesNotTheStation() async throws {
+        let fixture = try await StationFixture()
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        station.closeLogReader()
+        for _ in 0..<3 { station.scan("036000291452") }  // each scan writes a log line
+        let a1 = fixture.scenario.tasks[0]  // 3 units of 036000291452
+        #expect(try await eventually { try await fixture.pickList()[a1]?["qtyPicked"] as? Int == 3 })
+        #expect(try await page.get("/api/status").status == 200)
+        #expect(await station.stop() == 0)
+    }
+
     @Test func aWedgeInputThatEndsIsShownAndTheStationKeepsRunning() async throws {
         let fixture = try await StationFixture()
         let station = try await StationProcess(config: fixture.config)

@@ -14,11 +14,7 @@ import Timestamps
 
         // A drain is mid-flight: the server commits A1's pick, its answer is held back.
         proxy.script([.holdAnswer(seconds: 4)])
-        let drain = Process()
-        drain.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-        drain.arguments = ["drain", "--once", "--config", fixture.config]
-        drain.standardOutput = FileHandle.nullDevice
-        try ProcessRunner.spawning { try drain.run() }
+        let drain = try ChildProcess(ProcessRunner.scanpick, ["drain", "--once", "--config", fixture.config])
         for _ in 0..<100 where !proxy.log.contains(where: { $0.hasPrefix("POST /api/picking/pick") }) {
             try await Task.sleep(for: .milliseconds(20))
         }

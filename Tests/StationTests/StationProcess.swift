@@ -5,7 +5,7 @@ import TestSupport
 /// A running `scanpick station` (by default `--wedge`, whose standard input the test holds: each
 /// line written is a hardware-scanner code), with the address of its local page and what it printed.
 final class StationProcess: Sendable {
-    private let process: Process
+    private let process: ChildProcess
     private let input: Pipe
     private let output = LogBuffer()
     private let errors = LogBuffer()
@@ -13,24 +13,22 @@ final class StationProcess: Sendable {
 
     /// Starts the station and waits (on a thread of its own, not the task pool) for its page.
     init(config: String, arguments: [String] = ["--wedge"]) async throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
-        process.arguments = ["station"] + arguments + ["--config", config]
-        let process = self.process
+        let (input, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+        let process = try ChildProcess(
+            ProcessRunner.scanpick, ["station"] + arguments + ["--config", config],
+            standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: stdout.fileHandleForWriting.fileDescriptor,
+            standardError: stderr.fileHandleForWriting.fileDescriptor)
+        // The child holds its ends now: ours closed, its exit is the pipes' end of file.
+        try input.fileHandleForReading.close()
+        try stdout.fileHandleForWriting.close()
+        try stderr.fileHandleForWriting.close()
+        self.process = process
+        self.input = input
         let output = self.output
         let errors = self.errors
-        input = try ProcessRunner.spawning {
-            let input = Pipe()
-            let stdout = Pipe()
-            let stderr = Pipe()
-            process.standardInput = input
-            process.standardOutput = stdout
-            process.standardError = stderr
-            output.collect(stdout)
-            errors.collect(stderr)
-            try process.run()
-            return input
-        }
+        output.collect(stdout)
+        errors.collect(stderr)
         let found: URL? = try await onOwnThread {
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline && process.isRunning {
@@ -63,6 +61,10 @@ final class StationProcess: Sendable {
         input.fileHandleForWriting.write(Data((code + "\n").utf8))
     }
 
+    /// Closes the reader of the station's log (standard error), as a terminal or pipe that went
+    /// away would.
+    func closeLogReader() { errors.closeReader() }
+
     /// Ends the scanner's input (the station keeps running).
     func endInput() {
         try? input.fileHandleForWriting.close()
@@ -79,8 +81,10 @@ final class StationProcess: Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         let process = self.process
         return
-            (try? await onOwnThread {
+            (try? await onOwnThread { [output, errors] in
                 process.waitUntilExit()
+                output.waitForEnd()  // what it printed last is read, not only written
+                errors.waitForEnd()
                 return process.terminationStatus
             }) ?? -1
     }

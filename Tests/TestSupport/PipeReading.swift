@@ -27,10 +27,18 @@ public enum PipeReading {
 
 extension LogBuffer {
     /// Appends whatever the pipe's read end receives, as it arrives (until the child closes it).
+    /// The buffer keeps the pipe (its read end open) for as long as it lives: a child writing to a
+    /// pipe nobody holds any more would die of SIGPIPE.
     public func collect(_ pipe: Pipe) {
+        keep(pipe)
         pipe.fileHandleForReading.readabilityHandler = { [self] handle in
             let chunk = PipeReading.readOnce(handle)
-            if chunk.isEmpty { handle.readabilityHandler = nil } else { append(chunk) }
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                finish()
+            } else {
+                append(chunk)
+            }
         }
     }
 }

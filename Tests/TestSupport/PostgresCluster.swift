@@ -125,20 +125,10 @@ public final class PostgresCluster: Sendable {
         }
         defer { try? output.close() }
         _ = try? output.seekToEnd()
-        // Foundation's Process notices a child's end when every inherited copy of a socket it gives
-        // the child is closed; a server started by pg_ctl would keep it open for ever. So the child
-        // closes every descriptor above standard error before it runs the tool.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments =
-            [
-                "-c",
-                #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; exec "$@""#,
-                "bash", path,
-            ] + arguments
-        process.standardOutput = output
-        process.standardError = output
-        try ProcessRunner.spawning { try process.run() }
+        // Only the log is passed on (a ChildProcess closes every other descriptor in the child), so
+        // the server pg_ctl leaves running holds nothing of the tests'.
+        let process = try ChildProcess(
+            path, arguments, standardOutput: output.fileDescriptor, standardError: output.fileDescriptor)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let tail = (try? String(contentsOfFile: logPath, encoding: .utf8))?.suffix(2000) ?? ""
@@ -149,14 +139,11 @@ public final class PostgresCluster: Sendable {
 
     private static func removeAll() {
         for folder in allClusters.withLock({ $0 }) {
-            let stop = Process()
-            stop.executableURL = URL(fileURLWithPath: getuid() == 0 ? "/usr/sbin/runuser" : binaries + "/pg_ctl")
             let pgctl = ["-D", folder + "/data", "-m", "immediate", "-w", "stop"]
-            stop.arguments = getuid() == 0 ? ["-u", "postgres", "--", binaries + "/pg_ctl"] + pgctl : pgctl
-            stop.standardOutput = FileHandle.nullDevice
-            stop.standardError = FileHandle.nullDevice
-            try? stop.run()
-            stop.waitUntilExit()
+            let stop = try? ChildProcess(
+                getuid() == 0 ? "/usr/sbin/runuser" : binaries + "/pg_ctl",
+                getuid() == 0 ? ["-u", "postgres", "--", binaries + "/pg_ctl"] + pgctl : pgctl)
+            stop?.waitUntilExit()
             try? FileManager.default.removeItem(atPath: folder)
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Runs a program to completion and captures what it printed, for tests of the `scanpick` binary.
 public struct ProcessResult: Sendable {
@@ -9,17 +8,10 @@ public struct ProcessResult: Sendable {
     public var outputBytes: [UInt8]
 }
 
+/// Children of the tests are started as ``ChildProcess``es, never with Foundation's `Process`: that
+/// one crashes listing a busy process's descriptors, and hands its children descriptors of the
+/// tests' that kept a server's pipe open past its test (a CI run hung so once).
 public enum ProcessRunner {
-    private static let spawnLock = Mutex(())
-
-    /// Runs `body`, which makes pipes and starts a child process, while no other thread of the tests
-    /// does the same. Foundation's `Process` on Linux hands the child descriptors (the pipes, and a
-    /// socket whose closing tells it the child ended) that are not closed on exec; a server started
-    /// at the same moment on another thread would inherit them and keep them open, so a later
-    /// `waitUntilExit` or read to end of file on the first child never returned (a CI run hung so).
-    public static func spawning<T>(_ body: () throws -> T) throws -> T {
-        try spawnLock.withLock { _ in try body() }
-    }
 
     /// The `scanpick` executable built beside the test bundle (`.build/<config>/scanpick`).
     public static var scanpick: String {
@@ -47,31 +39,27 @@ public enum ProcessRunner {
     public static func runBlocking(
         _ executable: String, _ arguments: [String], in directory: String, input: [UInt8]? = nil
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
         // Standard error goes to a file, so neither stream can fill up and stall the process.
         let errorPath = NSTemporaryDirectory() + "/scanpick-stderr-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let (output, inputPipe, errorFile) = try spawning {
-            let output = Pipe()
-            let errorFile = FileHandle(forWritingAtPath: errorPath)
-            process.standardOutput = output
-            process.standardError = errorFile
-            let inputPipe = Pipe()
-            process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-            try process.run()
-            return (output, inputPipe, errorFile)
+        guard let errorFile = FileHandle(forWritingAtPath: errorPath) else {
+            throw ChildProcessError("cannot write \(errorPath)")
         }
-        if let input {
-            inputPipe.fileHandleForWriting.write(Data(input))
-            try inputPipe.fileHandleForWriting.close()
-        }
+        let (output, inputPipe) = (Pipe(), Pipe())
+        let process = try ChildProcess(
+            executable, arguments, in: directory,
+            standardInput: input == nil ? nil : inputPipe.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor, standardError: errorFile.fileDescriptor)
+        // The child has its copies: ours are closed, so its end of output is the pipe's end.
+        try output.fileHandleForWriting.close()
+        try inputPipe.fileHandleForReading.close()
+        try errorFile.close()
+        if let input { inputPipe.fileHandleForWriting.write(Data(input)) }
+        try inputPipe.fileHandleForWriting.close()
         let outputData = PipeReading.readToEnd(output.fileHandleForReading)
+        try? output.fileHandleForReading.close()
         process.waitUntilExit()
-        try? errorFile?.close()
         let errorData = FileManager.default.contents(atPath: errorPath) ?? Data()
         return ProcessResult(
             status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),

@@ -21,7 +21,7 @@ public final class ServerProcess: Sendable {
     private let state = Mutex<State>(State())
 
     private struct State {
-        var process: Process?
+        var process: ChildProcess?
         var baseURL = URL(fileURLWithPath: "/")
         var log = LogBuffer()
         /// The port held while the server is stopped (see ``PortReservation``).
@@ -84,22 +84,18 @@ public final class ServerProcess: Sendable {
     }
 
     private func startBlocking() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessRunner.scanpick)
         let port = state.withLock { state in
             state.heldPort?.release()
             state.heldPort = nil
             return state.baseURL.port
         }
-        process.arguments = ["serve", "--config", configPath] + (port.map { ["--listen", "127.0.0.1:\($0)"] } ?? [])
+        let arguments = ["serve", "--config", configPath] + (port.map { ["--listen", "127.0.0.1:\($0)"] } ?? [])
         let buffer = LogBuffer()
-        try ProcessRunner.spawning {
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            buffer.collect(errors)
-            try process.run()
-        }
+        let errors = Pipe()
+        let process = try ChildProcess(
+            ProcessRunner.scanpick, arguments, standardError: errors.fileHandleForWriting.fileDescriptor)
+        try errors.fileHandleForWriting.close()  // the child's copy is the pipe's end
+        buffer.collect(errors)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let address = buffer.listeningAddress {
@@ -131,9 +127,8 @@ public final class ServerProcess: Sendable {
     /// its own, not the task pool).
     @discardableResult
     public func end(signal: Int32) async throws -> Int32 {
-        guard let (process, url) = state.withLock({ state in state.process.map { ($0, state.baseURL) } }) else {
-            return 0
-        }
+        let running = state.withLock { state in state.process.map { ($0, state.baseURL, state.log) } }
+        guard let (process, url, buffer) = running else { return 0 }
         let port = url.host == "127.0.0.1" ? url.port.map(UInt16.init) : nil
         kill(process.processIdentifier, signal)
         let (status, held) = try await onOwnThread {
@@ -142,6 +137,7 @@ public final class ServerProcess: Sendable {
             // meantime could otherwise be given it, and answer in this one's place.
             let held = port.flatMap { Self.holdOnceFree($0, while: process) }
             process.waitUntilExit()
+            buffer.waitForEnd()  // its last lines (`stopped`) are read, not only written
             return (process.terminationStatus, held)
         }
         state.withLock { state in
@@ -153,7 +149,7 @@ public final class ServerProcess: Sendable {
 
     /// Binds `port` as soon as no socket listens on it, trying every 100 µs while `process` runs
     /// (and once after); nil if it could not.
-    private static func holdOnceFree(_ port: UInt16, while process: Process) -> PortReservation? {
+    private static func holdOnceFree(_ port: UInt16, while process: ChildProcess) -> PortReservation? {
         while process.isRunning {
             if let held = PortReservation(port: port) { return held }
             usleep(100)
@@ -181,9 +177,37 @@ public final class ServerProcess: Sendable {
 public final class LogBuffer: Sendable {
     private let data = Mutex(Data())
 
+    /// Signalled once the pipe being collected reaches its end (every writer closed it).
+    private let ended = DispatchSemaphore(value: 0)
+    /// The pipe being collected.
+    private let source = Mutex<Pipe?>(nil)
+
     public init() {}
 
     public func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+
+    /// The pipe being collected reached its end.
+    func finish() { ended.signal() }
+
+    /// Holds `pipe` for as long as the buffer lives.
+    func keep(_ pipe: Pipe) { source.withLock { $0 = pipe } }
+
+    /// Stops reading and closes the pipe's read end, as a reader that went away does: the child's
+    /// next write to it fails (EPIPE, or SIGPIPE unless it ignores that).
+    public func closeReader() {
+        guard let pipe = source.withLock({ $0.take() }) else { return }
+        pipe.fileHandleForReading.readabilityHandler = nil
+        try? pipe.fileHandleForReading.close()
+    }
+
+    /// Waits, at most `seconds`, until the pipe being collected has reached its end: after a child's
+    /// exit, what it wrote last is then here too. Whether it has.
+    @discardableResult
+    public func waitForEnd(seconds: Double = 10) -> Bool {
+        guard ended.wait(timeout: .now() + seconds) == .success else { return false }
+        ended.signal()  // for any later wait
+        return true
+    }
 
     public var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 

@@ -3,15 +3,15 @@ import Foundation
 /// Connections that send a request head one byte at a time and never finish it (slowloris), held
 /// by a child process (`Tests/Scripts/slow-clients.py`), never by the test process.
 ///
-/// Thousands of open descriptors in the test process would crash it: Foundation's `Process.run()`
-/// on Linux over-reads `/proc/self/fd` once it lists more than about a thousand
-/// (swift-corelibs-foundation#5472), and other tests of a parallel run start processes all the time.
+/// Thousands of open descriptors in the test process would be a burden on every test beside it
+/// (and Foundation's `Process.run()` would crash listing them, swift-corelibs-foundation#5472,
+/// which is why the tests start processes with ``ChildProcess``).
 /// Every call blocks until the child answers, so use it on a thread of your own (``onOwnThread(_:)``).
 ///
 ///     let attack = try SlowClients(port: port, count: 2000, from: ["127.0.0.1"])
 ///     let kept = try attack.trickle()
 public final class SlowClients: @unchecked Sendable {
-    private let process: Process
+    private let process: ChildProcess
     private let commands: FileHandle
     private let answers: FileHandle
     private var pending: [UInt8] = []
@@ -21,18 +21,17 @@ public final class SlowClients: @unchecked Sendable {
 
     /// Opens `count` connections to `127.0.0.1:port` from each address of `sources`.
     public init(port: UInt16, count: Int, from sources: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            Repository.root + "/Tests/Scripts/slow-clients.py", String(port), String(count),
-            sources.joined(separator: ","),
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try ProcessRunner.spawning { try process.run() }
-        self.process = process
+        let (input, output) = (Pipe(), Pipe())
+        process = try ChildProcess(
+            "/usr/bin/python3",
+            [
+                Repository.root + "/Tests/Scripts/slow-clients.py", String(port), String(count),
+                sources.joined(separator: ","),
+            ],
+            standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try input.fileHandleForReading.close()  // the child's copies are the pipes' ends
+        try output.fileHandleForWriting.close()
         commands = input.fileHandleForWriting
         answers = output.fileHandleForReading
         let first = try readAnswer()

@@ -1,41 +1,55 @@
 import Dispatch
 import Foundation
+import Synchronization
 
-/// Waits for the first of some signals (SIGINT, SIGTERM), delivered through Dispatch rather than a
-/// C handler, so the program can shut down in order.
-enum SignalWaiter {
-    static func wait(for signals: [Int32]) async -> Int32 {
+/// Some signals (SIGINT, SIGTERM) taken over from the moment it is made, delivered through Dispatch
+/// rather than a C handler so the program can shut down in order. Made before a program starts
+/// anything, it keeps a signal that comes while it is still starting (a service stopped right after
+/// its start) for ``first()``, where the default action would have ended it on the spot.
+///
+///     let signals = SignalWaiter([SIGINT, SIGTERM])   // first thing
+///     …
+///     let signal = await signals.first()
+final class SignalWaiter: @unchecked Sendable {  // `sources` is set once; Dispatch's sources are thread-safe
+    private struct State {
+        var arrived: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+    }
+    private let state = Mutex(State())
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ signals: [Int32]) {
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            sources.append(DispatchSource.makeSignalSource(signal: number, queue: .global()))
+        }
+        self.sources = sources
+        for (number, source) in zip(signals, sources) {
+            source.setEventHandler { [weak self] in self?.arrive(number) }
+            source.resume()
+        }
+    }
+
+    /// The first of the signals, once it has come (at once if it came already).
+    func first() async -> Int32 {
         await withCheckedContinuation { continuation in
-            let once = OnceResumer(continuation)
-            for number in signals {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { once.resume(number) }
-                source.resume()
-                once.keep(source)
+            let arrived = state.withLock { state -> Int32? in
+                guard state.arrived == nil else { return state.arrived }
+                state.waiter = continuation
+                return nil
             }
+            if let arrived { continuation.resume(returning: arrived) }
         }
     }
-}
 
-/// Resumes a continuation once, whichever signal comes first, and keeps the sources alive.
-private final class OnceResumer: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Int32, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
-
-    func keep(_ source: any DispatchSourceSignal) {
-        lock.withLock { sources.append(source) }
-    }
-
-    func resume(_ signal: Int32) {
-        let pending = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+    private func arrive(_ number: Int32) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            guard state.arrived == nil else { return nil }  // the first counts
+            state.arrived = number
+            defer { state.waiter = nil }
+            return state.waiter
         }
-        pending?.resume(returning: signal)
+        waiter?.resume(returning: number)
     }
 }

@@ -39,6 +39,9 @@ enum ServeCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
+        // First: a stop asked for while the server starts (a service manager's) is kept for the
+        // orderly shutdown below, not the default's sudden end.
+        let stopSignals = SignalWaiter([SIGINT, SIGTERM])
         let configuration = try ServerFile.load(
             arguments[\.server.config], database: arguments[\.server.database], listen: arguments[\.listen])
 
@@ -98,7 +101,7 @@ enum ServeCommand: Command {
         watchdog.watch("http-handlers", allowance: Self.stuckAfter) { Int64(clamping: server.longestRunningHandler) }
         watchdog.watch("database-commit", allowance: Self.stuckAfter) { Int64(clamping: api.commitRunningFor) }
         ServiceManager.ready(status: "serving on \(server.address)")
-        let signal = await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        let signal = await stopSignals.first()
         ServiceManager.stopping()
         watchdog.stop()
         pruning.cancel()

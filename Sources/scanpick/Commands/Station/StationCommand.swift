@@ -65,6 +65,9 @@ enum StationCommand: Command {
         } else {
             source = .camera(device: arguments[\.device])
         }
+        // A reader of its output that went away (a closed pipe) costs lines, not the station (as
+        // for `serve`; systemd ignores SIGPIPE for its services, a shell does not).
+        signal(SIGPIPE, SIG_IGN)
         let station = try StationFile.open(arguments[\.station.config])
         let service = StationService(
             configPath: arguments[\.station.config], station: station,
