@@ -87,9 +87,8 @@ import Testing
     /// and tee dies) loses log lines, not its life: SIGPIPE would have ended it silently.
     @Test func aLogReaderThatGoesAwayCostsLinesNotTheStation() async throws {
         let fixture = try await StationFixture()
-        let station = try await StationProcess(config: fixture.config)
+        let station = try await StationProcess(config: fixture.config, readingItsLog: false)
         let page = APIClient(station.page, token: nil)
-        station.closeLogReader()
         for _ in 0..<3 { station.scan("036000291452") }  // each scan writes a log line
         let a1 = fixture.scenario.tasks[0]  // 3 units of 036000291452
         #expect(try await eventually { try await fixture.pickList()[a1]?["qtyPicked"] as? Int == 3 })

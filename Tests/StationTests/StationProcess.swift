@@ -12,7 +12,9 @@ final class StationProcess: Sendable {
     let page: URL
 
     /// Starts the station and waits (on a thread of its own, not the task pool) for its page.
-    init(config: String, arguments: [String] = ["--wedge"]) async throws {
+    /// Without `readingItsLog`, nobody reads its standard error: the read end is closed at once,
+    /// as a terminal or `tee` that went away leaves it.
+    init(config: String, arguments: [String] = ["--wedge"], readingItsLog: Bool = true) async throws {
         let (input, stdout, stderr) = (Pipe(), Pipe(), Pipe())
         let process = try ChildProcess(
             ProcessRunner.scanpick, ["station"] + arguments + ["--config", config],
@@ -28,7 +30,12 @@ final class StationProcess: Sendable {
         let output = self.output
         let errors = self.errors
         output.collect(stdout)
-        errors.collect(stderr)
+        if readingItsLog {
+            errors.collect(stderr)
+        } else {
+            try stderr.fileHandleForReading.close()
+            errors.finish()
+        }
         let found: URL? = try await onOwnThread {
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline && process.isRunning {
@@ -60,10 +67,6 @@ final class StationProcess: Sendable {
     func scan(_ code: String) {
         input.fileHandleForWriting.write(Data((code + "\n").utf8))
     }
-
-    /// Closes the reader of the station's log (standard error), as a terminal or pipe that went
-    /// away would.
-    func closeLogReader() { errors.closeReader() }
 
     /// Ends the scanner's input (the station keeps running).
     func endInput() {

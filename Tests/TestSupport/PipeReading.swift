@@ -26,19 +26,23 @@ public enum PipeReading {
 }
 
 extension LogBuffer {
-    /// Appends whatever the pipe's read end receives, as it arrives (until the child closes it).
-    /// The buffer keeps the pipe (its read end open) for as long as it lives: a child writing to a
-    /// pipe nobody holds any more would die of SIGPIPE.
+    /// Appends whatever the pipe's read end receives, as it arrives, until the child closes it: read
+    /// by a thread of its own, not a `readabilityHandler`, whose dispatch sources torn down by many
+    /// tests at once corrupt libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch
+    /// issue 949; a CI run died of it). The buffer keeps the pipe (its read end open) for as long
+    /// as it lives: a child writing to a pipe nobody holds any more would die of SIGPIPE.
     public func collect(_ pipe: Pipe) {
         keep(pipe)
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = PipeReading.readOnce(handle)
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                finish()
-            } else {
+        let handle = pipe.fileHandleForReading
+        let reader = Thread { [self] in
+            while true {
+                let chunk = PipeReading.readOnce(handle)
+                if chunk.isEmpty { break }
                 append(chunk)
             }
+            finish()
         }
+        reader.stackSize = 1 << 17
+        reader.start()
     }
 }

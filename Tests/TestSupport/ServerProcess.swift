@@ -186,19 +186,11 @@ public final class LogBuffer: Sendable {
 
     public func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
 
-    /// The pipe being collected reached its end.
-    func finish() { ended.signal() }
+    /// The pipe being collected reached its end (or nothing is collected: there is none to wait for).
+    public func finish() { ended.signal() }
 
     /// Holds `pipe` for as long as the buffer lives.
     func keep(_ pipe: Pipe) { source.withLock { $0 = pipe } }
-
-    /// Stops reading and closes the pipe's read end, as a reader that went away does: the child's
-    /// next write to it fails (EPIPE, or SIGPIPE unless it ignores that).
-    public func closeReader() {
-        guard let pipe = source.withLock({ $0.take() }) else { return }
-        pipe.fileHandleForReading.readabilityHandler = nil
-        try? pipe.fileHandleForReading.close()
-    }
 
     /// Waits, at most `seconds`, until the pipe being collected has reached its end: after a child's
     /// exit, what it wrote last is then here too. Whether it has.
