@@ -52,8 +52,11 @@ public enum JSONSyntax {
     /// (`queue.backoffCapSeconds`) with the line and column of its second appearance; nil when none
     /// does (or the text is not JSON). Foundation's parser keeps one of the values without a word.
     /// Keys are compared as written: `"a"` and `"\u0061"` are not found to be the same.
-    public static func repeatedKey(in bytes: [UInt8]) -> (path: String, line: Int, column: Int)? {
-        guard firstError(in: bytes) == nil else { return nil }
+    /// `knownValid`: the caller has parsed `bytes` already, so the check of its grammar is skipped.
+    public static func repeatedKey(in bytes: [UInt8], knownValid: Bool = false) -> (
+        path: String, line: Int, column: Int
+    )? {
+        guard knownValid || firstError(in: bytes) == nil else { return nil }
         var scanner = Scanner(bytes: bytes, watchKeys: true)
         if bytes.starts(with: byteOrderMark) { scanner.offset = byteOrderMark.count }
         scanner.skipSpace()

@@ -113,7 +113,14 @@ enum JSONCoding {
             throw .badRequest("the request body is not valid UTF-8")
         }
         do {
-            return try JSONDecoder().decode(type, from: Data(body))
+            let value = try JSONDecoder().decode(type, from: Data(body))
+            // Parsers differ on which of two values of one key counts (Foundation's takes one, a
+            // proxy's may take the other): a key given twice is refused, never settled.
+            if let repeated = JSONSyntax.repeatedKey(in: body, knownValid: true) {
+                let field = repeated.path.count <= 100 ? repeated.path : repeated.path.prefix(100) + "…"
+                throw FieldError(field: field, problem: "is given twice: send each field once")
+            }
+            return value
         } catch let error as DecodingError {
             throw .badRequest(JSONDecodingProblem.describe(error, body: body))
         } catch let error as FieldError {

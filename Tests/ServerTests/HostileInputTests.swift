@@ -195,6 +195,29 @@ import Testing
         #expect(try await fixture.picked(fixture.tasks[0]) == 0)
     }
 
+    /// A field given twice is refused whichever value a parser would keep (Foundation keeps one, a
+    /// proxy in front may keep the other): nothing is counted on a guess.
+    @Test func aFieldGivenTwiceIsRefused() async throws {
+        let fixture = try await PickingFixture(store: .sqlite)
+        let task = fixture.tasks[0]
+        let bodies = [
+            ("/api/picking/pick", #"{"pickTaskId":"\#(task)","qty":1,"qty":3,"workerId":"w","at":"t"}"#, "qty"),
+            (
+                "/api/picking/submit-scan",
+                #"{"pickTaskId":"\#(task)","barcode":"036000291452","barcode":"x","scannedAt":"t","idempotencyKey":"k2","workerId":"w"}"#,
+                "barcode"
+            ),
+            ("/api/batches", #"{"filters":{"carrier":"UPS","carrier":"DHL"}}"#, "filters.carrier"),
+        ]
+        for (path, body, field) in bodies {
+            let reply = try await fixture.acme.send("POST", path, body: Data(body.utf8))
+            #expect(reply.status == 400, "\(path)")
+            #expect(reply.errorCode == "invalid_field", "\(path)")
+            #expect((reply.json["message"] as? String)?.hasPrefix("\(field) is given twice") == true, "\(reply.json)")
+        }
+        #expect(try await fixture.picked(task) == 0)
+    }
+
     /// Nesting Foundation refuses is described without recursing past the stack of a worker thread
     /// (a debug build once crashed on 513 levels), on every route that reads JSON on one.
     @Test func deeplyNestedBodiesAre400sNotCrashes() async throws {
