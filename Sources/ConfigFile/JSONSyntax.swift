@@ -105,12 +105,22 @@ public enum JSONSyntax {
         /// Whether to look for a key repeated in one object (and stop at the first).
         let watchKeys: Bool
         /// The keys and indexes leading to the value being scanned (kept only when watching).
-        var path: [String] = []
+        var path: [PathPart] = []
         var tracksPath: Bool { watchNumbers || watchKeys }
+        /// One step of a path, kept as the bytes or number it is: text is made only for a message.
+        enum PathPart {
+            case key(ArraySlice<UInt8>)
+            case index(Int)
+        }
+
         /// The path as messages write it: `units[0].qty`.
         var joinedPath: String {
             path.reduce(into: "") { joined, part in
-                joined += part.hasPrefix("[") || joined.isEmpty ? part : "." + part
+                switch part {
+                case .index(let index): joined += "[\(index)]"
+                case .key(let key):
+                    joined += (joined.isEmpty ? "" : ".") + String(decoding: key, as: UTF8.self)
+                }
             }
         }
         var numbersNotInts: [String] = []
@@ -169,7 +179,7 @@ public enum JSONSyntax {
                     let keyStart = offset + 1
                     try string()
                     let key = bytes[keyStart..<(offset - 1)]
-                    if tracksPath { path.append(String(decoding: key, as: UTF8.self)) }
+                    if tracksPath { path.append(.key(key)) }
                     if watchKeys, !keys.insert(key).inserted {
                         repeated = (joinedPath, keyStart - 1)
                         throw Failure(offset: keyStart - 1)  // found: no need to read on
@@ -178,7 +188,7 @@ public enum JSONSyntax {
                     try expect(UInt8(ascii: ":"))
                     skipSpace()
                 } else if tracksPath {
-                    path.append("[\(index)]")
+                    path.append(.index(index))
                 }
                 index += 1
                 try value(depth: depth + 1)
