@@ -156,6 +156,7 @@ public final class StationService: Sendable {
             SIGINT: { [weak self] in self?.stop() }, SIGTERM: { [weak self] in self?.stop() },
             SIGHUP: { [weak self] in self?.reload() },
         ])
+        defer { signals.cancel() }  // on every way out, a start that fails among them
         // systemd's watchdog (under a unit with WatchdogSec=): every loop below says it is alive. A
         // drain pass may wait out a request's timeout for its refresh and its action.
         let watchdog = ServiceManager.Watchdog(log: log)
@@ -227,7 +228,7 @@ public final class StationService: Sendable {
                 thread.start()
             }
         }
-        ServiceManager.ready(status: "page on http://\(page.address)/")
+        ServiceManager.ready(status: "page on \(page.url)/")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 self.done.wait()
