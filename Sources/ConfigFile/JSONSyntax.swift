@@ -51,7 +51,8 @@ public enum JSONSyntax {
     /// The first key that appears twice in one object of valid JSON `bytes`, as its path
     /// (`queue.backoffCapSeconds`) with the line and column of its second appearance; nil when none
     /// does (or the text is not JSON). Foundation's parser keeps one of the values without a word.
-    /// Keys are compared as written: `"a"` and `"\u0061"` are not found to be the same.
+    /// Keys are compared as a decoder reads them: unescaped (`"q\u0074y"` is `"qty"`, a surrogate
+    /// pair is its one character) and as Swift compares strings (canonically equal forms match).
     /// `knownValid`: the caller has parsed `bytes` already, so the check of its grammar is skipped.
     public static func repeatedKey(in bytes: [UInt8], knownValid: Bool = false) -> (
         path: String, line: Int, column: Int
@@ -110,6 +111,8 @@ public enum JSONSyntax {
         /// One step of a path, kept as the bytes or number it is: text is made only for a message.
         enum PathPart {
             case key(ArraySlice<UInt8>)
+            /// A key written with escapes, as it reads once unescaped.
+            case name(String)
             case index(Int)
         }
 
@@ -120,6 +123,8 @@ public enum JSONSyntax {
                 case .index(let index): joined += "[\(index)]"
                 case .key(let key):
                     joined += (joined.isEmpty ? "" : ".") + String(decoding: key, as: UTF8.self)
+                case .name(let name):
+                    joined += (joined.isEmpty ? "" : ".") + name
                 }
             }
         }
@@ -172,15 +177,17 @@ public enum JSONSyntax {
                 return
             }
             var index = 0
-            var keys = Set<ArraySlice<UInt8>>()
+            var keys = ObjectKeys()
             while true {
                 if keyed {
                     guard current == UInt8(ascii: "\"") else { throw Failure(offset: offset) }
                     let keyStart = offset + 1
                     try string()
                     let key = bytes[keyStart..<(offset - 1)]
-                    if tracksPath { path.append(.key(key)) }
-                    if watchKeys, !keys.insert(key).inserted {
+                    // A repeat is named as it reads (`q\u0074y` is `qty`); other paths as written.
+                    let unescape = watchKeys && key.contains(UInt8(ascii: "\\"))
+                    if tracksPath { path.append(unescape ? .name(ObjectKeys.shown(key)) : .key(key)) }
+                    if watchKeys, !keys.insert(key) {
                         repeated = (joinedPath, keyStart - 1)
                         throw Failure(offset: keyStart - 1)  // found: no need to read on
                     }
@@ -275,6 +282,98 @@ public enum JSONSyntax {
             guard !holds else { return }
             numbersNotInts.append(joinedPath)
         }
+    }
+}
+
+/// The keys of one object seen so far. Plain ASCII keys are compared as bytes; once a key holds an
+/// escape or a byte outside ASCII, every key of the object is compared as the text a decoder makes
+/// of it (`"q\u0074y"` is `"qty"`; Swift's `String` equality also matches canonically equal forms).
+private struct ObjectKeys {
+    private var plain = Set<ArraySlice<UInt8>>()
+    private var names: Set<String>?
+
+    /// Whether `key` (its bytes as written, between the quotes) is new to the object.
+    mutating func insert(_ key: ArraySlice<UInt8>) -> Bool {
+        let isPlain = key.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "\\") }
+        if names == nil {
+            if isPlain { return plain.insert(key).inserted }
+            names = Set(plain.map { String(decoding: $0, as: UTF8.self) })
+        }
+        let name = isPlain ? String(decoding: key, as: UTF8.self) : Self.decoded(key)
+        return names?.insert(name).inserted ?? true
+    }
+
+    /// The key's text with its escapes undone; a lone surrogate (no character) is kept written as
+    /// `\udXXX` in lower case, so two different ones stay different and equal ones match.
+    static func decoded(_ key: ArraySlice<UInt8>) -> String {
+        var text = ""
+        var units: [UInt16] = []
+        var index = key.startIndex
+        func flushUnits() {
+            var at = 0
+            while at < units.count {
+                let unit = units[at]
+                if UTF16.isLeadSurrogate(unit), at + 1 < units.count, UTF16.isTrailSurrogate(units[at + 1]),
+                    let scalar = Unicode.Scalar(
+                        0x10000 + (UInt32(unit - 0xD800) << 10) + UInt32(units[at + 1] - 0xDC00))
+                {
+                    text.unicodeScalars.append(scalar)
+                    at += 2
+                } else if let scalar = Unicode.Scalar(unit) {
+                    text.unicodeScalars.append(scalar)
+                    at += 1
+                } else {
+                    text += "\\u" + String(unit, radix: 16)
+                    at += 1
+                }
+            }
+            units.removeAll()
+        }
+        var raw: [UInt8] = []
+        while index < key.endIndex {
+            let byte = key[index]
+            guard byte == UInt8(ascii: "\\"), key.index(after: index) < key.endIndex else {
+                if !units.isEmpty { flushUnits() }
+                raw.append(byte)
+                index += 1
+                continue
+            }
+            if !raw.isEmpty {
+                text += String(decoding: raw, as: UTF8.self)
+                raw.removeAll()
+            }
+            let escaped = key[index + 1]
+            if escaped == UInt8(ascii: "u"), index + 6 <= key.endIndex,
+                let unit = UInt16(String(decoding: key[(index + 2)..<(index + 6)], as: UTF8.self), radix: 16)
+            {
+                units.append(unit)
+                index += 6
+                continue
+            }
+            if !units.isEmpty { flushUnits() }
+            switch escaped {
+            case UInt8(ascii: "b"): text += "\u{08}"
+            case UInt8(ascii: "f"): text += "\u{0C}"
+            case UInt8(ascii: "n"): text += "\n"
+            case UInt8(ascii: "r"): text += "\r"
+            case UInt8(ascii: "t"): text += "\t"
+            default: text.unicodeScalars.append(Unicode.Scalar(escaped))  // \" \\ \/
+            }
+            index += 2
+        }
+        if !units.isEmpty { flushUnits() }
+        if !raw.isEmpty { text += String(decoding: raw, as: UTF8.self) }
+        return text
+    }
+
+    /// A key written with escapes as a message shows it: its text, unless that holds a control or
+    /// format character (a line break, a direction override), then as written.
+    static func shown(_ key: ArraySlice<UInt8>) -> String {
+        let text = decoded(key)
+        let safe = text.unicodeScalars.allSatisfy {
+            ![.control, .format].contains($0.properties.generalCategory)
+        }
+        return safe ? text : String(decoding: key, as: UTF8.self)
     }
 }
 

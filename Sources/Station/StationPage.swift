@@ -204,7 +204,10 @@ public final class StationPage: Sendable {
             let access = self.access.withLock { $0 }
             try access.check(request)
             let route = try Route.table.match(method: request.method, path: request.path)
-            if request.method == "POST" { try requireJSON(request) }
+            if request.method == "POST" {
+                try requireJSON(request)
+                try Self.refuseRepeatedKeys(request.body)
+            }
             switch route {
             case .login:
                 return access.login(request)
@@ -335,6 +338,13 @@ public final class StationPage: Sendable {
         guard request.header("content-type")?.hasPrefix("application/json") == true else {
             throw HTTPError(status: 415, code: "json_required", message: "send Content-Type: application/json")
         }
+    }
+
+    /// A key given twice (however it is escaped) is refused, as the server refuses it: one value
+    /// is never kept on a guess.
+    private static func refuseRepeatedKeys(_ body: [UInt8]) throws(FieldError) {
+        guard !body.isEmpty, let repeated = JSONSyntax.repeatedKey(in: body) else { return }
+        throw FieldError(field: String(repeated.path.prefix(100)), problem: "is given twice: send each field once")
     }
 
     /// `POST /api/taps`'s answer once the tap is durable.

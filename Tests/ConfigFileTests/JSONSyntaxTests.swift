@@ -43,6 +43,24 @@ import Testing
         #expect(found?.line == line && found?.column == column, "\(String(describing: found))")
     }
 
+    /// Keys are compared as a decoder reads them, after unescaping: `"q\u0074y"` is `"qty"`, in any
+    /// case of hex digit, through a surrogate pair, and in a form canonically equal to it.
+    @Test(arguments: [
+        (#"{"qty":1,"q\u0074y":7}"#, "qty"), (#"{"q\u0074y":1,"\u0071ty":7}"#, "qty"),
+        (#"{"q\u0074y":1,"q\u0074y":7}"#, "qty"), (#"{"\u00E9":1,"\u00e9":7}"#, "é"),
+        (#"{"a/b":1,"a\/b":2}"#, "a/b"), (#"{"x":{"\ud83d\ude00":1,"😀":2}}"#, "x.😀"),
+        (#"{"\u00e9":1,"e\u0301":2}"#, "é"), (#"{"K":1,"\u212A":2}"#, "K"),
+        (#"{"a":1,"\u0000":2,"\u0000":3}"#, #"\u0000"#), (#"{"\uD800":1,"\ud800":2}"#, #"\ud800"#),
+    ])
+    func aKeyWrittenWithEscapesIsTheSameKey(json: String, path: String) {
+        #expect(JSONSyntax.repeatedKey(in: Array(json.utf8))?.path == path, "\(json)")
+    }
+
+    @Test(arguments: [#"{"qty":1,"q\u0054y":7}"#, #"{"\ud83d\ude00":1,"\ud83d\ude01":2}"#, #"{"a\\b":1,"a/b":2}"#])
+    func keysThatDecodeDifferentlyAreNoRepeat(json: String) {
+        #expect(JSONSyntax.repeatedKey(in: Array(json.utf8)) == nil, "\(json)")
+    }
+
     @Test(arguments: [#"{"a": {"k": 1}, "b": {"k": 1}}"#, #"[{"k": 1}, {"k": 2}]"#, #"{"a": 1, "a""#, "{}"])
     func theSameKeyInDifferentObjectsOrBrokenTextIsNoRepeat(json: String) {
         #expect(JSONSyntax.repeatedKey(in: Array(json.utf8)) == nil)

@@ -78,6 +78,9 @@ import Testing
             // An id the server would refuse is not looked up, nor echoed back whole.
             (#"{"pickTaskId":"\#(long)","kind":"pick","qty":1}"#, "pickTaskId must be"),
             (#"{"pickTaskId":"t\u202Eevil","kind":"pick","qty":1}"#, "pickTaskId must not contain"),
+            // A key given twice, however it is written, is refused rather than one value guessed.
+            (#"{"pickTaskId":"\#(a1)","kind":"pick","qty":1,"qty":7}"#, "qty is given twice"),
+            (#"{"pickTaskId":"\#(a1)","kind":"pick","qty":1,"q\u0074y":7}"#, "qty is given twice"),
         ] {
             let reply = try await page.send("POST", "/api/taps", body: Data(body.utf8))
             #expect(reply.status == 400, "\(body)")
