@@ -44,6 +44,7 @@ public enum FleetTable {
                 oldest = age(now.timeIntervalSince(queued.addingTimeInterval(-(station.clockOffsetSeconds ?? 0))))
             }
             var notes = heartbeat.attention.map(\.message)
+            if let help = heartbeat.help { notes.insert("\(help.by) called the lead", at: 0) }
             if let offset = station.clockOffsetSeconds, abs(offset) > 300 {
                 notes.append("clock \(Int(offset.rounded())) s off the server's")
             }
@@ -52,7 +53,7 @@ public enum FleetTable {
                 Timestamp.date(station.lastSeenAt).map { age(now.timeIntervalSince($0)) + " ago" }
                     ?? station.lastSeenAt,
                 String(heartbeat.pending + heartbeat.inFlight), String(heartbeat.dead), oldest, heartbeat.camera,
-                String(heartbeat.scanners), heartbeat.batchId ?? "", heartbeat.workerId ?? "",
+                String(heartbeat.scanners), heartbeat.batchId ?? "", heartbeat.workerName ?? heartbeat.workerId ?? "",
             ].map { TerminalText.clipped(TerminalText.printable($0), to: maxColumnWidth) }
             rows.append(cells + [TerminalText.clipped(TerminalText.printable(notes.joined(separator: " · ")), to: 80)])
         }

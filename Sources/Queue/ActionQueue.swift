@@ -139,12 +139,15 @@ public final class ActionQueue: Sendable {
             var counts = QueueCounts()
             for row in try db.rows(
                 """
-                SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM actions
+                SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest, MAX(created_at) AS newest FROM actions
                 WHERE CAST(?1 AS TEXT) IS NULL OR org = ?1 GROUP BY state
                 """, [org])
             {
                 let n = try row.int("n")
                 let state = ActionState(rawValue: try row.string("state"))
+                if let newest = try row.optionalString("newest") {
+                    counts.newestQueuedAt = max(counts.newestQueuedAt ?? newest, newest)
+                }
                 if state == .pending || state == .inFlight, let oldest = try row.optionalString("oldest") {
                     counts.oldestUnsentAt = min(counts.oldestUnsentAt ?? oldest, oldest)
                 }

@@ -260,7 +260,11 @@ public final class HTTPActionTransport: ActionTransport {
         do {
             let (body, response) = try await session.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            if (200..<300).contains(status) { return .recorded }
+            if (200..<300).contains(status) {
+                // An answer this station cannot read still means the heartbeat was recorded.
+                let answer = try? JSONDecoder().decode(HeartbeatAnswer.self, from: body)
+                return .recorded(helpCleared: answer?.helpCleared)
+            }
             let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
             let reason = (object?["message"] as? String) ?? String(decoding: body.prefix(200), as: UTF8.self)
             return .refused(status: status, reason: reason)
@@ -297,7 +301,9 @@ private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable 
 
 /// What became of one heartbeat.
 public enum HeartbeatOutcome: Sendable, Equatable {
-    case recorded
+    /// Recorded; `helpCleared` is the `since` of the call for help the shift lead cleared, if the
+    /// server says so (``HeartbeatAnswer/helpCleared``).
+    case recorded(helpCleared: String?)
     /// The server answered with a refusal (`status` 0: not sent, e.g. no token).
     case refused(status: Int, reason: String)
     case unreachable(String)

@@ -107,6 +107,9 @@ public struct QueueCounts: Sendable, Equatable {
     public var lastSyncAt: String?
     /// When the oldest action not yet sent (pending or in flight) was queued (ISO 8601), or nil.
     public var oldestUnsentAt: String?
+    /// When the newest action still in the queue (in any state) was queued (ISO 8601), or nil: the
+    /// picker's last scan or tap, for the fleet view's idle time.
+    public var newestQueuedAt: String?
 
     public init() {}
 }

@@ -41,6 +41,9 @@ extension HTTPError {
     static let heartbeatTooLarge = APIError(
         status: 413, code: "payload_too_large",
         message: "a heartbeat body may be at most \(StationHeartbeat.maxBodyBytes) bytes")
+    static let signInTooLarge = APIError(
+        status: 413, code: "payload_too_large",
+        message: "a fleet sign-in body may be at most \(ScanPickAPI.maxSignInBytes) bytes")
     static func stationMismatch(header: String, body: String) -> APIError {
         .badRequest("the heartbeat is for station \(body) but X-ScanPick-Station says \(header): they must agree")
     }

@@ -12,12 +12,13 @@ public struct APIToken: Sendable {
     /// The lower-case hex SHA-256 of ``secret``, for the server config.
     public var sha256: String { SHA256.hex(of: secret) }
 
-    public init() {
-        var generator = SystemRandomNumberGenerator()  // getrandom(2): cryptographically secure
+    public init() { secret = "spk_" + Self.random256Bits() }
+
+    /// 256 random bits from getrandom(2) (cryptographically secure), as 43 URL-safe base64 characters.
+    static func random256Bits() -> String {
+        var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        secret =
-            "spk_"
-            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

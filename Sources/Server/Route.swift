@@ -20,6 +20,9 @@ enum Route: Equatable, Sendable {
     case removeStation(name: String)
     case metrics
     case fleetPage(file: String)
+    case fleetSignIn
+    case fleetSignOut
+    case clearHelp(station: String)
 
     /// Every route of the API, by method and path.
     static let table = RouteTable<Route>([
@@ -38,10 +41,13 @@ enum Route: Equatable, Sendable {
         ("POST", "/api/stations/heartbeat", { _ in .heartbeat }),
         ("GET", "/api/stations", { _ in .stations }),
         ("DELETE", "/api/stations/{}", { .removeStation(name: $0[0]) }),
+        ("POST", "/api/stations/{}/help/clear", { .clearHelp(station: $0[0]) }),
         ("GET", "/metrics", { _ in .metrics }),
         ("GET", "/fleet", { _ in .fleetPage(file: "fleet.html") }),
         ("GET", "/fleet/fleet.js", { _ in .fleetPage(file: "fleet.js") }),
         ("GET", "/fleet/fleet.css", { _ in .fleetPage(file: "fleet.css") }),
+        ("POST", "/fleet/session", { _ in .fleetSignIn }),
+        ("DELETE", "/fleet/session", { _ in .fleetSignOut }),
     ])
 
     static func match(method: String, path: String) throws(APIError) -> Route {
@@ -53,18 +59,27 @@ enum Route: Equatable, Sendable {
         switch self {
         case .submitScan, .pick, .setQty, .createShipment, .voidShipment: true
         case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch, .heartbeat, .stations,
-            .removeStation, .metrics, .fleetPage:
+            .removeStation, .metrics, .fleetPage, .fleetSignIn, .fleetSignOut, .clearHelp:
             false
         }
     }
 
     /// Whether the route acts for an organisation and so needs its token (every `/api/` route).
-    /// `/metrics` has its own rule (``MetricsAccess``); the fleet page's files are public (the page
-    /// asks for the token and sends it with each of its requests).
+    /// `/metrics` has its own rule (``MetricsAccess``); the fleet page's files are public, and its
+    /// sign-in and sign-out carry their own credentials (the token in the body, the session cookie).
     var needsOrganisation: Bool {
         switch self {
-        case .health, .ready, .metrics, .fleetPage: false
+        case .health, .ready, .metrics, .fleetPage, .fleetSignIn, .fleetSignOut: false
         default: true
+        }
+    }
+
+    /// Whether the fleet page's session cookie may stand for the token: only what the page does
+    /// (read the stations, clear a call for help), never a pick, an order or a station's heartbeat.
+    var acceptsFleetSession: Bool {
+        switch self {
+        case .stations, .clearHelp: true
+        default: false
         }
     }
 
@@ -73,7 +88,7 @@ enum Route: Equatable, Sendable {
     static let metricNames = [
         "health", "ready", "orders", "create_batch", "get_batch", "submit_scan", "pick", "set_qty", "create_shipment",
         "void_shipment", "heartbeat", "stations", "remove_station", "metrics", "fleet_page", "list_batches",
-        "close_batch", "none",
+        "close_batch", "fleet_sign_in", "fleet_sign_out", "clear_help", "none",
     ]
 
     /// This route's index in ``metricNames``.
@@ -96,9 +111,12 @@ enum Route: Equatable, Sendable {
         case .fleetPage: 14
         case .listBatches: 15
         case .closeBatch: 16
+        case .fleetSignIn: 17
+        case .fleetSignOut: 18
+        case .clearHelp: 19
         }
     }
 
     /// The index of `none` in ``metricNames``.
-    static let noRouteMetricIndex = 17
+    static let noRouteMetricIndex = 20
 }

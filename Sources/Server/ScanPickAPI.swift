@@ -29,6 +29,8 @@ public final class ScanPickAPI: Sendable {
     let maxStationsPerOrganisation: Int
     let organisations: [String]
     private let fleetPage: FleetPage
+    /// Whether the fleet page's session cookie is marked `Secure` (the server serves TLS itself).
+    let secureCookies: Bool
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -49,6 +51,7 @@ public final class ScanPickAPI: Sendable {
         maxStationsPerOrganisation = configuration.maxStationsPerOrganisation
         organisations = configuration.organisations.keys.sorted()
         fleetPage = try FleetPage()
+        secureCookies = configuration.tls != nil
         self.log = log
     }
 
@@ -136,7 +139,12 @@ public final class ScanPickAPI: Sendable {
             case .ready: response = try ready()
             case .metrics: response = metricsResponse()
             case .fleetPage(let file): response = fleetPage.response(file)
+            case .fleetSignIn: response = try fleetSignIn(request)
+            case .fleetSignOut: response = try fleetSignOut(request)
             default:
+                if organisation == nil, route.acceptsFleetSession {
+                    organisation = try fleetSessionOrganisation(request)
+                }
                 guard let organisation else { throw APIError.unauthorized }
                 if let write = try idempotentWrite(route, request, org: organisation) {
                     response = try commitNow(write, request)
@@ -149,6 +157,9 @@ public final class ScanPickAPI: Sendable {
         }
         return finish(request, response, organisation: organisation, route: admitted, since: start)
     }
+
+    /// The largest fleet sign-in body the server reads, in bytes.
+    static let maxSignInBytes = 4096
 
     /// A body larger than this is decoded on a worker rather than on a polling thread.
     static let largestBodyCheckedInline = 16 * 1024
@@ -200,6 +211,7 @@ public final class ScanPickAPI: Sendable {
         if route == .heartbeat, request.body.count > StationHeartbeat.maxBodyBytes {
             throw APIError.heartbeatTooLarge
         }
+        if route == .fleetSignIn, request.body.count > Self.maxSignInBytes { throw APIError.signInTooLarge }
         return (route, organisation)
     }
 
@@ -215,8 +227,16 @@ public final class ScanPickAPI: Sendable {
             throw APIError.invalidStation
         }
         var organisation: String?
-        if request.path.hasPrefix("/api/") || request.path == "/api" { organisation = try authenticate(request) }
-        let route = try Route.match(method: request.method, path: request.path)
+        let isAPI = request.path.hasPrefix("/api/") || request.path == "/api"
+        // The fleet page's cookie instead of a token: found on a worker, for the routes it may open.
+        let bySession = isAPI && Self.offersFleetSession(request)
+        if isAPI, !bySession { organisation = try authenticate(request) }
+        let route: Route
+        do {
+            route = try Route.match(method: request.method, path: request.path)
+        } catch {
+            throw bySession ? APIError.unauthorized : error  // strangers learn nothing of routes
+        }
         switch route {
         case .metrics:
             guard metricsOnMainListener else { throw HTTPError.noSuchRoute(request.path) }
@@ -225,10 +245,16 @@ public final class ScanPickAPI: Sendable {
             // Checked from the head, before a byte of the body is read; `admit` checks the body itself.
             let declared = request.header("content-length").map { Int($0) ?? Int.max } ?? 0
             if declared > StationHeartbeat.maxBodyBytes { throw APIError.heartbeatTooLarge }
+        case .fleetSignIn:
+            // Anyone may sign in, so a stranger's body is bounded before it is read.
+            let declared = request.header("content-length").map { Int($0) ?? Int.max } ?? 0
+            if declared > Self.maxSignInBytes { throw APIError.signInTooLarge }
         default:
             break
         }
-        if route.needsOrganisation, organisation == nil { throw APIError.unauthorized }
+        if route.needsOrganisation, organisation == nil, !(bySession && route.acceptsFleetSession) {
+            throw APIError.unauthorized
+        }
         return (route, organisation)
     }
 
@@ -324,6 +350,13 @@ public final class ScanPickAPI: Sendable {
         return try store.write(.bulk) { db in try StationRegistry.prune(heardBefore: cutoff, in: db) }
     }
 
+    /// Deletes the fleet page's sessions that have ended; returns how many.
+    @discardableResult
+    public func forgetEndedFleetSessions(now: Date = Date()) throws -> Int {
+        let dialect = store.dialect
+        return try store.write(.bulk) { db in try FleetSessions(db: db, dialect: dialect).prune(now: now) }
+    }
+
     /// Applies the pending schema migrations to `database` without serving (`scanpick migrate`);
     /// returns the identifiers applied, empty when it was up to date. Refuses a newer schema.
     public static func migrate(_ database: ServerDatabase) throws -> [String] {
@@ -331,6 +364,9 @@ public final class ScanPickAPI: Sendable {
     }
 
     // MARK: Routing
+
+    /// The organisation whose token has SHA-256 `hash`, if the config has it.
+    func organisation(forTokenHash hash: String) -> String? { organisationByTokenHash[hash] }
 
     private func authenticate(_ request: HTTPRequest) throws(APIError) -> String {
         guard let header = request.header("authorization"), Self.isBearer(header) else {
@@ -398,6 +434,8 @@ public final class ScanPickAPI: Sendable {
                 throw APIError(status: 404, code: "not_found", message: "station \(name) has not reported here")
             }
             return .json(200, Array(#"{"removed":true}"#.utf8))
+        case .clearHelp(let station):
+            return try clearHelp(request, station: station, org: org)
         case .listBatches:
             return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
         case .closeBatch(let id):
@@ -406,7 +444,8 @@ public final class ScanPickAPI: Sendable {
             if !request.body.isEmpty { _ = try JSONCoding.decode(NoFields.self, from: request.body) }
             return .json(
                 200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
-        case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment, .metrics, .fleetPage:
+        case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment, .metrics, .fleetPage,
+            .fleetSignIn, .fleetSignOut:
             throw APIError.internalError  // answered in handle(_:)
         }
     }
@@ -441,7 +480,7 @@ public final class ScanPickAPI: Sendable {
                 store, _, _ in try store.voidShipment(id)
             }
         case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch, .heartbeat, .stations,
-            .removeStation, .metrics, .fleetPage:
+            .removeStation, .metrics, .fleetPage, .fleetSignIn, .fleetSignOut, .clearHelp:
             return nil
         }
     }

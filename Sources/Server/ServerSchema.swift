@@ -7,8 +7,10 @@ import Storage
 /// because only PostgreSQL can change a column's type in place; `server-3` records stations (see
 /// ``stationsAndHeartbeats(integer:keyOnlyTable:)``), `server-4` lets batches close
 /// (``closingBatches(_:)``), `server-5` adds order lines' lots, dates and cases
-/// (``lotsAndCases(integer:)``) and `server-6` keeps stored answers in the order they are stored
-/// (``answersInStoredOrder``). Every table is keyed by organisation first, so one organisation's
+/// (``lotsAndCases(integer:)``), `server-6` keeps stored answers in the order they are stored
+/// (``answersInStoredOrder``), and `server-7` lets a shift lead clear a station's call for help and
+/// keep a fleet page's sign-in (``leadsScreen``). Every table is keyed by organisation first (the
+/// fleet page's sessions by their own key, which names the organisation), so one organisation's
 /// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
@@ -50,6 +52,7 @@ enum ServerSchema {
                     ALTER TABLE idempotency_keys_v6 RENAME TO idempotency_keys;
                     CREATE UNIQUE INDEX idempotency_keys_by_key ON idempotency_keys (org, key);
                     """),
+            leadsScreen,
         ]
     static let postgres =
         migrations(
@@ -68,6 +71,7 @@ enum ServerSchema {
             closingBatches("BIGINT"),
             lotsAndCases(integer: "BIGINT"),
             Migration("server-6", sql: "COMMENT ON TABLE idempotency_keys IS '\(answersInStoredOrder)';"),
+            leadsScreen,
         ]
 
     /// What `server-6` changed, and why. SQLite kept each answer (about 600 bytes) in a table keyed by
@@ -97,6 +101,23 @@ enum ServerSchema {
                 CREATE INDEX station_heartbeats_by_age ON station_heartbeats (received_at);
                 """)
     }
+
+    /// `server-7`: the shift lead's screen. `help_cleared_since` is the `since` of the call for help
+    /// a lead cleared on the fleet page (its station keeps sending that call until its heartbeat's
+    /// answer tells it; a newer call has another `since`). `fleet_sessions` are the fleet page's
+    /// sign-ins: the SHA-256 of each session's cookie (never the cookie itself), its organisation,
+    /// the SHA-256 of the token it was made with (a token taken out of the config ends its
+    /// sessions), and when it was made and ends. Found by the cookie's hash, so keyed by it.
+    static let leadsScreen = Migration(
+        "server-7",
+        sql: """
+            ALTER TABLE station_heartbeats ADD COLUMN help_cleared_since TEXT;
+            CREATE TABLE fleet_sessions (
+                id_sha256 TEXT NOT NULL PRIMARY KEY, org TEXT NOT NULL, token_sha256 TEXT NOT NULL,
+                created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
+            CREATE INDEX fleet_sessions_by_org ON fleet_sessions (org, created_at);
+            CREATE INDEX fleet_sessions_by_end ON fleet_sessions (expires_at);
+            """)
 
     /// `server-4`: batches end. A batch is closed when every task is complete or a supervisor closes
     /// it (`closed_at`); an order line whose units a closed batch left unpicked can go into a new

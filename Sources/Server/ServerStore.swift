@@ -274,6 +274,24 @@ enum SQLDialect: Sendable {
         }
     }
 
+    /// Takes an organisation's fleet-session lock until commit, so servers side by side signing leads
+    /// in never keep more than the organisation's limit of sessions.
+    var lockFleetSessions: String? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: "SELECT pg_advisory_xact_lock(hashtextextended('fleet sessions' || chr(10) || ?, 0))"
+        }
+    }
+
+    /// Locks one station's row until commit where transactions run side by side (PostgreSQL), so a
+    /// heartbeat and a lead clearing its call for help never both read the row before either writes.
+    var lockStationRow: String? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: "SELECT 1 AS locked FROM station_heartbeats WHERE org = ? AND station = ? FOR UPDATE"
+        }
+    }
+
     /// The statement, with its arguments, that deletes at most `limit` of the answers stored before
     /// `cutoff` (see ``IdempotencyRecords/prune(storedBefore:now:atMost:in:dialect:)``); fewer than
     /// `limit` means none is left to delete. SQLite appends answers to a rowid table in the order

@@ -18,6 +18,8 @@ public struct PickStation: Sendable {
     public let cache: PickListCache
     public let transport: HTTPActionTransport
     public let drainer: Drainer
+    /// The picker's call for the shift lead, sent with the heartbeats.
+    public let help = HelpCall()
 
     public init(configuration: StationConfiguration) throws {
         live = LiveConfiguration(configuration)

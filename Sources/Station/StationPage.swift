@@ -52,6 +52,7 @@ public final class StationPage: Sendable {
         var files: [String: (String, [UInt8])] = [:]
         for (name, type) in [
             ("index.html", "text/html; charset=utf-8"), ("page.css", "text/css"), ("page.js", "text/javascript"),
+            ("help.js", "text/javascript"),
         ] {
             guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Page"),
                 let data = FileManager.default.contents(atPath: url.path)
@@ -173,6 +174,9 @@ public final class StationPage: Sendable {
         case signOut
         case previewFeed
         case previewSnapshot
+        case helpState
+        case callHelp
+        case cancelHelp
 
         static let table = RouteTable<Route>([
             ("GET", "/", { _ in .file("/") }),
@@ -196,6 +200,10 @@ public final class StationPage: Sendable {
             ("POST", "/api/sign-out", { _ in .signOut }),
             ("GET", "/api/preview.mjpeg", { _ in .previewFeed }),
             ("GET", "/api/preview.jpg", { _ in .previewSnapshot }),
+            ("GET", "/help.js", { _ in .file("/help.js") }),
+            ("GET", "/api/help", { _ in .helpState }),
+            ("POST", "/api/help", { _ in .callHelp }),
+            ("POST", "/api/help/cancel", { _ in .cancelHelp }),
         ])
     }
 
@@ -274,6 +282,8 @@ public final class StationPage: Sendable {
                 guard let jpeg = preview.snapshot() else { throw PreviewFeed.noFrame }
                 return HTTPResponse(
                     status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: jpeg)
+            case .helpState, .callHelp, .cancelHelp:
+                return json(200, try help(route))
             }
         } catch {
             var response = Self.httpError(error, body: request.body).response

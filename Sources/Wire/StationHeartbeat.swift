@@ -25,10 +25,44 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
     public var scanners: Int
     /// The open batch, if any.
     public var batchId: String?
-    /// The worker id the station sends with its actions.
+    /// The worker id the station sends with its actions: the worker signed in, else its config's.
     public var workerId: String?
+    /// That worker's name, as the station's config or sign-in knows it (1–64 characters), or nil.
+    public var workerName: String?
+    /// When the station last queued a scan or tap of this organisation (ISO 8601, the station's
+    /// clock), or nil: how long the picker has been idle.
+    public var lastActionAt: String?
+    /// How far the open batch is, in lines, or nil when none is open.
+    public var batchProgress: Progress?
+    /// The picker's call for the shift lead ("Call lead" on the station's page), or nil. It stays
+    /// in every heartbeat until the picker cancels it or the lead clears it on the fleet page (the
+    /// heartbeat's answer then says so: ``HeartbeatAnswer/helpCleared``).
+    public var help: Help?
     /// What needs a person at the station, as its pill shows it.
     public var attention: [Item]
+
+    /// A batch's progress: lines done of its lines.
+    public struct Progress: Codable, Sendable, Equatable {
+        public var done: Int
+        public var total: Int
+
+        public init(done: Int, total: Int) {
+            self.done = done
+            self.total = total
+        }
+    }
+
+    /// A call for help: since when (ISO 8601, the station's clock; it also names the call, so a
+    /// lead clears this call and not a newer one) and who called (the picker's name).
+    public struct Help: Codable, Sendable, Equatable {
+        public var since: String
+        public var by: String
+
+        public init(since: String, by: String) {
+            self.since = since
+            self.by = by
+        }
+    }
 
     /// One thing that needs a person: a stable code and a sentence.
     public struct Item: Codable, Sendable, Equatable {
@@ -44,7 +78,8 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
     public init(
         station: String, heartbeatSeconds: Int, version: String, online: Bool, pending: Int, inFlight: Int, dead: Int,
         oldestPendingAt: String?, lastSyncAt: String?, camera: String, scanners: Int, batchId: String?,
-        workerId: String?, attention: [Item]
+        workerId: String?, workerName: String? = nil, lastActionAt: String? = nil, batchProgress: Progress? = nil,
+        help: Help? = nil, attention: [Item]
     ) {
         self.station = station
         self.heartbeatSeconds = heartbeatSeconds
@@ -59,6 +94,10 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         self.scanners = scanners
         self.batchId = batchId
         self.workerId = workerId
+        self.workerName = workerName
+        self.lastActionAt = lastActionAt
+        self.batchProgress = batchProgress
+        self.help = help
         self.attention = attention
     }
 
@@ -79,6 +118,10 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         try container.encode(scanners, forKey: .scanners)
         try container.encode(batchId, forKey: .batchId)
         try container.encode(workerId, forKey: .workerId)
+        try container.encode(workerName, forKey: .workerName)
+        try container.encode(lastActionAt, forKey: .lastActionAt)
+        try container.encode(batchProgress, forKey: .batchProgress)
+        try container.encode(help, forKey: .help)
         try container.encode(attention, forKey: .attention)
     }
 
@@ -96,6 +139,10 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
     public static let maxMessageLength = 300
     /// Characters of `version`.
     public static let maxVersionLength = 64
+    /// Characters of a worker's name (`workerName`, `help.by`), as the station's sign-in allows.
+    public static let maxNameLength = 64
+    /// Lines a batch's progress may count.
+    public static let progressRange = 0...100_000
     /// The largest heartbeat body the server reads, in bytes (every field at its bound fits).
     public static let maxBodyBytes = 32 * 1024
 
@@ -114,6 +161,16 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         try FieldRules.quantity(scanners, field: "scanners", in: Self.scannerRange)
         try FieldRules.optionalText(batchId, field: "batchId")
         try FieldRules.optionalText(workerId, field: "workerId")
+        try FieldRules.optionalText(workerName, field: "workerName", maxLength: Self.maxNameLength)
+        try FieldRules.optionalText(lastActionAt, field: "lastActionAt")
+        if let batchProgress {
+            try FieldRules.quantity(batchProgress.total, field: "batchProgress.total", in: Self.progressRange)
+            try FieldRules.quantity(batchProgress.done, field: "batchProgress.done", in: 0...batchProgress.total)
+        }
+        if let help {
+            try FieldRules.text(help.since, field: "help.since")
+            try FieldRules.text(help.by, field: "help.by", maxLength: Self.maxNameLength)
+        }
         try FieldRules.count(attention.count, field: "attention", atMost: Self.maxAttentionItems)
         for (index, item) in attention.enumerated() {
             try FieldRules.text(item.code, field: "attention[\(index)].code", maxLength: Self.maxCodeLength)
@@ -148,7 +205,7 @@ public struct FleetStation: Codable, Sendable, Equatable {
     public var clockOffsetSeconds: Double?
     /// The worst of ``problems``, or `ok`.
     public var status: String
-    /// Every status that applies, worst first: `stale`, `dead_letters`, `backlog`, `attention`.
+    /// Every status that applies, worst first: `help`, `stale`, `dead_letters`, `backlog`, `attention`.
     public var problems: [String]
 
     public init(
@@ -163,7 +220,7 @@ public struct FleetStation: Codable, Sendable, Equatable {
     }
 
     /// The statuses, worst first (`ok` when none applies).
-    public static let statuses = ["stale", "dead_letters", "backlog", "attention", "ok"]
+    public static let statuses = ["help", "stale", "dead_letters", "backlog", "attention", "ok"]
 
     private enum Keys: String, CodingKey { case lastSeenAt, clockOffsetSeconds, status, problems }
 
@@ -205,6 +262,13 @@ public struct FleetStations: Codable, Sendable, Equatable {
 public struct HeartbeatAnswer: Codable, Sendable, Equatable {
     /// When the server heard it (its clock).
     public var receivedAt: String
+    /// The `since` of the heartbeat's call for help when the shift lead has cleared that call on the
+    /// fleet page: the station ends it. Absent otherwise (so an older station reads the answer it
+    /// always read).
+    public var helpCleared: String?
 
-    public init(receivedAt: String) { self.receivedAt = receivedAt }
+    public init(receivedAt: String, helpCleared: String? = nil) {
+        self.receivedAt = receivedAt
+        self.helpCleared = helpCleared
+    }
 }

@@ -32,4 +32,21 @@ import Wire
         #expect(text.contains(String(repeating: "b", count: FleetTable.maxColumnWidth - 1) + "…"))
         #expect(lines.allSatisfy { $0.count < 200 }, "\(lines.map(\.count))")
     }
+
+    /// The picker shows by name when the station knows it, and a call for help leads the notes,
+    /// escaped like everything else a server sends.
+    @Test func thePickerByNameAndACallForHelp() {
+        var calling = station("st-1", status: "help", worker: "w-0042")
+        calling.heartbeat.workerName = "Ana\u{1B}[2J Lima"
+        calling.heartbeat.help = StationHeartbeat.Help(since: "2026-12-05T08:59:00.000Z", by: "Ana\u{1B}[2J Lima")
+        let text = FleetTable.render(
+            FleetStations(
+                org: "acme", serverTime: "2026-12-05T09:00:10.000Z",
+                stations: [station("st-0", worker: "w-7"), calling]))
+        let lines = text.split(separator: "\n")
+        #expect(lines[0] == "organisation acme: 2 stations: 1 help, 1 ok")
+        #expect(lines[2].hasPrefix("st-1") && lines[2].contains(#"Ana\u{1B}[2J Lima called the lead"#), "\(text)")
+        #expect(!lines[2].contains("w-0042") && lines[3].contains("w-7"))
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B })
+    }
 }

@@ -272,7 +272,8 @@ import Testing
         let routes: [Route] = [
             .health, .ready, .upsertOrders, .createBatch, .getBatch(id: "b"), .submitScan, .pick, .setQty,
             .createShipment, .voidShipment(id: "s"), .heartbeat, .stations, .removeStation(name: "n"), .metrics,
-            .fleetPage(file: "fleet.html"), .listBatches, .closeBatch(id: "b"),
+            .fleetPage(file: "fleet.html"), .listBatches, .closeBatch(id: "b"), .fleetSignIn, .fleetSignOut,
+            .clearHelp(station: "s"),
         ]
         let indexes = routes.map(\.metricIndex)
         #expect(Set(indexes).count == routes.count)

@@ -34,6 +34,10 @@ public struct APIClient: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 64
         configuration.timeoutIntervalForRequest = 30
+        // Cookies only as a test sends them: one test's server must never see another's.
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpCookieStorage = nil
         return URLSession(configuration: configuration)
     }()
 

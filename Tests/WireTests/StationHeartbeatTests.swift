@@ -33,7 +33,8 @@ import Wire
         (heartbeat.oldestPendingAt, heartbeat.batchId, heartbeat.workerId) = (nil, nil, nil)
         let keys = [
             "station", "heartbeatSeconds", "version", "online", "pending", "inFlight", "dead", "oldestPendingAt",
-            "lastSyncAt", "camera", "scanners", "batchId", "workerId", "attention",
+            "lastSyncAt", "camera", "scanners", "batchId", "workerId", "attention", "workerName", "lastActionAt",
+            "batchProgress", "help",
         ]
         let fleet = FleetStation(
             heartbeat: heartbeat, lastSeenAt: "2026-12-01T08:01:00.000Z", clockOffsetSeconds: nil, status: "ok",
@@ -41,7 +42,10 @@ import Wire
         for data in [try JSONEncoder().encode(heartbeat), try JSONEncoder().encode(fleet)] {
             let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(Set(keys).isSubset(of: object.keys), "\(object.keys.sorted())")
-            for key in ["oldestPendingAt", "lastSyncAt", "batchId", "workerId"] { #expect(object[key] is NSNull) }
+            for key in [
+                "oldestPendingAt", "lastSyncAt", "batchId", "workerId", "workerName", "lastActionAt", "batchProgress",
+                "help",
+            ] { #expect(object[key] is NSNull, "\(key)") }
         }
         #expect(try JSONDecoder().decode(StationHeartbeat.self, from: JSONEncoder().encode(heartbeat)) == heartbeat)
     }
@@ -59,5 +63,50 @@ import Wire
         #expect(object["inFlight"] as? Int == 1)
         #expect(object["heartbeat"] == nil)
         #expect(try JSONDecoder().decode(FleetStation.self, from: data) == station)
+    }
+
+    /// The lead's fields (the picker's name, the last action, the batch's progress, a call for help)
+    /// are new: a heartbeat of an older station, without them, reads as before, and the answer an
+    /// older station reads has no new key unless the lead cleared a call.
+    @Test func theLeadsFieldsAreOptionalBothWays() throws {
+        let old = """
+            {"station":"dock-7","heartbeatSeconds":30,"version":"0.1.0","online":true,"pending":0,"inFlight":0,
+             "dead":0,"oldestPendingAt":null,"lastSyncAt":null,"camera":"off","scanners":0,"batchId":null,
+             "workerId":"w-3","attention":[]}
+            """
+        let decoded = try JSONDecoder().decode(StationHeartbeat.self, from: Data(old.utf8))
+        #expect(decoded.help == nil && decoded.workerName == nil && decoded.batchProgress == nil)
+        #expect(decoded.lastActionAt == nil)
+        try decoded.validate()
+
+        var calling = Self.heartbeat()
+        calling.workerName = "Ana Lima"
+        calling.lastActionAt = "2026-12-01T08:00:05.000Z"
+        calling.batchProgress = StationHeartbeat.Progress(done: 4, total: 14)
+        calling.help = StationHeartbeat.Help(since: "2026-12-01T08:01:00.000Z", by: "Ana Lima")
+        try calling.validate()
+        let data = try JSONEncoder().encode(calling)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["help"] as? [String: String] == ["since": "2026-12-01T08:01:00.000Z", "by": "Ana Lima"])
+        #expect(object["batchProgress"] as? [String: Int] == ["done": 4, "total": 14])
+        #expect(try JSONDecoder().decode(StationHeartbeat.self, from: data) == calling)
+
+        for broken in [
+            StationHeartbeat.Progress(done: 15, total: 14), StationHeartbeat.Progress(done: -1, total: 14),
+            StationHeartbeat.Progress(done: 0, total: 100_001),
+        ] {
+            calling.batchProgress = broken
+            #expect(throws: FieldError.self) { try calling.validate() }
+        }
+        calling.batchProgress = nil
+        for name in ["", String(repeating: "a", count: 65), "tab\there"] {
+            calling.help = StationHeartbeat.Help(since: "2026-12-01T08:01:00.000Z", by: name)
+            #expect(throws: FieldError.self) { try calling.validate() }
+        }
+
+        let plain = try JSONSerialization.jsonObject(with: JSONEncoder().encode(HeartbeatAnswer(receivedAt: "t")))
+        #expect((plain as? [String: Any])?.keys.sorted() == ["receivedAt"])
+        let told = HeartbeatAnswer(receivedAt: "t", helpCleared: "2026-12-01T08:01:00.000Z")
+        #expect(try JSONDecoder().decode(HeartbeatAnswer.self, from: JSONEncoder().encode(told)) == told)
     }
 }

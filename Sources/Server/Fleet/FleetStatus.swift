@@ -5,6 +5,7 @@ import Wire
 /// How the fleet view judges a station from its last heartbeat, at a moment on the server's clock.
 /// Every status that applies is listed, worst first; the first is the station's status:
 ///
+/// - `help`: its picker has called the shift lead ("Call lead"), and the lead has not cleared it;
 /// - `stale`: no heartbeat for three of its intervals (offline, stopped, or its network gone);
 /// - `dead_letters`: actions the server refused wait for support;
 /// - `backlog`: its oldest unsent action is older than `backlogAlert` (on the station's clock,
@@ -26,6 +27,7 @@ struct FleetStatus: Sendable {
     func problems(_ entry: StationRegistry.Entry, now: Date) -> [String] {
         let heartbeat = entry.heartbeat
         var problems: [String] = []
+        if heartbeat.help != nil { problems.append("help") }
         if now.timeIntervalSince(entry.receivedAt) > Self.missedHeartbeats * Double(heartbeat.heartbeatSeconds) {
             problems.append("stale")
         }

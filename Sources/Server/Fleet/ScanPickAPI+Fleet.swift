@@ -15,7 +15,10 @@ extension ScanPickAPI {
         if let named = request.header(StationIdentity.header), named != heartbeat.station {
             throw APIError.stationMismatch(header: named, body: heartbeat.station)
         }
-        for (field, time) in [("oldestPendingAt", heartbeat.oldestPendingAt), ("lastSyncAt", heartbeat.lastSyncAt)] {
+        for (field, time) in [
+            ("oldestPendingAt", heartbeat.oldestPendingAt), ("lastSyncAt", heartbeat.lastSyncAt),
+            ("lastActionAt", heartbeat.lastActionAt), ("help.since", heartbeat.help?.since),
+        ] {
             guard let time, Timestamp.date(time) == nil else { continue }
             throw APIError.invalid(FieldError(field: field, problem: "must be an ISO 8601 time"))
         }
@@ -31,8 +34,28 @@ extension ScanPickAPI {
             try StationRegistry(db: db, dialect: dialect, org: org).record(
                 heartbeat, receivedAt: now, clockOffset: stationClock.map { $0.timeIntervalSince(now) }, limit: limit)
         }
-        guard recorded else { throw APIError.tooManyStations(org, limit: limit) }
-        return .json(200, JSONCoding.encode(HeartbeatAnswer(receivedAt: Timestamp.iso8601(now))))
+        guard let recorded else { throw APIError.tooManyStations(org, limit: limit) }
+        return .json(
+            200,
+            JSONCoding.encode(HeartbeatAnswer(receivedAt: Timestamp.iso8601(now), helpCleared: recorded.helpCleared)))
+    }
+
+    /// `POST /api/stations/{name}/help/clear` `{"since"}`: the shift lead has seen to the station's
+    /// call for help made at `since` (from the fleet page, signed in, or with the token). 200
+    /// `{"cleared": true}` when that call is cleared (or already was), `false` when the station no
+    /// longer makes it (the picker cancelled, or called again since: that newer call stays); 404
+    /// when the station has not reported.
+    func clearHelp(_ request: HTTPRequest, station: String, org: String) throws -> HTTPResponse {
+        guard StationIdentity.isValid(station) else { throw APIError.invalidStation }
+        let body = try JSONCoding.decodeValid(ClearHelpRequest.self, from: request.body)
+        let dialect = store.dialect
+        let cleared = try write(request.path) { db in
+            try StationRegistry(db: db, dialect: dialect, org: org).clearHelp(station, since: body.since)
+        }
+        guard let cleared else {
+            throw APIError(status: 404, code: "not_found", message: "station \(station) has not reported here")
+        }
+        return .json(200, Array((cleared ? #"{"cleared":true}"# : #"{"cleared":false}"#).utf8))
     }
 
     /// `GET /metrics`: the request counters, SQLite's commit sizes, and each organisation's stations

@@ -25,10 +25,11 @@ extension ScanPickAPI {
         return limits
     }()
 
-    /// The hourly housekeeping: stored idempotency answers past their retention and stations not
-    /// heard from for ``StationRegistry/forgetAfter`` are deleted.
+    /// The hourly housekeeping: stored idempotency answers past their retention, stations not
+    /// heard from for ``StationRegistry/forgetAfter`` and the fleet page's ended sessions are deleted.
     public func prune() throws {
         try pruneIdempotencyKeys()
         try forgetSilentStations()
+        try forgetEndedFleetSessions()
     }
 }

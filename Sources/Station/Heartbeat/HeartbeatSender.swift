@@ -10,7 +10,9 @@ import Wire
 /// every `heartbeatSeconds` while the server is reachable. Heartbeats are never queued or retried:
 /// the newest matters, and a lost one is replaced by the next. A timer ticks every second (cheap:
 /// a lock and a comparison), so a station back in range reports within a second of the network
-/// monitor seeing the server. A refusal is logged once per change, never once per heartbeat.
+/// monitor seeing the server, and a call for help made or cancelled goes within a second too. A
+/// refusal is logged once per change, never once per heartbeat; an answer saying the shift lead
+/// cleared the call ends it (``HelpCall``).
 ///
 ///     let sender = HeartbeatSender(station: station, sync: sync, attention: board, metrics: metrics, log: log)
 ///     sender.start()
@@ -33,6 +35,8 @@ final class HeartbeatSender: Sendable {
         /// The last outcome said in the log, per organisation.
         var lastOutcome: [String: HeartbeatOutcome] = [:]
         var timer: (any DispatchSourceTimer)?
+        /// ``HelpCall/changes`` when the last round began.
+        var helpChanges = 0
     }
 
     init(
@@ -73,9 +77,13 @@ final class HeartbeatSender: Sendable {
     private func tick() {
         guard sync.isOnline else { return }
         let interval = TimeInterval(station.configuration.heartbeatSeconds)
+        let helpChanges = station.help.changes
         let due = state.withLock { state -> Bool in
-            guard !state.stopped, !state.busy, Date() >= state.nextDue else { return false }
+            guard !state.stopped, !state.busy, Date() >= state.nextDue || helpChanges != state.helpChanges else {
+                return false
+            }
             state.nextDue = Date().addingTimeInterval(interval)
+            state.helpChanges = helpChanges
             state.busy = true
             return true
         }
@@ -95,13 +103,22 @@ final class HeartbeatSender: Sendable {
             } catch {
                 outcome = .refused(status: 0, reason: "the station could not read its queue: \(error)")
             }
+            if case .recorded(let cleared?) = outcome { station.help.cleared(since: cleared) }
             note(outcome, org: org)
         }
     }
 
-    /// The heartbeat for `org`: its own actions' counts and pauses, and what the station shows.
+    /// The heartbeat for `org`: its own actions' counts and pauses, what the station shows, who
+    /// picks (their name as the sign-in or the config's `workers` has it), how far the open batch
+    /// is, and the call for help.
     func heartbeat(for org: String) throws -> StationHeartbeat {
         let configuration = station.configuration
+        // Who the station's actions name now: nobody while a sign-in is required and not made.
+        let worker = try station.workers.current()
+        let workerId = worker?.id ?? (configuration.requireSignIn ? nil : configuration.worker)
+        let workerName = (worker?.name ?? workerId.flatMap(station.workers.name(of:))).map {
+            StationHeartbeat.fitted($0, maxLength: StationHeartbeat.maxNameLength)
+        }
         let counts = try station.queue.counts(org: org)
         let pauses = try station.queue.pauses().filter { $0.org == nil || $0.org == org }.map(\.attention)
         let items = (pauses + attention.current).prefix(StationHeartbeat.maxAttentionItems).map {
@@ -110,20 +127,31 @@ final class HeartbeatSender: Sendable {
                 message: StationHeartbeat.fitted($0.message, maxLength: StationHeartbeat.maxMessageLength))
         }
         let open = try station.cache.openBatch()
+        var progress: StationHeartbeat.Progress?
+        if open?.org == org {
+            let tasks = try station.cache.tasks()
+            let total = min(tasks.count, StationHeartbeat.progressRange.upperBound)
+            progress = StationHeartbeat.Progress(done: min(tasks.filter(\.isComplete).count, total), total: total)
+        }
         return StationHeartbeat(
             station: configuration.station, heartbeatSeconds: configuration.heartbeatSeconds,
             version: ScanPickVersion.current, online: true, pending: counts.pending, inFlight: counts.inFlight,
             dead: counts.dead, oldestPendingAt: counts.oldestUnsentAt, lastSyncAt: counts.lastSyncAt,
             camera: metrics.camera.rawValue,
             scanners: min(metrics.scannersReady, StationHeartbeat.scannerRange.upperBound),
-            batchId: open?.org == org ? open?.batchId : nil, workerId: configuration.worker, attention: Array(items))
+            batchId: open?.org == org ? open?.batchId : nil, workerId: workerId, workerName: workerName,
+            lastActionAt: counts.newestQueuedAt, batchProgress: progress, help: station.help.current,
+            attention: Array(items))
     }
 
     /// Logs a refusal or a recovery once, when it changes.
     private func note(_ outcome: HeartbeatOutcome, org: String) {
+        var outcome = outcome
+        if case .recorded = outcome { outcome = .recorded(helpCleared: nil) }  // the same outcome, for the log
         let changed = state.withLock { state -> Bool in
             defer { state.lastOutcome[org] = outcome }
-            return state.lastOutcome[org] != outcome && !(state.lastOutcome[org] == nil && outcome == .recorded)
+            return state.lastOutcome[org] != outcome
+                && !(state.lastOutcome[org] == nil && outcome == .recorded(helpCleared: nil))
         }
         guard changed else { return }
         var line = JSONObjectWriter()
