@@ -89,11 +89,20 @@ extension APIError {
     }
 }
 
-/// A request body with nothing to say: a JSON object (`{}`). Its fields are not read, as no route
-/// reads fields it does not know (a newer client may send more). A struct without properties would
-/// decode from any JSON at all: this asks for an object.
-struct NoFields: Decodable {
-    init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: AnyKey.self) }
+/// `POST /api/batches/{id}/close`'s body: a JSON object (`{}`), which may carry the
+/// `idempotencyKey` a station queued the close under. Its other fields are not read, as no route
+/// reads fields it does not know (a newer client may send more, e.g. the station's `at` and
+/// `workerId`). A struct without properties would decode from any JSON at all: this asks for an
+/// object.
+struct CloseBatchBody: Decodable {
+    var idempotencyKey: String?
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        idempotencyKey = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "idempotencyKey"))
+    }
 
     private struct AnyKey: CodingKey {
         let stringValue: String

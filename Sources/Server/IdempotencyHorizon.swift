@@ -61,5 +61,6 @@ protocol ActionTimed {
 extension SubmitScanRequest: ActionTimed { var actionTime: String? { scannedAt } }
 extension PickRequest: ActionTimed { var actionTime: String? { at } }
 extension SetQtyRequest: ActionTimed { var actionTime: String? { at } }
+extension ShortPickRequest: ActionTimed { var actionTime: String? { at } }
 extension CreateShipmentRequest: ActionTimed { var actionTime: String? { at } }
 extension VoidShipmentRequest: ActionTimed { var actionTime: String? { at } }

@@ -13,6 +13,7 @@ protocol IdempotentRequest: Codable, Sendable, ValidatedRequest {
 extension SubmitScanRequest: IdempotentRequest {}
 extension PickRequest: IdempotentRequest {}
 extension SetQtyRequest: IdempotentRequest {}
+extension ShortPickRequest: IdempotentRequest {}
 extension CreateShipmentRequest: IdempotentRequest {}
 extension VoidShipmentRequest: IdempotentRequest {}
 

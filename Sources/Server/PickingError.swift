@@ -29,7 +29,8 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
     case repeatedShipmentUnit
     /// No order line matches a new batch's filters outside an open batch.
     case nothingToBatch
-    /// The task's batch is closed (complete, or closed by a supervisor): no more picks count on it.
+    /// The task's batch is closed (finished by a picker, closed by a supervisor or by the server
+    /// after `batches.autoCloseMinutes`): no more picks count on it.
     case batchClosed(batchId: String, closedAt: String?)
     /// Another request with the same idempotency key is being processed (here, or in another server
     /// process that stored the key first).
@@ -66,6 +67,8 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
         case pick(Int)
         /// A tap setting the count to this.
         case setQty(Int)
+        /// A report of this many units short.
+        case short(Int)
     }
 
     var description: String {
@@ -73,13 +76,18 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound(let resource, let id): "\(resource.rawValue) \(id) does not exist"
         case .barcodeMismatch(let scanned, let task):
             "scanned \(scanned) but task \(task.id) at \(task.location) expects \(task.barcode)"
-        case .overPick(let task, .scan): "task \(task.id) already has all \(task.qtyRequired) units picked"
+        case .overPick(let task, .scan):
+            task.qtyShort == 0
+                ? "task \(task.id) already has all \(task.qtyRequired) units picked"
+                : "task \(task.id) is done: \(Self.counts(task))"
         case .overPick(let task, .scanUnits(let units)):
-            "a scan of \(units) units would take task \(task.id) over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
+            "a scan of \(units) units would take task \(task.id) over the \(task.qtyRequired) required (\(Self.counts(task)))"
         case .scanRefused(let outcome, let task): "task \(task.id) at \(task.location): \(outcome.reason)"
         case .overPick(let task, .pick(let qty)):
-            "picking \(qty) more of \(task.id) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked)"
+            "picking \(qty) more of \(task.id) would go over the \(task.qtyRequired) required (\(Self.counts(task)))"
         case .overPick(let task, .setQty(let to)): "\(to) is over the \(task.qtyRequired) required for task \(task.id)"
+        case .overPick(let task, .short(let qty)):
+            "\(qty) more short of \(task.id) would go over the \(task.qtyRequired) required (\(Self.counts(task)))"
         case .lockedByShipment(let task):
             "\(task.qtyLocked) units of \(task.location) are already in a box (task \(task.id))"
         case .taskNotInOrder(let task, let order): "task \(task.id) belongs to order \(task.orderId), not \(order)"
@@ -98,6 +106,11 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
             "the station's time \(station) is more than \(Self.hours(hours)) from the server's \(server): set the station's clock (NTP); nothing was changed"
         case .unavailable(let reason), .storage(let reason): reason
         }
+    }
+
+    /// "2 picked" or "2 picked, 1 short": where a task stands.
+    private static func counts(_ task: PickTask) -> String {
+        task.qtyShort == 0 ? "\(task.qtyPicked) picked" : "\(task.qtyPicked) picked, \(task.qtyShort) short"
     }
 
     /// "24 h", "5 min": a tolerance as a person reads it.

@@ -48,14 +48,15 @@ struct PickingStore {
         let line = { (field: String) in dialect.jsonText("l", field) }
         try db.runLater(
             """
-            INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty, lot, best_before, case_gtin, case_qty)
+            INSERT INTO order_lines (org, order_id, id, sku, location, barcode, qty, lot, best_before, case_gtin, case_qty,
+                                     name)
             SELECT ?1, \(order("id")), \(line("id")), \(line("sku")), \(line("location")), \(line("barcode")),
                    \(dialect.jsonInteger("l", "qty")), \(line("lot")), \(line("bestBefore")), \(line("caseGtin")),
-                   \(dialect.jsonInteger("l", "caseQty"))
+                   \(dialect.jsonInteger("l", "caseQty")), \(line("name"))
             FROM \(dialect.jsonArray("?2", as: "o")), \(dialect.jsonArray(field: "lines", of: "o", as: "l")) WHERE true
             ON CONFLICT (org, order_id, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
                 barcode = excluded.barcode, qty = excluded.qty, lot = excluded.lot, best_before = excluded.best_before,
-                case_gtin = excluded.case_gtin, case_qty = excluded.case_qty
+                case_gtin = excluded.case_gtin, case_qty = excluded.case_qty, name = excluded.name
             """, [org, json])
         return feed.count
     }
@@ -64,7 +65,8 @@ struct PickingStore {
     /// This bounds how long creating a batch holds the database's writer.
     static let maxBatchTasks = 1000
 
-    /// The order lines a new batch would take: those matching `filters`, not in an open batch and
+    /// The order lines a new batch would take: those matching `filters`, not in a batch still open
+    /// (or complete, not yet closed) and
     /// with units that no closed batch picked (a closed batch's unpicked units return to the pool),
     /// in location order, at most ``maxBatchTasks``. A read, run outside the write transaction: its cost
     /// grows with the organisation's lines, and no writer waits for it. Returned as a JSON array of
@@ -90,12 +92,13 @@ struct PickingStore {
 
     /// Makes a batch of the `candidates` (from ``batchCandidates(_:)``) still free now, in location
     /// order, in one statement; returns its id, or nil when another batch took them all since they
-    /// were chosen. Work bounded by ``maxBatchTasks`` lines, whatever the size of the organisation's
-    /// data.
+    /// were chosen. Each order of the batch gets its tote number. Work bounded by ``maxBatchTasks``
+    /// lines, whatever the size of the organisation's data.
     func createBatch(of candidates: String) throws -> String? {
         if let lock = dialect.lockBatching { try db.runLater(lock, [org]) }
         let batchId = "batch-" + Self.newIdentifier()
-        try db.runLater("INSERT INTO batches (org, id, created_at) VALUES (?, ?, ?)", [org, batchId, now])
+        try db.runLater(
+            "INSERT INTO batches (org, id, created_at, changed_at) VALUES (?, ?, ?, ?)", [org, batchId, now, now])
         let taken = try db.run(
             """
             INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position, qty_before)
@@ -110,13 +113,23 @@ struct PickingStore {
             try db.runLater("DELETE FROM batches WHERE org = ? AND id = ?", [org, batchId])
             return nil
         }
+        try db.runLater(Self.numberTotes, [org, batchId])
         return batchId
     }
 
-    /// Whether order line `l` is already a task of an open batch.
+    /// Numbers the orders of batch `?2` 1, 2, … in the order its tasks first list them (pick order):
+    /// each task's `tote` is its order's number.
+    private static let numberTotes = """
+        UPDATE pick_tasks SET tote = r.tote FROM (
+            SELECT order_id, ROW_NUMBER() OVER (ORDER BY MIN(position), order_id) AS tote
+            FROM pick_tasks WHERE org = ?1 AND batch_id = ?2 GROUP BY order_id) AS r
+        WHERE pick_tasks.org = ?1 AND pick_tasks.batch_id = ?2 AND pick_tasks.order_id = r.order_id
+        """
+
+    /// Whether order line `l` is already a task of a batch not closed (open or complete).
     private static let inOpenBatch = """
         SELECT 1 FROM pick_tasks t JOIN batches b ON b.org = t.org AND b.id = t.batch_id
-        WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status = 'open'
+        WHERE t.org = l.org AND t.order_id = l.order_id AND t.line_id = l.id AND b.status <> 'closed'
         """
 
     /// The units of order line `l` that closed batches picked (each task counts only its own units).
@@ -137,13 +150,24 @@ struct PickingStore {
             throw PickingError.notFound(.batch, id: id)
         }
         let rows = try db.rows(Self.batchTasksQuery, [org, id])
+        let shortages = try db.rows(
+            """
+            SELECT s.pick_task_id, s.qty, s.reason FROM shortages s
+            JOIN pick_tasks t ON t.org = s.org AND t.id = s.pick_task_id
+            WHERE t.org = ? AND t.batch_id = ? ORDER BY t.position, s.reason
+            """, [org, id])
         return Batch(
             id: id, tasks: try rows.map(Self.pickTask), status: try found.string("status"),
-            closedAt: try found.optionalString("closed_at"))
+            closedAt: try found.optionalString("closed_at"),
+            shortages: try shortages.map { row in
+                Shortage(
+                    pickTaskId: try row.string("pick_task_id"), qty: try row.int("qty"),
+                    reason: try row.string("reason"))
+            })
     }
 
-    /// The organisation's open batches, oldest first, at most ``BatchList/limit``, with how many
-    /// of their tasks are complete.
+    /// The organisation's batches not closed (open or complete), oldest first, at most
+    /// ``BatchList/limit``, with how many of their tasks are done (picked or short).
     func openBatches() throws -> BatchList {
         let rows = try db.rows(
             """
@@ -151,8 +175,9 @@ struct PickingStore {
                    (SELECT COUNT(*) FROM pick_tasks t WHERE t.org = b.org AND t.batch_id = b.id) AS tasks,
                    (SELECT COUNT(*) FROM pick_tasks t
                     JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
-                    WHERE t.org = b.org AND t.batch_id = b.id AND t.qty_picked >= l.qty - t.qty_before) AS complete
-            FROM batches b WHERE b.org = ? AND b.status = 'open'
+                    WHERE t.org = b.org AND t.batch_id = b.id
+                      AND t.qty_picked + t.qty_short >= l.qty - t.qty_before) AS complete
+            FROM batches b WHERE b.org = ? AND b.status <> 'closed'
             ORDER BY b.created_at, b.id LIMIT \(BatchList.limit)
             """, [org])
         return BatchList(
@@ -164,26 +189,45 @@ struct PickingStore {
             })
     }
 
-    /// Closes a batch (a supervisor's `scanpick batch close`): no more picks count on it, and the
-    /// units its tasks left unpicked can go into the next batch. Closing a closed batch changes
-    /// nothing (it keeps its first close time). Returns the batch as it now stands.
+    /// Closes a batch, open or complete (a picker's "Finish batch", `scanpick batch close`): no
+    /// more picks count on it, and the units its tasks left unpicked (short ones too) can go into the
+    /// next batch. Closing a closed batch changes nothing (it keeps its first close time). Returns
+    /// the batch as it now stands.
     func closeBatch(_ id: String) throws -> Batch {
         try db.runLater(
-            "UPDATE batches SET status = 'closed', closed_at = ? WHERE org = ? AND id = ? AND status = 'open'",
+            "UPDATE batches SET status = 'closed', closed_at = ? WHERE org = ? AND id = ? AND status <> 'closed'",
             [now, org, id])
         return try batch(id)  // not found: nothing was changed
     }
 
-    /// Closes the task's batch once every one of its tasks is complete.
-    private func closeIfComplete(_ batchId: String) throws {
+    /// After a counted change to a task of batch `batchId` that was done or is now: the batch is
+    /// `complete` when every task is done (picked + short = required), else `open`, and its last
+    /// change is now (a complete batch closes `batches.autoCloseMinutes` after it). A change that
+    /// leaves a task undone both before and after cannot make the batch complete, and is not
+    /// settled (a quick scan costs no scan of the batch).
+    private func settle(_ batchId: String) throws {
         try db.runLater(
             """
-            UPDATE batches SET status = 'closed', closed_at = ?1 WHERE org = ?2 AND id = ?3 AND status = 'open'
-              AND NOT EXISTS (
+            UPDATE batches SET changed_at = ?1, status = CASE WHEN EXISTS (
                 SELECT 1 FROM pick_tasks t
                 JOIN order_lines l ON l.org = t.org AND l.order_id = t.order_id AND l.id = t.line_id
-                WHERE t.org = ?2 AND t.batch_id = ?3 AND t.qty_picked < l.qty - t.qty_before)
+                WHERE t.org = ?2 AND t.batch_id = ?3 AND t.qty_picked + t.qty_short < l.qty - t.qty_before)
+              THEN 'open' ELSE 'complete' END
+            WHERE org = ?2 AND id = ?3 AND status <> 'closed'
             """, [now, org, batchId])
+    }
+
+    /// Closes complete batches (of every organisation) whose last change was at or before
+    /// `cutoff`, at most `limit` (their close time `now`); returns how many. With PostgreSQL a pick
+    /// in progress on such a batch is waited for, and the batch is closed only if it is still
+    /// complete and unchanged since `cutoff` after it.
+    static func closeIdleBatches(before cutoff: Date, now: Date, limit: Int, in db: any SQLConnection) throws -> Int {
+        try db.run(
+            """
+            UPDATE batches SET status = 'closed', closed_at = ?1
+            WHERE status = 'complete' AND changed_at <= ?2 AND (org, id) IN (
+                SELECT org, id FROM batches WHERE status = 'complete' AND changed_at <= ?2 LIMIT ?3)
+            """, [now, cutoff, limit])
     }
 
     // MARK: Picking
@@ -194,11 +238,12 @@ struct PickingStore {
         try pickTask(id, locking: true)
     }
 
-    /// ``lockedPickTask(_:)`` for a change to its picked count: a task of a closed batch is refused
-    /// (409) before anything about the change itself is judged. The task and its batch's status are
-    /// one read. With PostgreSQL the batch's row is locked too, after the task's, until commit: a
-    /// close waits for a pick in progress (and a pick begun after a close sees it), and the last
-    /// picks of a batch's tasks, made side by side, see each other when one of them closes it.
+    /// ``lockedPickTask(_:)`` for a change to its picked or short count: a task of a closed batch is
+    /// refused (409) before anything about the change itself is judged (an open or complete one
+    /// takes changes). The task and its batch's status are one read. With PostgreSQL the batch's
+    /// row is locked too, after the task's, until commit: a close waits for a pick in progress (and a
+    /// pick begun after a close sees it), and the last picks of a batch's tasks, made side by side,
+    /// see each other when one of them makes it complete.
     private func lockedTaskOfAnOpenBatch(_ id: String) throws -> PickTask {
         if dialect.locksRows {
             try db.runLater(Self.lockPickTask, [org, id])
@@ -241,24 +286,31 @@ struct PickingStore {
         guard !task.isComplete else {
             throw PickingError.overPick(task: task, asked: .scan)
         }
-        let (total, overflow) = task.qtyPicked.addingReportingOverflow(units)
-        guard !overflow, total <= task.qtyRequired else {
-            throw PickingError.overPick(task: task, asked: .scanUnits(units))
-        }
+        let total = try Self.picked(task, adding: units, asked: .scanUnits(units))
         return try setPicked(task, to: total, kind: "scan", worker: request.workerId, at: request.scannedAt, key: key)
     }
 
     /// A tap that picks `qty` more units (its range was checked against ``FieldRules``).
     func pick(_ request: PickRequest, key: String) throws -> PickTask {
         let task = try lockedTaskOfAnOpenBatch(request.pickTaskId)
-        let (total, overflow) = task.qtyPicked.addingReportingOverflow(request.qty)
-        guard !overflow, total <= task.qtyRequired else {
-            throw PickingError.overPick(task: task, asked: .pick(request.qty))
-        }
+        let total = try Self.picked(task, adding: request.qty, asked: .pick(request.qty))
         return try setPicked(task, to: total, kind: "pick", worker: request.workerId, at: request.at, key: key)
     }
 
-    /// A tap that sets the picked count; never below the units already in a box.
+    /// The task's picked count with `units` more, refused as an over-pick past what the task still
+    /// needs: picked + short may not pass required (sums checked: no count can overflow).
+    private static func picked(_ task: PickTask, adding units: Int, asked: PickingError.PickChange) throws -> Int {
+        let (total, overflow) = task.qtyPicked.addingReportingOverflow(units)
+        let (room, roomOverflow) = task.qtyRequired.subtractingReportingOverflow(task.qtyShort)
+        guard !overflow, !roomOverflow, total <= room else {
+            throw PickingError.overPick(task: task, asked: asked)
+        }
+        return total
+    }
+
+    /// A tap that sets the picked count; never below the units already in a box, nor above what
+    /// the task requires. The count set wins over shorts reported before: those that no longer fit
+    /// beside it shrink, the latest reported first (``PickTask/settingPicked(to:)``).
     func setQty(_ request: SetQtyRequest, key: String) throws -> PickTask {
         let task = try lockedTaskOfAnOpenBatch(request.pickTaskId)
         guard request.to >= task.qtyLocked else {
@@ -267,25 +319,96 @@ struct PickingStore {
         guard request.to <= task.qtyRequired else {
             throw PickingError.overPick(task: task, asked: .setQty(request.to))
         }
-        return try setPicked(task, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key)
+        let updated = task.settingPicked(to: request.to)
+        if updated.qtyShort < task.qtyShort {
+            try withdrawShortages(
+                of: task, units: task.qtyShort - updated.qtyShort, key: key, worker: request.workerId, at: request.at)
+        }
+        return try setPicked(
+            updated, to: request.to, kind: "setQty", worker: request.workerId, at: request.at, key: key,
+            was: task)
     }
 
-    /// Sets the task's picked count (of an open batch's task) and records the event; the batch
-    /// closes when this completes its last task.
-    private func setPicked(_ task: PickTask, to qty: Int, kind: String, worker: String, at: String, key: String) throws
-        -> PickTask
-    {
+    /// Units that will not be picked, with why: picked + short may not pass required (422
+    /// `over_pick`, as for picks).
+    func short(_ request: ShortPickRequest, key: String) throws -> PickTask {
+        let task = try lockedTaskOfAnOpenBatch(request.pickTaskId)
+        let (total, overflow) = task.qtyShort.addingReportingOverflow(request.qty)
+        let (room, roomOverflow) = task.qtyRequired.subtractingReportingOverflow(task.qtyPicked)
+        guard !overflow, !roomOverflow, total <= room else {
+            throw PickingError.overPick(task: task, asked: .short(request.qty))
+        }
+        try db.runLater("UPDATE pick_tasks SET qty_short = ? WHERE org = ? AND id = ?", [total, org, task.id])
+        try db.runLater(
+            """
+            INSERT INTO shortages (org, pick_task_id, reason, qty, recorded_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (org, pick_task_id, reason) DO UPDATE SET qty = shortages.qty + excluded.qty,
+                recorded_at = excluded.recorded_at
+            """, [org, task.id, request.reason, request.qty, now])
+        try recordEvent(
+            "short", task: task.id, delta: request.qty, after: total, worker: request.workerId, at: request.at,
+            key: key, reason: request.reason)
+        var updated = task
+        updated.qtyShort = total
+        try settle(updated.batchId)  // a short always leaves its task nearer done
+        return updated
+    }
+
+    /// Withdraws `units` of a task's shorts (a set-qty found units reported missing), from the
+    /// reason reported last; recorded as a negative short.
+    private func withdrawShortages(of task: PickTask, units: Int, key: String, worker: String, at: String) throws {
+        var left = units
+        let rows = try db.rows(
+            "SELECT reason, qty FROM shortages WHERE org = ? AND pick_task_id = ? ORDER BY recorded_at DESC, reason",
+            [org, task.id])
+        for row in rows where left > 0 {
+            let reason = try row.string("reason")
+            let qty = try row.int("qty")
+            let taken = min(qty, left)
+            if taken == qty {
+                try db.runLater(
+                    "DELETE FROM shortages WHERE org = ? AND pick_task_id = ? AND reason = ?", [org, task.id, reason])
+            } else {
+                try db.runLater(
+                    "UPDATE shortages SET qty = qty - ? WHERE org = ? AND pick_task_id = ? AND reason = ?",
+                    [taken, org, task.id, reason])
+            }
+            left -= taken
+        }
+        try db.runLater(
+            "UPDATE pick_tasks SET qty_short = ? WHERE org = ? AND id = ?", [task.qtyShort - units, org, task.id])
+        try recordEvent(
+            "short", task: task.id, delta: -units, after: task.qtyShort - units, worker: worker, at: at, key: key,
+            reason: nil)
+    }
+
+    /// Sets the task's picked count (of a task of a batch not closed) and records the event; the
+    /// batch is settled (complete or open again) when the task was done or now is. `was` is the
+    /// task before the change (`task` itself unless a set-qty changed its shorts too).
+    private func setPicked(
+        _ task: PickTask, to qty: Int, kind: String, worker: String, at: String, key: String, was: PickTask? = nil
+    ) throws -> PickTask {
+        let before = was ?? task
         try db.runLater("UPDATE pick_tasks SET qty_picked = ? WHERE org = ? AND id = ?", [qty, org, task.id])
+        try recordEvent(
+            kind, task: task.id, delta: qty - before.qtyPicked, after: qty, worker: worker, at: at, key: key)
+        var updated = task
+        updated.qtyPicked = qty
+        if before.isComplete || updated.isComplete { try settle(task.batchId) }
+        return updated
+    }
+
+    /// Records one counted change in the events table (the audit trail).
+    private func recordEvent(
+        _ kind: String, task: String, delta: Int, after: Int, worker: String, at: String, key: String,
+        reason: String? = nil
+    ) throws {
         try db.runLater(
             """
             INSERT INTO events (org, kind, pick_task_id, delta, qty_after, worker_id, at, idempotency_key, recorded_at,
-                                station)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [org, kind, task.id, qty - task.qtyPicked, qty, worker, at, key, now, station])
-        if qty >= task.qtyRequired { try closeIfComplete(task.batchId) }
-        var updated = task
-        updated.qtyPicked = qty
-        return updated
+                                station, reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [org, kind, task, delta, after, worker, at, key, now, station, reason])
     }
 
     // MARK: Shipments (the pack–pick interlock)
@@ -357,7 +480,7 @@ struct PickingStore {
     static let taskColumns = """
         t.id, t.batch_id, t.order_id, t.line_id, l.sku, l.location, l.barcode,
         CASE WHEN l.qty > t.qty_before THEN l.qty - t.qty_before ELSE 0 END AS qty_required,
-        t.qty_picked, l.lot, l.best_before, l.case_gtin, l.case_qty,
+        t.qty_picked, t.qty_short, t.tote, l.lot, l.best_before, l.case_gtin, l.case_qty, l.name,
         COALESCE((SELECT SUM(u.qty) FROM shipment_units u
                   JOIN shipments s ON s.org = u.org AND s.id = u.shipment_id
                   WHERE u.org = t.org AND u.pick_task_id = t.id AND s.status = 'active'), 0) AS qty_locked
@@ -389,7 +512,8 @@ struct PickingStore {
             qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"),
             lot: try row.optionalString("lot"),
             bestBefore: try row.optionalString("best_before"), caseGtin: try row.optionalString("case_gtin"),
-            caseQty: try row.optionalInt("case_qty"))
+            caseQty: try row.optionalInt("case_qty"), name: try row.optionalString("name"),
+            tote: try row.int("tote") > 0 ? try row.int("tote") : nil, qtyShort: try row.int("qty_short"))
     }
 
     static func newIdentifier() -> String {

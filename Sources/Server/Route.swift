@@ -13,6 +13,7 @@ enum Route: Equatable, Sendable {
     case submitScan
     case pick
     case setQty
+    case short
     case createShipment
     case voidShipment(id: String)
     case heartbeat
@@ -36,6 +37,7 @@ enum Route: Equatable, Sendable {
         ("POST", "/api/picking/submit-scan", { _ in .submitScan }),
         ("POST", "/api/picking/pick", { _ in .pick }),
         ("POST", "/api/picking/set-qty", { _ in .setQty }),
+        ("POST", "/api/picking/short", { _ in .short }),
         ("POST", "/api/shipments", { _ in .createShipment }),
         ("POST", "/api/shipments/{}/void", { .voidShipment(id: $0[0]) }),
         ("POST", "/api/stations/heartbeat", { _ in .heartbeat }),
@@ -57,7 +59,7 @@ enum Route: Equatable, Sendable {
     /// Whether the route changes state and so needs an idempotency key.
     var isIdempotent: Bool {
         switch self {
-        case .submitScan, .pick, .setQty, .createShipment, .voidShipment: true
+        case .submitScan, .pick, .setQty, .short, .createShipment, .voidShipment: true
         case .health, .ready, .upsertOrders, .createBatch, .listBatches, .getBatch, .closeBatch, .heartbeat, .stations,
             .removeStation, .metrics, .fleetPage, .fleetSignIn, .fleetSignOut, .clearHelp:
             false
@@ -88,7 +90,7 @@ enum Route: Equatable, Sendable {
     static let metricNames = [
         "health", "ready", "orders", "create_batch", "get_batch", "submit_scan", "pick", "set_qty", "create_shipment",
         "void_shipment", "heartbeat", "stations", "remove_station", "metrics", "fleet_page", "list_batches",
-        "close_batch", "fleet_sign_in", "fleet_sign_out", "clear_help", "none",
+        "close_batch", "fleet_sign_in", "fleet_sign_out", "clear_help", "short", "none",
     ]
 
     /// This route's index in ``metricNames``.
@@ -114,9 +116,10 @@ enum Route: Equatable, Sendable {
         case .fleetSignIn: 17
         case .fleetSignOut: 18
         case .clearHelp: 19
+        case .short: 20
         }
     }
 
     /// The index of `none` in ``metricNames``.
-    static let noRouteMetricIndex = 20
+    static let noRouteMetricIndex = 21
 }

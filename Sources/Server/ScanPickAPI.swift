@@ -31,6 +31,8 @@ public final class ScanPickAPI: Sendable {
     private let fleetPage: FleetPage
     /// Whether the fleet page's session cookie is marked `Secure` (the server serves TLS itself).
     let secureCookies: Bool
+    /// How long after its last change a complete batch is closed (`batches.autoCloseMinutes`).
+    public let batchAutoClose: Duration
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -52,6 +54,7 @@ public final class ScanPickAPI: Sendable {
         organisations = configuration.organisations.keys.sorted()
         fleetPage = try FleetPage()
         secureCookies = configuration.tls != nil
+        batchAutoClose = .milliseconds(Int64((configuration.batchAutoCloseMinutes * 60_000).rounded()))
         self.log = log
     }
 
@@ -343,6 +346,33 @@ public final class ScanPickAPI: Sendable {
         }
     }
 
+    /// How often `scanpick serve` looks for complete batches to close: a tenth of
+    /// `batches.autoCloseMinutes`, from 0.1 s to a minute, so a batch closes at most that long after
+    /// its time.
+    public var batchAutoCloseInterval: Duration {
+        min(.seconds(60), max(.milliseconds(100), batchAutoClose / 10))
+    }
+
+    /// How many batches one closing transaction closes at most.
+    static let closeBatch = 1_000
+
+    /// Closes every complete batch (of every organisation) unchanged for `batches.autoCloseMinutes`
+    /// at `now`, at most ``closeBatch`` per transaction, each a bulk write that quick ones go before;
+    /// returns how many.
+    @discardableResult
+    public func closeIdleBatches(now: Date = Date()) throws -> Int {
+        let seconds = Double(batchAutoClose.components.seconds) + Double(batchAutoClose.components.attoseconds) / 1e18
+        let cutoff = now.addingTimeInterval(-seconds)
+        var total = 0
+        while true {
+            let closed = try store.write(.bulk) { db in
+                try PickingStore.closeIdleBatches(before: cutoff, now: now, limit: Self.closeBatch, in: db)
+            }
+            total += closed
+            if closed < Self.closeBatch { return total }
+        }
+    }
+
     /// Forgets stations not heard from for ``StationRegistry/forgetAfter``; returns how many.
     @discardableResult
     public func forgetSilentStations(now: Date = Date()) throws -> Int {
@@ -440,12 +470,19 @@ public final class ScanPickAPI: Sendable {
             return .json(200, JSONCoding.encode(try read(org) { store in try store.openBatches() }))
         case .closeBatch(let id):
             try Self.requirePathIdentifier(id)
-            // The body is `{}` (or none); anything else is a client's mistake, said, not ignored.
-            if !request.body.isEmpty { _ = try JSONCoding.decode(NoFields.self, from: request.body) }
-            return .json(
-                200, JSONCoding.encode(try transaction(org, request.path) { store in try store.closeBatch(id) }))
-        case .health, .ready, .submitScan, .pick, .setQty, .createShipment, .voidShipment, .metrics, .fleetPage,
-            .fleetSignIn, .fleetSignOut:
+            // The body is an object (or none); anything else is a client's mistake, said, not ignored.
+            // Closing is idempotent by nature (a closed batch stays as it is): a key, when sent, is
+            // only echoed, so a station can queue its close like any action.
+            let body =
+                request.body.isEmpty ? CloseBatchBody() : try JSONCoding.decode(CloseBatchBody.self, from: request.body)
+            let key: String? =
+                body.idempotencyKey != nil || request.header("idempotency-key") != nil
+                ? try IdempotencyKey.resolve(body: body.idempotencyKey, header: request.header("idempotency-key"))
+                : nil
+            let batch = try transaction(org, request.path) { store in try store.closeBatch(id) }
+            return .json(200, JSONCoding.encode(batch), headers: key.map { [("Idempotency-Key", $0)] } ?? [])
+        case .health, .ready, .submitScan, .pick, .setQty, .short, .createShipment, .voidShipment, .metrics,
+            .fleetPage, .fleetSignIn, .fleetSignOut:
             throw APIError.internalError  // answered in handle(_:)
         }
     }
@@ -467,6 +504,10 @@ public final class ScanPickAPI: Sendable {
         case .setQty:
             return try IdempotentWrite(request, org: org, horizon: horizon, route: "set-qty", as: SetQtyRequest.self) {
                 store, body, key in PickTaskResponse(pickTask: try store.setQty(body, key: key))
+            }
+        case .short:
+            return try IdempotentWrite(request, org: org, horizon: horizon, route: "short", as: ShortPickRequest.self) {
+                store, body, key in PickTaskResponse(pickTask: try store.short(body, key: key))
             }
         case .createShipment:
             return try IdempotentWrite(

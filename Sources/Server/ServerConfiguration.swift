@@ -9,7 +9,7 @@ import Wire
 ///      "organisations": {"acme": {"tokenSha256": ["<64 hex>", ...]}},
 ///      "idempotencyRetentionDays": 30, "idempotencyMarginHours": 24, "databasePoolSize": 8,
 ///      "http": {"perAddressConnectionLimit": 64, "headerTimeoutSeconds": 10, ...},
-///      "backlogAlertMinutes": 10, "maxStationsPerOrganisation": 500,
+///      "backlogAlertMinutes": 10, "maxStationsPerOrganisation": 500, "batches": {"autoCloseMinutes": 10},
 ///      "metrics": {"listen": "127.0.0.1:9464", "tokenSha256": ["<64 hex>"], "allowUnauthenticated": false}}
 ///
 /// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
@@ -45,6 +45,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxStationsPerOrganisation: Int
     /// Where `GET /metrics` is served and who may read it (the `metrics` object).
     public var metrics: MetricsSettings
+    /// How long after its last change a complete batch (every task picked or short) is closed by
+    /// the server, in minutes (`batches.autoCloseMinutes`, ``Defaults/batchAutoCloseMinutes``).
+    public var batchAutoCloseMinutes: Double
 
     /// `GET /metrics`: on the main listener, or on `listen` of its own; without a token only where the
     /// listener is loopback or `allowUnauthenticated` says so, else with a bearer token whose
@@ -88,7 +91,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         public static let allowPlainHTTP = false
         public static let backlogAlertMinutes: Double = 10
         public static let maxStationsPerOrganisation = 500
+        public static let batchAutoCloseMinutes: Double = 10
     }
+
+    /// What `batches.autoCloseMinutes` may be: from 0.01 (under a second) to a week.
+    public static let batchAutoCloseRange = 0.01...10_080.0
 
     public init(
         listen: ListenAddress, database: ServerDatabase, organisations: [String: [String]],
@@ -98,9 +105,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         tls: TLSFiles? = nil, allowPlainHTTP: Bool = Defaults.allowPlainHTTP,
         backlogAlertMinutes: Double = Defaults.backlogAlertMinutes,
         maxStationsPerOrganisation: Int = Defaults.maxStationsPerOrganisation,
-        metrics: MetricsSettings = MetricsSettings()
+        metrics: MetricsSettings = MetricsSettings(),
+        batchAutoCloseMinutes: Double = Defaults.batchAutoCloseMinutes
     ) {
         self.listen = listen
+        self.batchAutoCloseMinutes = batchAutoCloseMinutes
         self.backlogAlertMinutes = backlogAlertMinutes
         self.maxStationsPerOrganisation = maxStationsPerOrganisation
         self.metrics = metrics
@@ -191,6 +200,12 @@ public struct ServerConfiguration: Sendable, Equatable {
             "backlogAlertMinutes", default: Defaults.backlogAlertMinutes, in: 0.01...10_080)
         let maxStations = try reader.integer(
             "maxStationsPerOrganisation", default: Defaults.maxStationsPerOrganisation, in: 1...10_000)
+        var batchAutoCloseMinutes = Defaults.batchAutoCloseMinutes
+        if var batches = try reader.object("batches") {
+            batchAutoCloseMinutes = try batches.number(
+                "autoCloseMinutes", default: Defaults.batchAutoCloseMinutes, in: Self.batchAutoCloseRange)
+            try batches.finish()
+        }
         let metrics = try Self.metricsSettings(&reader)
         if let metricsListen = metrics.listen, let clash = Self.clash(metricsListen, listen) {
             throw reader.error("metrics.listen", clash)
@@ -208,7 +223,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
             idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http,
             tls: tls, allowPlainHTTP: allowPlainHTTP, backlogAlertMinutes: backlogAlertMinutes,
-            maxStationsPerOrganisation: maxStations, metrics: metrics)
+            maxStationsPerOrganisation: maxStations, metrics: metrics, batchAutoCloseMinutes: batchAutoCloseMinutes)
     }
 
     /// Why the metrics listener cannot bind beside the API's, or nil: the same port (not 0, which

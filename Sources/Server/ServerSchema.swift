@@ -8,10 +8,11 @@ import Storage
 /// ``stationsAndHeartbeats(integer:keyOnlyTable:)``), `server-4` lets batches close
 /// (``closingBatches(_:)``), `server-5` adds order lines' lots, dates and cases
 /// (``lotsAndCases(integer:)``), `server-6` keeps stored answers in the order they are stored
-/// (``answersInStoredOrder``), and `server-7` lets a shift lead clear a station's call for help and
-/// keep a fleet page's sign-in (``leadsScreen``). Every table is keyed by organisation first (the
-/// fleet page's sessions by their own key, which names the organisation), so one organisation's
-/// rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
+/// (``answersInStoredOrder``), `server-7` lets a shift lead clear a station's call for help and
+/// keep a fleet page's sign-in (``leadsScreen``), and `server-8` adds product names, totes, short
+/// picks and complete batches (``namesTotesAndShorts(integer:keyOnlyTable:)``). Every table is keyed
+/// by organisation first (the fleet page's sessions by their own key, which names the
+/// organisation), so one organisation's rows are invisible to another's queries. The pack–pick interlock has no table: units locked are
 /// computed from active shipments on every read.
 enum ServerSchema {
     static let sqlite =
@@ -53,6 +54,7 @@ enum ServerSchema {
                     CREATE UNIQUE INDEX idempotency_keys_by_key ON idempotency_keys (org, key);
                     """),
             leadsScreen,
+            namesTotesAndShorts(integer: "INTEGER", keyOnlyTable: " WITHOUT ROWID"),
         ]
     static let postgres =
         migrations(
@@ -72,6 +74,7 @@ enum ServerSchema {
             lotsAndCases(integer: "BIGINT"),
             Migration("server-6", sql: "COMMENT ON TABLE idempotency_keys IS '\(answersInStoredOrder)';"),
             leadsScreen,
+            namesTotesAndShorts(integer: "BIGINT", keyOnlyTable: ""),
         ]
 
     /// What `server-6` changed, and why. SQLite kept each answer (about 600 bytes) in a table keyed by
@@ -144,6 +147,35 @@ enum ServerSchema {
                 ALTER TABLE order_lines ADD COLUMN best_before TEXT;
                 ALTER TABLE order_lines ADD COLUMN case_gtin TEXT;
                 ALTER TABLE order_lines ADD COLUMN case_qty \(integer) CHECK (case_qty > 0);
+                """)
+    }
+
+    /// `server-8`: what a pick is. An order line's optional product `name`; each task's `tote` (its
+    /// order's number in the batch, 1, 2, … in the order the batch first lists them, filled in for
+    /// the batches already there); units reported short (`pick_tasks.qty_short`, and by reason in
+    /// `shortages`; `events.reason` records each report); and a batch's last counted change
+    /// (`batches.changed_at`), from which a `complete` batch (a new status beside `open` and
+    /// `closed`: every task picked or short) closes by itself after `batches.autoCloseMinutes`.
+    static func namesTotesAndShorts(integer: String, keyOnlyTable: String) -> Migration {
+        Migration(
+            "server-8",
+            sql: """
+                ALTER TABLE order_lines ADD COLUMN name TEXT;
+                ALTER TABLE pick_tasks ADD COLUMN tote \(integer) NOT NULL DEFAULT 0;
+                ALTER TABLE pick_tasks ADD COLUMN qty_short \(integer) NOT NULL DEFAULT 0 CHECK (qty_short >= 0);
+                ALTER TABLE batches ADD COLUMN changed_at TEXT;
+                ALTER TABLE events ADD COLUMN reason TEXT;
+                CREATE TABLE shortages (
+                    org TEXT NOT NULL, pick_task_id TEXT NOT NULL, reason TEXT NOT NULL,
+                    qty \(integer) NOT NULL CHECK (qty > 0), recorded_at TEXT NOT NULL,
+                    PRIMARY KEY (org, pick_task_id, reason))\(keyOnlyTable);
+                UPDATE pick_tasks SET tote = r.tote FROM (
+                    SELECT org, batch_id, order_id, ROW_NUMBER() OVER (
+                        PARTITION BY org, batch_id ORDER BY MIN(position), order_id) AS tote
+                    FROM pick_tasks GROUP BY org, batch_id, order_id) AS r
+                WHERE pick_tasks.org = r.org AND pick_tasks.batch_id = r.batch_id AND pick_tasks.order_id = r.order_id;
+                UPDATE batches SET changed_at = COALESCE(closed_at, created_at);
+                CREATE INDEX batches_by_change ON batches (status, changed_at);
                 """)
     }
 

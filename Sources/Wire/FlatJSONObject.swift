@@ -176,3 +176,16 @@ extension SetQtyRequest: FlatJSONDecodable {
             pickTaskId: pickTaskId, from: from, to: to, idempotencyKey: idempotencyKey, workerId: workerId, at: at)
     }
 }
+
+extension ShortPickRequest: FlatJSONDecodable {
+    public init?(flat object: FlatJSONObject) {
+        guard object.hasOnly(["pickTaskId", "qty", "reason", "idempotencyKey", "workerId", "at"]),
+            let pickTaskId = object.string("pickTaskId"), let qty = object.integer("qty"),
+            let reason = object.string("reason"), let idempotencyKey = object.optionalString("idempotencyKey"),
+            let workerId = object.string("workerId"), let at = object.string("at")
+        else { return nil }
+        self.init(
+            pickTaskId: pickTaskId, qty: qty, reason: reason, idempotencyKey: idempotencyKey, workerId: workerId, at: at
+        )
+    }
+}

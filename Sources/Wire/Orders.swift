@@ -18,12 +18,15 @@ public struct Order: Codable, Sendable, Equatable {
     }
 }
 
-/// One product line of an order. `lot`, `bestBefore`, `caseGtin` and `caseQty` are optional: a scan
-/// whose GS1 data names another lot, or expires before `bestBefore`, is refused; scanning the case
-/// GTIN-14 counts `caseQty` units at once.
+/// One product line of an order. `name`, `lot`, `bestBefore`, `caseGtin` and `caseQty` are
+/// optional: `name` is what pickers read (a line without one shows its SKU); a scan whose GS1 data
+/// names another lot, or expires before `bestBefore`, is refused; scanning the case GTIN-14 counts
+/// `caseQty` units at once.
 public struct OrderLine: Codable, Sendable, Equatable {
     public var id: String
     public var sku: String
+    /// The product's name as pickers read it ("COFFEE ARABICA 1KG"): 1–200 characters.
+    public var name: String?
     public var location: String
     public var barcode: String
     public var qty: Int
@@ -38,10 +41,11 @@ public struct OrderLine: Codable, Sendable, Equatable {
 
     public init(
         id: String, sku: String, location: String, barcode: String, qty: Int, lot: String? = nil,
-        bestBefore: String? = nil, caseGtin: String? = nil, caseQty: Int? = nil
+        bestBefore: String? = nil, caseGtin: String? = nil, caseQty: Int? = nil, name: String? = nil
     ) {
         self.id = id
         self.sku = sku
+        self.name = name
         self.location = location
         self.barcode = barcode
         self.qty = qty
@@ -147,6 +151,7 @@ extension OrderLine: JSONBytesEncodable {
         object.add("id", string: id)
         object.add("location", string: location)
         object.add("lot", string: lot)
+        object.add("name", string: name)
         object.add("qty", number: qty)
         object.add("sku", string: sku)
         return object.finishedBytes()

@@ -57,6 +57,27 @@ public struct SetQtyRequest: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /api/picking/short`: units of a task that will not be picked ("2 not found at A1"), with
+/// why (a ``ShortReason`` raw value: `not_found`, `damaged`, `other`).
+public struct ShortPickRequest: Codable, Sendable, Equatable {
+    public var pickTaskId: String
+    public var qty: Int
+    public var reason: String
+    public var idempotencyKey: String?
+    public var workerId: String
+    /// When the picker reported it (ISO 8601).
+    public var at: String
+
+    public init(pickTaskId: String, qty: Int, reason: String, idempotencyKey: String?, workerId: String, at: String) {
+        self.pickTaskId = pickTaskId
+        self.qty = qty
+        self.reason = reason
+        self.idempotencyKey = idempotencyKey
+        self.workerId = workerId
+        self.at = at
+    }
+}
+
 // The server fingerprints every scan, pick and quantity change (its body without the key, as
 // Foundation's encoder with sorted keys writes it) to tell a replay from a reused key; these write
 // the same bytes directly, keys in sorted order.
@@ -93,6 +114,19 @@ extension SetQtyRequest: JSONBytesEncodable {
         object.add("idempotencyKey", string: idempotencyKey)
         object.add("pickTaskId", string: pickTaskId)
         object.add("to", number: to)
+        object.add("workerId", string: workerId)
+        return object.finishedBytes()
+    }
+}
+
+extension ShortPickRequest: JSONBytesEncodable {
+    public var jsonBytes: [UInt8] {
+        var object = JSONObjectWriter()
+        object.add("at", string: at)
+        object.add("idempotencyKey", string: idempotencyKey)
+        object.add("pickTaskId", string: pickTaskId)
+        object.add("qty", number: qty)
+        object.add("reason", string: reason)
         object.add("workerId", string: workerId)
         return object.finishedBytes()
     }

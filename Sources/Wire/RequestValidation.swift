@@ -24,6 +24,29 @@ extension PickRequest: ValidatedRequest {
     }
 }
 
+extension ShortPickRequest: ValidatedRequest {
+    public func validate() throws(FieldError) {
+        try FieldRules.text(pickTaskId, field: "pickTaskId")
+        try FieldRules.quantity(qty, field: "qty", in: FieldRules.pickQuantity)
+        try FieldRules.shortReason(reason)
+        try FieldRules.text(workerId, field: "workerId")
+        try FieldRules.text(at, field: "at")
+    }
+}
+
+extension FieldRules {
+    /// A short pick's `reason`: one of ``ShortReason``'s values.
+    public static func shortReason(_ reason: String, field: String = "reason") throws(FieldError) {
+        guard ShortReason(rawValue: reason) != nil else {
+            let shown = String(reason.unicodeScalars.prefix(40).map { isRefused($0) ? "?" : Character($0) })
+            throw FieldError(
+                field: field,
+                problem:
+                    "must be one of \(ShortReason.allCases.map(\.rawValue).joined(separator: ", ")), not '\(shown)'")
+        }
+    }
+}
+
 extension SetQtyRequest: ValidatedRequest {
     public func validate() throws(FieldError) {
         try FieldRules.text(pickTaskId, field: "pickTaskId")
@@ -87,6 +110,7 @@ extension UpsertOrdersRequest: ValidatedRequest {
                     throw FieldError(field: "\(lineAt).id", problem: "repeats an earlier line's id ('\(line.id)')")
                 }
                 try FieldRules.text(line.sku, field: "\(lineAt).sku")
+                try FieldRules.optionalText(line.name, field: "\(lineAt).name")
                 try FieldRules.text(line.location, field: "\(lineAt).location")
                 try FieldRules.barcode(line.barcode, field: "\(lineAt).barcode")
                 try FieldRules.quantity(line.qty, field: "\(lineAt).qty", in: FieldRules.unitCount)

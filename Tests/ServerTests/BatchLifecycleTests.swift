@@ -2,26 +2,26 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Batches end: a batch whose tasks are all complete closes itself, a supervisor closes one by hand
-/// (`POST /api/batches/{id}/close`), nothing more counts on a closed batch, and the units it left
-/// unpicked go into the next batch, which requires only what is left. Against a real
+/// Batches end: a batch whose tasks are all done is `complete` and still takes corrections until it
+/// is closed (a picker's finish or a supervisor's close, `POST /api/batches/{id}/close`, or the
+/// server after `batches.autoCloseMinutes`), nothing more counts on a closed batch, and the units it
+/// left unpicked go into the next batch, which requires only what is left. Against a real
 /// `scanpick serve`, on both stores.
 @Suite struct BatchLifecycleTests {
-    /// `GET /api/batches`'s ids and complete counts.
+    /// `GET /api/batches`'s ids and done counts; every batch it lists is open or complete.
     func openBatches(_ fixture: PickingFixture) async throws -> [String: Int] {
         let listed = try await fixture.acme.get("/api/batches")
         #expect(listed.status == 200)
         var open: [String: Int] = [:]
         for batch in listed.json["batches"] as? [[String: Any]] ?? [] {
-            #expect(batch["status"] as? String == "open")
+            #expect(["open", "complete"].contains(batch["status"] as? String))
             if let id = batch["id"] as? String { open[id] = batch["complete"] as? Int }
         }
         return open
     }
 
-    @Test(arguments: ServerStoreKind.allCases) func aBatchWhoseTasksAreAllCompleteClosesItself(store: ServerStoreKind)
-        async throws
-    {
+    @Test(arguments: ServerStoreKind.allCases)
+    func aBatchWhoseTasksAreAllDoneIsCompleteAndTakesCorrectionsUntilClosed(store: ServerStoreKind) async throws {
         let fixture = try await PickingFixture(store: store)
         let (a1, b3, c2) = (fixture.tasks[0], fixture.tasks[1], fixture.tasks[2])
         #expect(try await openBatches(fixture) == [fixture.batchId: 0])
@@ -34,18 +34,33 @@ import Testing
 
         let key = UUID().uuidString
         #expect(try await fixture.scan(c2, "96385074", key: key).status == 200)  // the last unit
-        let closed = try await fixture.acme.get("/api/batches/\(fixture.batchId)")
-        #expect(closed.json["status"] as? String == "closed")
-        #expect(closed.json["closedAt"] is String)
-        #expect(try await openBatches(fixture).isEmpty)
-        // The last scan sent again replays its answer; a new change is refused and changes nothing.
+        let complete = try await fixture.acme.get("/api/batches/\(fixture.batchId)")
+        #expect(complete.json["status"] as? String == "complete")
+        #expect(complete.json["closedAt"] == nil)
+        let listed = try await fixture.acme.get("/api/batches")
+        #expect((listed.json["batches"] as? [[String: Any]])?.map { $0["status"] as? String } == ["complete"])
+        #expect(try await openBatches(fixture) == [fixture.batchId: 3])
+        // The last scan sent again replays its answer; a unit more is an over-pick.
         let replay = try await fixture.scan(c2, "96385074", key: key)
         #expect(replay.status == 200)
         #expect(replay.headers["idempotent-replayed"] == "true")
+        #expect(try await fixture.pick(a1, qty: 1).errorCode == "over_pick")
+        // A correction down opens it again; back up, it is complete again.
+        #expect(try await fixture.setQty(a1, from: 3, to: 2).status == 200)
+        #expect(try await fixture.status() == "open")
+        #expect(try await fixture.pick(a1, qty: 1).status == 200)  // a pick that fits is taken
+        #expect(try await fixture.status() == "complete")
+
+        // Closed, nothing more counts.
+        let closed = try await fixture.acme.post("/api/batches/\(fixture.batchId)/close", json: [:] as [String: Any])
+        #expect(closed.json["status"] as? String == "closed")
+        #expect(closed.json["closedAt"] is String)
+        #expect(try await openBatches(fixture).isEmpty)
         let correction = try await fixture.setQty(a1, from: 3, to: 2)
         #expect(correction.status == 409)
         #expect(correction.errorCode == "batch_closed")
         #expect((correction.json["message"] as? String)?.contains(fixture.batchId) == true)
+        #expect(try await fixture.short(b3, qty: 1).errorCode == "batch_closed")
         #expect(try await fixture.picked(a1) == 3)
     }
 
@@ -129,9 +144,9 @@ import Testing
     }
 
     /// The last picks of a batch made side by side, each completing its own task: whichever
-    /// commits last sees the others' and closes the batch (with PostgreSQL each pick locks the
-    /// batch's row, so none decides on a view without the others).
-    @Test(arguments: ServerStoreKind.allCases) func theLastPicksMadeTogetherCloseTheBatch(store: ServerStoreKind)
+    /// commits last sees the others' and makes the batch complete (with PostgreSQL each pick locks
+    /// the batch's row, so none decides on a view without the others).
+    @Test(arguments: ServerStoreKind.allCases) func theLastPicksMadeTogetherCompleteTheBatch(store: ServerStoreKind)
         async throws
     {
         for _ in 0..<3 {
@@ -145,7 +160,7 @@ import Testing
             }
             #expect(statuses == [200, 200, 200])
             let batch = try await fixture.acme.get("/api/batches/\(fixture.batchId)")
-            #expect(batch.json["status"] as? String == "closed")
+            #expect(batch.json["status"] as? String == "complete")
             #expect((batch.json["tasks"] as? [[String: Any]])?.map { $0["qtyPicked"] as? Int } == [3, 2, 1])
         }
     }

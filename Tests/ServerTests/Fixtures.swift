@@ -61,6 +61,21 @@ struct PickingFixture {
             ])
     }
 
+    func short(_ task: String, qty: Int, reason: String = "not_found", key: String = UUID().uuidString)
+        async throws -> APIClient.Reply
+    {
+        try await acme.post(
+            "/api/picking/short",
+            json: [
+                "pickTaskId": task, "qty": qty, "reason": reason, "idempotencyKey": key, "workerId": "w", "at": at,
+            ])
+    }
+
+    /// The batch's `status` as the server now says it.
+    func status() async throws -> String? {
+        try await acme.get("/api/batches/\(batchId)").json["status"] as? String
+    }
+
     /// The task as the server now sees it.
     func task(_ id: String) async throws -> [String: Any] {
         let batch = try await acme.get("/api/batches/\(batchId)")

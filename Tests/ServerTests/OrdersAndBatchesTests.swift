@@ -29,7 +29,7 @@ import Testing
         #expect(
             Set(tasks[0].keys) == [
                 "id", "batchId", "orderId", "lineId", "sku", "location", "barcode", "qtyRequired", "qtyPicked",
-                "qtyLocked",
+                "qtyLocked", "qtyShort", "tote",
             ])
         #expect(tasks[0]["qtyRequired"] as? Int == 3)
         #expect(tasks[0]["qtyPicked"] as? Int == 0)

@@ -166,7 +166,7 @@ import Testing
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
             first.standardOutput
-                == (1...7).map { "applied server-\($0)\n" }.joined())
+                == (1...8).map { "applied server-\($0)\n" }.joined())
         let again = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(again.standardOutput.hasPrefix("schema up to date"))
 

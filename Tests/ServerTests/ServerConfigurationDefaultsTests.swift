@@ -32,6 +32,7 @@ import Testing
             "`allowPlainHTTP`": "\(Defaults.allowPlainHTTP)",
             "`backlogAlertMinutes`": DocumentTable.number(Defaults.backlogAlertMinutes),
             "`maxStationsPerOrganisation`": "\(Defaults.maxStationsPerOrganisation)",
+            "`batches.autoCloseMinutes`": DocumentTable.number(Defaults.batchAutoCloseMinutes),
             "`metrics.tokenSha256`": "\(metrics.tokenSha256)",
             "`metrics.allowUnauthenticated`": "\(metrics.allowUnauthenticated)",
         ]

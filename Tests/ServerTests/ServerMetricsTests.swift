@@ -273,7 +273,7 @@ import Testing
             .health, .ready, .upsertOrders, .createBatch, .getBatch(id: "b"), .submitScan, .pick, .setQty,
             .createShipment, .voidShipment(id: "s"), .heartbeat, .stations, .removeStation(name: "n"), .metrics,
             .fleetPage(file: "fleet.html"), .listBatches, .closeBatch(id: "b"), .fleetSignIn, .fleetSignOut,
-            .clearHelp(station: "s"),
+            .clearHelp(station: "s"), .short,
         ]
         let indexes = routes.map(\.metricIndex)
         #expect(Set(indexes).count == routes.count)

@@ -14,7 +14,7 @@ import Wire
 /// A server database written before `server-2` (idempotency keys' times as seconds since 1970)
 /// opens with today's code on either engine, upgraded in place: every row kept, a stored answer
 /// still replayed, the retention window still measured from when each key was stored, and its
-/// batch still open (`server-4`).
+/// batch still open (`server-4`) and its orders given totes (`server-8`).
 @Suite struct ServerSchemaUpgradeTests {
     static let pick = #"{"pickTaskId":"task-1","qty":1,"idempotencyKey":"kept","workerId":"w","at":"t"}"#
 
@@ -49,6 +49,12 @@ import Wire
         try run("INSERT INTO batches (org, id, created_at) VALUES ('acme', 'b1', ?)", [at])
         try run(
             "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position, qty_picked) VALUES ('acme', 'task-1', 'b1', 'o1', 'l1', 0, 1)",
+            [])
+        // A second order, later in the batch's pick order though its id sorts first.
+        try run("INSERT INTO orders VALUES ('acme', 'o0', 'c', 'z', '2027-01-16', ?)", [at])
+        try run("INSERT INTO order_lines VALUES ('acme', 'o0', 'l1', 'SKU', 'B1', '036000291452', 2)", [])
+        try run(
+            "INSERT INTO pick_tasks (org, id, batch_id, order_id, line_id, position, qty_picked) VALUES ('acme', 'task-2', 'b1', 'o0', 'l1', 1, 0)",
             [])
         try run(
             """
@@ -97,6 +103,11 @@ import Wire
         #expect(batch["status"] as? String == "open")
         #expect(batch["closedAt"] == nil)
         #expect((batch["tasks"] as? [[String: Any]])?.first?["qtyRequired"] as? Int == 5)
+        // `server-8`: its orders have totes in pick order, nothing is short, no line has a name.
+        #expect((batch["tasks"] as? [[String: Any]])?.map { $0["tote"] as? Int } == [1, 2])
+        #expect((batch["tasks"] as? [[String: Any]])?.map { $0["qtyShort"] as? Int } == [0, 0])
+        #expect((batch["tasks"] as? [[String: Any]])?.allSatisfy { $0["name"] == nil } == true)
+        #expect((batch["shortages"] as? [Any])?.isEmpty == true)
 
         // Times are Timestamp text now, the same instants as the seconds they were.
         let (keys, applied) = try read(database) { db in
@@ -112,8 +123,7 @@ import Wire
         #expect(keys.map(\.0) == ["ancient", "kept"])
         let twoDaysAgo = started.addingTimeInterval(-2 * 86_400)
         #expect(abs(keys[1].1.timeIntervalSince(twoDaysAgo)) < 5)
-        #expect(
-            applied.map(\.0) == ["server-1", "server-2", "server-3", "server-4", "server-5", "server-6", "server-7"])
+        #expect(applied.map(\.0) == (1...8).map { "server-\($0)" })
         #expect(applied.allSatisfy { $0.1.utf8.count == 24 && Timestamp.date($0.1) != nil }, "\(applied)")
 
         // The retention window reads the converted times: the ten-day-old answer goes, the other stays.

@@ -12,6 +12,8 @@ import Testing
     static let pick =
         #"{"pickTaskId":"task-1","qty":2,"idempotencyKey":"k-2","workerId":"w1","at":"2026-12-01T10:00:00.000Z"}"#
     static let setQty = #"{"pickTaskId":"task-1","from":1,"to":3,"idempotencyKey":null,"workerId":"w1","at":"t"}"#
+    static let short =
+        #"{"pickTaskId":"task-1","qty":2,"reason":"not_found","idempotencyKey":"k","workerId":"w1","at":"t"}"#
 
     /// Each body, and the same body with one field's value or the text around it changed.
     static func variants(of body: String) -> [String] {
@@ -46,6 +48,7 @@ import Testing
         try agree(SubmitScanRequest.self, Self.scan)
         try agree(PickRequest.self, Self.pick)
         try agree(SetQtyRequest.self, Self.setQty)
+        try agree(ShortPickRequest.self, Self.short)
     }
 
     @Test func takesOnlyPlainObjects() {

@@ -30,6 +30,9 @@ import Testing
         PickTask(
             id: "t3", batchId: "b3", orderId: "o3", lineId: "l3", sku: "S", location: "A", barcode: "b",
             qtyRequired: 0, qtyPicked: 0, qtyLocked: 0, lot: nil, bestBefore: nil, caseGtin: nil, caseQty: 0),
+        PickTask(
+            id: "t4", batchId: "b4", orderId: "o4", lineId: "l4", sku: "S", location: "A", barcode: "b",
+            qtyRequired: 5, qtyPicked: 1, qtyLocked: 0, name: awkwardText, tote: 7, qtyShort: 3),
     ])
     func aPickTaskAnswerIsFoundationsBytes(task: PickTask) throws {
         // Every stored property is written when it has a value: a field added to PickTask but not
@@ -39,6 +42,8 @@ import Testing
         full.bestBefore = full.bestBefore ?? "2027-01-01"
         full.caseGtin = full.caseGtin ?? "15901234123454"
         full.caseQty = full.caseQty ?? 6
+        full.name = full.name ?? "COFFEE"
+        full.tote = full.tote ?? 2
         let object = try JSONSerialization.jsonObject(with: Data(PickTaskResponse(pickTask: full).jsonBytes))
         let written = try #require((object as? [String: Any])?["pickTask"] as? [String: Any])
         #expect(written.count == Mirror(reflecting: full).children.count)
@@ -61,6 +66,9 @@ extension JSONBytesEncodableTests {
             #expect(pick.jsonBytes == (try Self.foundationBytes(pick)))
             let set = SetQtyRequest(pickTaskId: text, from: qty, to: ~qty, idempotencyKey: key, workerId: "w", at: "")
             #expect(set.jsonBytes == (try Self.foundationBytes(set)))
+            let short = ShortPickRequest(
+                pickTaskId: text, qty: qty, reason: text, idempotencyKey: key, workerId: "w", at: "2026-12-01")
+            #expect(short.jsonBytes == (try Self.foundationBytes(short)))
         }
     }
 }
@@ -74,7 +82,7 @@ extension JSONBytesEncodableTests {
             OrderLine(id: "l1", sku: text, location: "A/1", barcode: "5901234123457", qty: 3),
             OrderLine(
                 id: text, sku: "S", location: "", barcode: "x", qty: Int.max, lot: text, bestBefore: "2027-01-31",
-                caseGtin: "15901234123454", caseQty: Int.min),
+                caseGtin: "15901234123454", caseQty: Int.min, name: text),
         ]
         let orders = [
             Order(id: "o1", carrier: text, zone: "Z", shipBy: "2026-12-01", lines: lines),

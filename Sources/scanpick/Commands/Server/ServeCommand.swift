@@ -1,5 +1,4 @@
 import ArgumentParsing
-import Dispatch
 import Foundation
 import HTTPServing
 import LineLog
@@ -84,16 +83,8 @@ enum ServeCommand: Command {
         }
         if let metricsServer { log(event("metrics_listening", ["address": metricsServer.address.description])) }
 
-        let pruning = DispatchSource.makeTimerSource(queue: .global())
-        pruning.schedule(deadline: .now() + 3600, repeating: 3600)
-        pruning.setEventHandler {
-            do {
-                try api.prune()
-            } catch {
-                log(event("prune_failed", ["error": String(describing: error)]))
-            }
-        }
-        pruning.resume()
+        // Hourly pruning, and complete batches closed `batches.autoCloseMinutes` after their last change.
+        let housekeeping = Housekeeping(api: api, log: log)
 
         // systemd's watchdog (WatchdogSec=): pinged while no request handler and no commit has been
         // stuck for two minutes (an order feed takes seconds; a commit, milliseconds).
@@ -104,7 +95,7 @@ enum ServeCommand: Command {
         let signal = await stopSignals.first()
         ServiceManager.stopping()
         watchdog.stop()
-        pruning.cancel()
+        housekeeping.stop()
         log(event("stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"]))
         metricsServer?.stop()
         server.stop()
