@@ -33,6 +33,8 @@ public final class ScanPickAPI: Sendable {
     let secureCookies: Bool
     /// How long after its last change a complete batch is closed (`batches.autoCloseMinutes`).
     public let batchAutoClose: Duration
+    /// Stations whose requests were refused for their token (the fleet view says why they are silent).
+    let refusedTokens = RefusedTokens()
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -233,7 +235,17 @@ public final class ScanPickAPI: Sendable {
         let isAPI = request.path.hasPrefix("/api/") || request.path == "/api"
         // The fleet page's cookie instead of a token: found on a worker, for the routes it may open.
         let bySession = isAPI && Self.offersFleetSession(request)
-        if isAPI, !bySession { organisation = try authenticate(request) }
+        if isAPI, !bySession {
+            do {
+                organisation = try authenticate(request)
+            } catch {
+                // A station with a wrong token: remembered, so the fleet view can say why it is silent.
+                if request.header("authorization") != nil, let station = request.header(StationIdentity.header) {
+                    refusedTokens.note(station, at: Date())
+                }
+                throw error
+            }
+        }
         let route: Route
         do {
             route = try Route.match(method: request.method, path: request.path)
@@ -452,7 +464,10 @@ public final class ScanPickAPI: Sendable {
             let dialect = store.dialect
             let entries = try store.read { db in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
             let answer = FleetStations(
-                org: org, serverTime: Timestamp.iso8601(now), stations: entries.map { fleetStatus.view($0, now: now) })
+                org: org, serverTime: Timestamp.iso8601(now),
+                stations: entries.map {
+                    fleetStatus.view($0, now: now, tokenRefusedAt: refusedTokens.lastRefusal(of: $0.heartbeat.station))
+                })
             return .json(200, JSONCoding.encode(answer))
         case .removeStation(let name):
             guard StationIdentity.isValid(name) else { throw APIError.invalidStation }

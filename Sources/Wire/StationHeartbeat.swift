@@ -207,22 +207,27 @@ public struct FleetStation: Codable, Sendable, Equatable {
     public var status: String
     /// Every status that applies, worst first: `help`, `stale`, `dead_letters`, `backlog`, `attention`.
     public var problems: [String]
+    /// When this server last refused a request naming this station for its token (ISO 8601, the
+    /// server's clock), if that came after the station's last heartbeat and it has missed one
+    /// since: its heartbeats are refused too, so this is how the lead learns why it is silent.
+    public var tokenRefusedAt: String?
 
     public init(
         heartbeat: StationHeartbeat, lastSeenAt: String, clockOffsetSeconds: Double?, status: String,
-        problems: [String]
+        problems: [String], tokenRefusedAt: String? = nil
     ) {
         self.heartbeat = heartbeat
         self.lastSeenAt = lastSeenAt
         self.clockOffsetSeconds = clockOffsetSeconds
         self.status = status
         self.problems = problems
+        self.tokenRefusedAt = tokenRefusedAt
     }
 
     /// The statuses, worst first (`ok` when none applies).
     public static let statuses = ["help", "stale", "dead_letters", "backlog", "attention", "ok"]
 
-    private enum Keys: String, CodingKey { case lastSeenAt, clockOffsetSeconds, status, problems }
+    private enum Keys: String, CodingKey { case lastSeenAt, clockOffsetSeconds, status, problems, tokenRefusedAt }
 
     public init(from decoder: any Decoder) throws {
         heartbeat = try StationHeartbeat(from: decoder)
@@ -231,6 +236,7 @@ public struct FleetStation: Codable, Sendable, Equatable {
         clockOffsetSeconds = try container.decodeIfPresent(Double.self, forKey: .clockOffsetSeconds)
         status = try container.decode(String.self, forKey: .status)
         problems = try container.decode([String].self, forKey: .problems)
+        tokenRefusedAt = try container.decodeIfPresent(String.self, forKey: .tokenRefusedAt)
     }
 
     /// The heartbeat's keys and this view's side by side, in one object.
@@ -241,6 +247,7 @@ public struct FleetStation: Codable, Sendable, Equatable {
         try container.encode(clockOffsetSeconds, forKey: .clockOffsetSeconds)
         try container.encode(status, forKey: .status)
         try container.encode(problems, forKey: .problems)
+        try container.encode(tokenRefusedAt, forKey: .tokenRefusedAt)
     }
 }
 

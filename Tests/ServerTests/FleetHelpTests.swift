@@ -121,4 +121,36 @@ import Timestamps
         #expect(reply.status == 200, "\(reply.text)")
         #expect(try await FleetTests.stations(acme)["st-1"]?["workerName"] as? String == markup)
     }
+
+    /// A station whose token the server refuses cannot report that in a heartbeat (it is refused
+    /// too): the server remembers the refusal of a request naming the station, and the fleet view
+    /// shows it once the station has missed a heartbeat since its last one, until it reports again.
+    @Test func aStationWhoseTokenIsRefusedIsSaidToBeSoOnceItIsSilent() async throws {
+        let server = try await ServerProcess()
+        let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let wrong = APIClient(server.baseURL, token: "a-token-rotated-away")
+        #expect(
+            try await FleetTests.send(acme, FleetTests.heartbeat("st-rotated", ["heartbeatSeconds": 1])).status == 200)
+        #expect(
+            try await FleetTests.send(acme, FleetTests.heartbeat("st-fine", ["heartbeatSeconds": 3600])).status == 200)
+        // Requests made up in st-fine's name (it reports hourly and has not missed one): never shown.
+        let madeUp = try await FleetTests.send(wrong, FleetTests.heartbeat("st-fine", ["heartbeatSeconds": 3600]))
+        #expect(madeUp.status == 401)
+        // st-rotated's token is refused, and it stays silent.
+        #expect(
+            try await FleetTests.send(wrong, FleetTests.heartbeat("st-rotated", ["heartbeatSeconds": 1])).status == 401)
+        #expect(
+            try await eventually {
+                try await FleetTests.stations(acme)["st-rotated"]?["tokenRefusedAt"] as? String != nil
+            })
+        let stations = try await FleetTests.stations(acme)
+        let refusedAt = try #require(Timestamp.date(stations["st-rotated"]?["tokenRefusedAt"] as? String ?? ""))
+        #expect(abs(refusedAt.timeIntervalSinceNow) < 60)
+        #expect(stations["st-fine"]?["tokenRefusedAt"] is NSNull)
+        // A request without a station name, or without any token, is remembered for no station.
+        #expect(try await wrong.get("/api/stations").status == 401)
+        // Its token fixed, it reports again and the refusal is forgotten.
+        #expect(try await FleetTests.send(acme, FleetTests.heartbeat("st-rotated")).status == 200)
+        #expect(try await FleetTests.stations(acme)["st-rotated"]?["tokenRefusedAt"] is NSNull)
+    }
 }

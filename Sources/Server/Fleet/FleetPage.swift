@@ -1,11 +1,12 @@
 import Foundation
 import HTTPServing
 
-/// The read-only fleet page `scanpick serve` serves at `/fleet`: plain HTML, CSS and JavaScript from
-/// `Sources/Server/FleetPage/`, no build step, no outside assets. The page holds no data: it asks for
-/// the organisation's token once (kept in the browser's session storage), reads `GET /api/stations`
-/// with it and refreshes itself. Served with a content security policy that allows only its own
-/// files and requests to this server.
+/// The shift lead's page `scanpick serve` serves at `/fleet`: plain HTML, CSS and JavaScript from
+/// `Sources/Server/FleetPage/`, no build step, no outside assets. The page holds no data and no
+/// token: it signs in once (`POST /fleet/session`, whose cookie it cannot read), reads
+/// `GET /api/stations` and refreshes itself, and clears a station's call for help when asked.
+/// Served with a content security policy that allows only its own files and requests to this
+/// server.
 struct FleetPage: Sendable {
     private let files: [String: File]
 

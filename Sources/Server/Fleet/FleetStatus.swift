@@ -47,11 +47,21 @@ struct FleetStatus: Sendable {
         return problems
     }
 
-    /// The station as `GET /api/stations` shows it.
-    func view(_ entry: StationRegistry.Entry, now: Date) -> FleetStation {
+    /// The station as `GET /api/stations` shows it. `tokenRefusedAt` is when the server last refused
+    /// a request naming it for its token (``RefusedTokens``): shown only when that came after its
+    /// last heartbeat and it has missed one since, so a request made up in its name cannot mark a
+    /// station that reports.
+    func view(_ entry: StationRegistry.Entry, now: Date, tokenRefusedAt: Date? = nil) -> FleetStation {
         let problems = problems(entry, now: now)
+        let silent =
+            now.timeIntervalSince(entry.receivedAt) > Self.missedBeat * Double(entry.heartbeat.heartbeatSeconds)
+        let refused = tokenRefusedAt.flatMap { $0 > entry.receivedAt && silent ? Timestamp.iso8601($0) : nil }
         return FleetStation(
             heartbeat: entry.heartbeat, lastSeenAt: Timestamp.iso8601(entry.receivedAt),
-            clockOffsetSeconds: entry.clockOffset, status: problems.first ?? "ok", problems: problems)
+            clockOffsetSeconds: entry.clockOffset, status: problems.first ?? "ok", problems: problems,
+            tokenRefusedAt: refused)
     }
+
+    /// Intervals after which a station has missed a heartbeat (one, with some slack for the network).
+    static let missedBeat = 1.5
 }

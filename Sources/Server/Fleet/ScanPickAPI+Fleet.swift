@@ -35,6 +35,7 @@ extension ScanPickAPI {
                 heartbeat, receivedAt: now, clockOffset: stationClock.map { $0.timeIntervalSince(now) }, limit: limit)
         }
         guard let recorded else { throw APIError.tooManyStations(org, limit: limit) }
+        refusedTokens.forget(heartbeat.station)  // its token works
         return .json(
             200,
             JSONCoding.encode(HeartbeatAnswer(receivedAt: Timestamp.iso8601(now), helpCleared: recorded.helpCleared)))
