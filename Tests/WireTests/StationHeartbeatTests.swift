@@ -109,4 +109,26 @@ import Wire
         let told = HeartbeatAnswer(receivedAt: "t", helpCleared: "2026-12-01T08:01:00.000Z")
         #expect(try JSONDecoder().decode(HeartbeatAnswer.self, from: JSONEncoder().encode(told)) == told)
     }
+
+    /// A heartbeat with every field at its bound, in characters of four bytes where text allows them,
+    /// still fits the body the server reads: a station never loses its heartbeat to its own size.
+    @Test func aHeartbeatAtEveryBoundFitsTheBodyLimit() throws {
+        func text(_ count: Int) -> String { String(repeating: "😀", count: count) }
+        let item = StationHeartbeat.Item(
+            code: text(StationHeartbeat.maxCodeLength), message: text(StationHeartbeat.maxMessageLength))
+        let heartbeat = StationHeartbeat(
+            station: String(repeating: "s", count: 64), heartbeatSeconds: 3600,
+            version: text(StationHeartbeat.maxVersionLength), online: true, pending: 1_000_000_000,
+            inFlight: 1_000_000_000, dead: 1_000_000_000, oldestPendingAt: text(200), lastSyncAt: text(200),
+            camera: "missing", scanners: 64, batchId: text(200), workerId: text(200),
+            workerName: text(StationHeartbeat.maxNameLength), lastActionAt: text(200),
+            batchProgress: StationHeartbeat.Progress(done: 100_000, total: 100_000),
+            help: StationHeartbeat.Help(since: text(200), by: text(StationHeartbeat.maxNameLength)),
+            attention: Array(repeating: item, count: StationHeartbeat.maxAttentionItems))
+        try heartbeat.validate()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let size = try encoder.encode(heartbeat).count
+        #expect(size <= StationHeartbeat.maxBodyBytes, "\(size) bytes")
+    }
 }
