@@ -220,6 +220,18 @@ function render(answer) {
   $("#alert").textContent = alarms.length === 0 ? ""
     : "Needs help: " + alarms.map((s) => s.station + (s.help.by ? " (" + s.help.by + ")" : "")).join(", ");
   if (alarms.length) startAlarm(); else stopAlarm();
+  // Until this tab may play sound (a tap on the page first, in most browsers), the lead is told.
+  $("#sound").hidden = audio !== null && audio.state === "running";
+}
+
+/** Sound for this tab, from a tap: signing in or "Turn sound on". */
+function unlockSound() {
+  try {
+    if (!audio) audio = new AudioContext();
+    audio.resume().then(() => { $("#sound").hidden = true; }).catch(() => {});
+  } catch (error) {
+    // No sound here: the blinking row and the banner still say it.
+  }
 }
 
 // The alarm: two high tones now and every 4 seconds while a call is unseen. A browser plays sound
@@ -290,6 +302,7 @@ $("#sign-in").addEventListener("submit", async (event) => {
   event.preventDefault();
   const token = $("#token").value.trim();
   if (!token) return;
+  unlockSound();
   $("#token").value = "";
   try {
     const response = await fetch("/fleet/session", {
@@ -313,9 +326,6 @@ $("#sign-out").addEventListener("click", async () => {
   showSignIn("Signed out.");
 });
 
-$("#sound").addEventListener("click", () => {
-  if (!audio) audio = new AudioContext();
-  audio.resume().then(() => { $("#sound").hidden = true; }).catch(() => {});
-});
+$("#sound").addEventListener("click", unlockSound);
 
 refresh();
