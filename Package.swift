@@ -75,7 +75,7 @@ let package = Package(
         // JSON objects written by hand with their keys in order (log lines, `--json`, hot responses).
         .target(name: "JSONText", dependencies: ["Timestamps"]),
         // Codable types shared by the API server and the station: the HTTP contract and its field rules.
-        .target(name: "Wire", dependencies: ["GS1", "JSONText"]),
+        .target(name: "Wire", dependencies: ["GS1", "JSONText", "Timestamps"]),
         // Counters, histograms and Prometheus's text format, for the server's and the station's `/metrics`.
         .target(name: "Metrics"),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.

@@ -80,8 +80,10 @@ public enum Timestamp {
         text += decimal
     }
 
-    /// Reads an ISO 8601 time with a zone (`2026-11-30T10:00:00Z`, `…:00.123Z`, `…:00+01:00`), or
-    /// nil; by hand, like ``iso8601(_:)``, since the server reads one for every new request.
+    /// Reads an RFC 3339 time, which has a zone (`2026-11-30T10:00:00Z`, `…:00.123Z`, `…:00+01:00`;
+    /// a leap second as the second before it), or nil: a time without a zone, a date alone or any
+    /// other text is no time. By hand, like ``iso8601(_:)``, since the server reads one for every
+    /// new request.
     public static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard (20...40).contains(bytes.count) else { return nil }
@@ -97,7 +99,7 @@ public enum Timestamp {
         guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74, bytes[13] == 0x3A,
             bytes[16] == 0x3A, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
         // A day the month does not have (2026-02-30) is no time: timegm would roll it into March.
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
@@ -132,7 +134,9 @@ public enum Timestamp {
         parts.tm_mday = Int32(day)
         parts.tm_hour = Int32(hour)
         parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
+        // A leap second (`23:59:60Z`, valid RFC 3339) is read as the second before it: POSIX time has
+        // no place for it, and written back it must be a time every reader (a browser) can parse.
+        parts.tm_sec = Int32(min(second, 59))
         let seconds = timegm(&parts)
         return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
     }

@@ -1,4 +1,5 @@
 import GS1
+import Timestamps
 
 /// The bounds every field of the HTTP contract keeps: how long text may be and which characters it
 /// may hold, the range of each quantity, and how long each list may be. The server checks what it
@@ -31,6 +32,16 @@ public enum FieldRules {
     /// (U+202A–U+202E, U+2066–U+2069), which make a value read differently from what it is.
     public static func text(_ value: String, field: String, maxLength: Int = maxTextLength) throws(FieldError) {
         try check(value, field: field, maxLength: maxLength, allowing: nil)
+    }
+
+    /// Checks that `value` is a time with its zone, RFC 3339 (`2026-12-01T14:36:53Z`,
+    /// `…:53.120+01:00`): a time without a zone is read differently on every machine, and one the
+    /// server cannot read would escape the idempotency horizon's check.
+    public static func time(_ value: String, field: String) throws(FieldError) {
+        try text(value, field: field)
+        guard Timestamp.date(value) == nil else { return }
+        throw FieldError(
+            field: field, problem: "must be a time with its zone, RFC 3339 (e.g. 2026-12-01T14:36:53Z)")
     }
 
     /// Checks a ship-by date as ``text(_:field:maxLength:)`` checks text, and that it is a real date,

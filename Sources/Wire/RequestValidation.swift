@@ -10,7 +10,7 @@ extension SubmitScanRequest: ValidatedRequest {
     public func validate() throws(FieldError) {
         try FieldRules.text(pickTaskId, field: "pickTaskId")
         try FieldRules.barcode(barcode, field: "barcode")
-        try FieldRules.text(scannedAt, field: "scannedAt")
+        try FieldRules.time(scannedAt, field: "scannedAt")
         try FieldRules.text(workerId, field: "workerId")
     }
 }
@@ -20,7 +20,7 @@ extension PickRequest: ValidatedRequest {
         try FieldRules.text(pickTaskId, field: "pickTaskId")
         try FieldRules.quantity(qty, field: "qty", in: FieldRules.pickQuantity)
         try FieldRules.text(workerId, field: "workerId")
-        try FieldRules.text(at, field: "at")
+        try FieldRules.time(at, field: "at")
     }
 }
 
@@ -53,7 +53,7 @@ extension SetQtyRequest: ValidatedRequest {
         try FieldRules.quantity(from, field: "from", in: FieldRules.unitCount)
         try FieldRules.quantity(to, field: "to", in: FieldRules.unitCount)
         try FieldRules.text(workerId, field: "workerId")
-        try FieldRules.text(at, field: "at")
+        try FieldRules.time(at, field: "at")
     }
 }
 
@@ -80,9 +80,10 @@ extension FieldRules {
     /// tell a resend from after its idempotency window, and might count it twice.
     static func actionTime(_ at: String?) throws(FieldError) {
         guard let at else {
-            throw FieldError(field: "at", problem: "is required: when the action happened (ISO 8601)")
+            throw FieldError(
+                field: "at", problem: "is required: when the action happened (RFC 3339, e.g. 2026-12-01T14:36:53Z)")
         }
-        try FieldRules.text(at, field: "at")
+        try FieldRules.time(at, field: "at")
     }
 }
 

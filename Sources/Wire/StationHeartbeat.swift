@@ -153,8 +153,8 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         try FieldRules.quantity(pending, field: "pending", in: Self.countRange)
         try FieldRules.quantity(inFlight, field: "inFlight", in: Self.countRange)
         try FieldRules.quantity(dead, field: "dead", in: Self.countRange)
-        try FieldRules.optionalText(oldestPendingAt, field: "oldestPendingAt")
-        try FieldRules.optionalText(lastSyncAt, field: "lastSyncAt")
+        if let oldestPendingAt { try FieldRules.time(oldestPendingAt, field: "oldestPendingAt") }
+        if let lastSyncAt { try FieldRules.time(lastSyncAt, field: "lastSyncAt") }
         guard Self.cameraStates.contains(camera) else {
             throw FieldError(field: "camera", problem: "must be \"ok\", \"missing\" or \"off\"")
         }
@@ -162,13 +162,13 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         try FieldRules.optionalText(batchId, field: "batchId")
         try FieldRules.optionalText(workerId, field: "workerId")
         try FieldRules.optionalText(workerName, field: "workerName", maxLength: Self.maxNameLength)
-        try FieldRules.optionalText(lastActionAt, field: "lastActionAt")
+        if let lastActionAt { try FieldRules.time(lastActionAt, field: "lastActionAt") }
         if let batchProgress {
             try FieldRules.quantity(batchProgress.total, field: "batchProgress.total", in: Self.progressRange)
             try FieldRules.quantity(batchProgress.done, field: "batchProgress.done", in: 0...batchProgress.total)
         }
         if let help {
-            try FieldRules.text(help.since, field: "help.since")
+            try FieldRules.time(help.since, field: "help.since")
             try FieldRules.text(help.by, field: "help.by", maxLength: Self.maxNameLength)
         }
         try FieldRules.count(attention.count, field: "attention", atMost: Self.maxAttentionItems)

@@ -6,6 +6,10 @@ import Storage
 import TestSupport
 import Timestamps
 
+/// Now, as the action time (`at`, `scannedAt`) of a request a test writes by hand: a time the server
+/// reads, inside its idempotency horizon.
+let actionTime = Timestamp.iso8601()
+
 /// A running server with one organisation's orders loaded and a batch opened, for picking tests.
 struct PickingFixture {
     let server: ServerProcess

@@ -36,6 +36,27 @@ import Timestamps
         return byName
     }
 
+    /// A leap second in a heartbeat is a time (read as the second before it), and what the fleet
+    /// view hands on is a time every reader parses; a time without a zone is refused.
+    @Test(arguments: ServerStoreKind.allCases)
+    func aLeapSecondInAHeartbeatIsTakenAsTheSecondBeforeIt(store: ServerStoreKind) async throws {
+        let server = try await ServerProcess(store: store)
+        let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let leap = Self.heartbeat(
+            "st-leap",
+            ["pending": 1, "oldestPendingAt": "2016-12-31T23:59:60.250Z", "lastSyncAt": "2016-12-31T23:59:60Z"])
+        let reply = try await Self.send(acme, leap)
+        #expect(reply.status == 200, "\(reply.text)")
+        let station = try await Self.stations(acme)["st-leap"]
+        #expect(station?["oldestPendingAt"] as? String == "2016-12-31T23:59:59.250Z", "\(station ?? [:])")
+        #expect(station?["lastSyncAt"] as? String == "2016-12-31T23:59:59.000Z", "\(station ?? [:])")
+        for bad in ["2026-10-26T18:17:36", "2026-10-26"] {
+            let refused = try await Self.send(acme, Self.heartbeat("st-leap", ["pending": 1, "oldestPendingAt": bad]))
+            #expect(refused.status == 400, "\(bad)")
+            #expect(refused.errorCode == "invalid_field", "\(bad)")
+        }
+    }
+
     @Test(arguments: ServerStoreKind.allCases)
     func eachStationsStatusIsDerivedFromItsLastHeartbeat(store: ServerStoreKind) async throws {
         let server = try await ServerProcess(store: store)

@@ -56,7 +56,7 @@ import Testing
 
         for value in values {
             let pick = try await post(
-                "/api/picking/pick", #"{"pickTaskId":"\#(bulk)","qty":\#(value),"workerId":"w","at":"t"}"#)
+                "/api/picking/pick", #"{"pickTaskId":"\#(bulk)","qty":\#(value),"workerId":"w","at":"\#(actionTime)"}"#)
             if let number = Self.integer(value), (1...100_000).contains(number), picked + number <= 100_000 {
                 #expect(pick.status == 200, "\(value): \(pick.text)")
                 picked += number
@@ -69,7 +69,7 @@ import Testing
 
             let setQty = try await post(
                 "/api/picking/set-qty",
-                #"{"pickTaskId":"\#(bulk)","from":\#(value),"to":\#(value),"workerId":"w","at":"t"}"#)
+                #"{"pickTaskId":"\#(bulk)","from":\#(value),"to":\#(value),"workerId":"w","at":"\#(actionTime)"}"#)
             if let number = Self.integer(value), (0...100_000).contains(number) {
                 #expect(setQty.status == 200, "\(value): \(setQty.text)")
                 picked = number
@@ -79,11 +79,12 @@ import Testing
             #expect(try await scenario.picked(on: acme)[bulk] == picked, "after set-qty \(value)")
 
             let shipment = try await post(
-                "/api/shipments", #"{"orderId":"o3","units":[{"pickTaskId":"\#(bulk)","qty":\#(value)}],"at":"t"}"#)
+                "/api/shipments",
+                #"{"orderId":"o3","units":[{"pickTaskId":"\#(bulk)","qty":\#(value)}],"at":"\#(actionTime)"}"#)
             if let number = Self.integer(value), (1...100_000).contains(number) {
                 #expect([201, 422].contains(shipment.status), "\(value): \(shipment.text)")
                 if shipment.status == 201, let id = shipment.json["id"] as? String {
-                    #expect(try await post("/api/shipments/\(id)/void", #"{"at":"t"}"#).status == 200)
+                    #expect(try await post("/api/shipments/\(id)/void", #"{"at":"\#(actionTime)"}"#).status == 200)
                 }
             } else {
                 expectRefusal(shipment, value, range: 1...100_000, field: "units[0].qty")
@@ -101,9 +102,10 @@ import Testing
         }
         // The crash this test was written for: a huge pick on a task that already has units.
         _ = try await post(
-            "/api/picking/set-qty", #"{"pickTaskId":"\#(bulk)","from":0,"to":1,"workerId":"w","at":"t"}"#)
+            "/api/picking/set-qty", #"{"pickTaskId":"\#(bulk)","from":0,"to":1,"workerId":"w","at":"\#(actionTime)"}"#)
         let huge = try await post(
-            "/api/picking/pick", #"{"pickTaskId":"\#(bulk)","qty":9223372036854775807,"workerId":"w","at":"t"}"#)
+            "/api/picking/pick",
+            #"{"pickTaskId":"\#(bulk)","qty":9223372036854775807,"workerId":"w","at":"\#(actionTime)"}"#)
         #expect(huge.status == 422)
         #expect(huge.errorCode == "invalid_quantity")
         #expect(server.isRunning)
@@ -132,10 +134,13 @@ import Testing
 
         let task = fixture.tasks[0]
         let cases: [(field: String, body: [String: Any])] = [
-            ("pickTaskId", ["pickTaskId": task + "\u{0}zzz", "qty": 1, "workerId": "w", "at": "t"]),
-            ("workerId", ["pickTaskId": task, "qty": 1, "workerId": "w\u{1}x", "at": "t"]),
+            ("pickTaskId", ["pickTaskId": task + "\u{0}zzz", "qty": 1, "workerId": "w", "at": actionTime]),
+            ("workerId", ["pickTaskId": task, "qty": 1, "workerId": "w\u{1}x", "at": actionTime]),
             ("at", ["pickTaskId": task, "qty": 1, "workerId": "w", "at": "t\n"]),
-            ("idempotencyKey", ["pickTaskId": task, "qty": 1, "workerId": "w", "at": "t", "idempotencyKey": "k\u{0}"]),
+            (
+                "idempotencyKey",
+                ["pickTaskId": task, "qty": 1, "workerId": "w", "at": actionTime, "idempotencyKey": "k\u{0}"]
+            ),
         ]
         for (field, body) in cases {
             var keyed = body
@@ -168,7 +173,7 @@ import Testing
         let fixture = try await PickingFixture(store: store)
         let acme = try #require(ServerProcess.tokens["acme"])
         let globex = try #require(ServerProcess.tokens["globex"])
-        let body = #"{"pickTaskId":"\#(fixture.tasks[0])","qty":1,"workerId":"w","at":"t"}"#
+        let body = #"{"pickTaskId":"\#(fixture.tasks[0])","qty":1,"workerId":"w","at":"\#(actionTime)"}"#
         let requests = [
             (
                 "Authorization",
@@ -201,17 +206,24 @@ import Testing
         let fixture = try await PickingFixture(store: .sqlite)
         let task = fixture.tasks[0]
         let bodies = [
-            ("/api/picking/pick", #"{"pickTaskId":"\#(task)","qty":1,"qty":3,"workerId":"w","at":"t"}"#, "qty"),
+            (
+                "/api/picking/pick", #"{"pickTaskId":"\#(task)","qty":1,"qty":3,"workerId":"w","at":"\#(actionTime)"}"#,
+                "qty"
+            ),
             (
                 "/api/picking/submit-scan",
-                #"{"pickTaskId":"\#(task)","barcode":"036000291452","barcode":"x","scannedAt":"t","idempotencyKey":"k2","workerId":"w"}"#,
+                #"{"pickTaskId":"\#(task)","barcode":"036000291452","barcode":"x","scannedAt":"\#(actionTime)","idempotencyKey":"k2","workerId":"w"}"#,
                 "barcode"
             ),
             ("/api/batches", #"{"filters":{"carrier":"UPS","carrier":"DHL"}}"#, "filters.carrier"),
             // Written with escapes, a key is the same key (the flat reader leaves escapes to the decoder).
-            ("/api/picking/pick", #"{"pickTaskId":"\#(task)","qty":1,"q\u0074y":7,"workerId":"w","at":"t"}"#, "qty"),
             (
-                "/api/picking/pick", #"{"pickTaskId":"\#(task)","\u0071ty":1,"qt\u0079":7,"workerId":"w","at":"t"}"#,
+                "/api/picking/pick",
+                #"{"pickTaskId":"\#(task)","qty":1,"q\u0074y":7,"workerId":"w","at":"\#(actionTime)"}"#, "qty"
+            ),
+            (
+                "/api/picking/pick",
+                #"{"pickTaskId":"\#(task)","\u0071ty":1,"qt\u0079":7,"workerId":"w","at":"\#(actionTime)"}"#,
                 "qty"
             ),
             ("/api/batches", #"{"filters":{"carrier":"UPS","c\u0061rrier":"DHL"}}"#, "filters.carrier"),
@@ -223,6 +235,39 @@ import Testing
             #expect((reply.json["message"] as? String)?.hasPrefix("\(field) is given twice") == true, "\(reply.json)")
         }
         #expect(try await fixture.picked(task) == 0)
+    }
+
+    /// Every time a request carries is RFC 3339 with a zone: a time without one, a date alone or
+    /// words are refused as the field they are (they also escaped the idempotency horizon's check).
+    @Test(arguments: ServerStoreKind.allCases)
+    func aTimeWithoutAZoneIsRefused(store: ServerStoreKind) async throws {
+        let fixture = try await PickingFixture(store: store)
+        let task = fixture.tasks[0]
+        for bad in ["2026-10-26T18:17:36", "2026-10-26", "not a time", "2026-10-26T18:17:36.5+2", "t"] {
+            let bodies: [(String, [String: Any], String)] = [
+                ("/api/picking/pick", ["pickTaskId": task, "qty": 1, "workerId": "w", "at": bad], "at"),
+                ("/api/picking/set-qty", ["pickTaskId": task, "from": 0, "to": 1, "workerId": "w", "at": bad], "at"),
+                (
+                    "/api/picking/submit-scan",
+                    ["pickTaskId": task, "barcode": "036000291452", "scannedAt": bad, "workerId": "w"], "scannedAt"
+                ),
+                ("/api/shipments", ["orderId": "o-1", "units": [["pickTaskId": task, "qty": 1]], "at": bad], "at"),
+            ]
+            for (path, body, field) in bodies {
+                let reply = try await fixture.acme.post(
+                    path, json: body, headers: ["Idempotency-Key": UUID().uuidString])
+                #expect(reply.status == 400, "\(path) \(bad): \(reply.text)")
+                #expect(reply.errorCode == "invalid_field", "\(path) \(bad)")
+                let message = reply.json["message"] as? String ?? ""
+                #expect(message.hasPrefix("\(field) must be a time with its zone"), "\(message)")
+            }
+        }
+        #expect(try await fixture.picked(task) == 0)
+        // A leap second, as a station's clock may show it, is a time.
+        let leap = try await fixture.acme.post(
+            "/api/picking/pick", json: ["pickTaskId": task, "qty": 1, "workerId": "w", "at": "2016-12-31T23:59:60Z"],
+            headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(leap.errorCode == "too_old_to_deduplicate", "\(leap.text)")
     }
 
     /// Nesting Foundation refuses is described without recursing past the stack of a worker thread

@@ -78,7 +78,7 @@ import Testing
         async throws
     {
         let fixture = try await PickingFixture(store: store)
-        let body: [String: Any] = ["pickTaskId": fixture.tasks[1], "qty": 1, "workerId": "w", "at": "t"]
+        let body: [String: Any] = ["pickTaskId": fixture.tasks[1], "qty": 1, "workerId": "w", "at": actionTime]
         let missing = try await fixture.acme.post("/api/picking/pick", json: body)
         #expect(missing.status == 400)
         let viaHeader = try await fixture.acme.post("/api/picking/pick", json: body, headers: ["Idempotency-Key": "h1"])

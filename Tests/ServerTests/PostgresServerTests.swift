@@ -21,7 +21,7 @@ import Testing
         func pick(_ client: APIClient, key: String) async throws -> APIClient.Reply {
             try await client.post(
                 "/api/picking/pick",
-                json: ["pickTaskId": bulk, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": "t"])
+                json: ["pickTaskId": bulk, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": actionTime])
         }
         // Each key reaches both servers twice at the same moment, as a station's retry could.
         let keys = (0..<30).map { "same-\($0)" }
@@ -60,7 +60,7 @@ import Testing
         func pick(_ client: APIClient) async throws -> APIClient.Reply {
             try await client.post(
                 "/api/picking/pick",
-                json: ["pickTaskId": task, "qty": 1, "idempotencyKey": "held", "workerId": "w", "at": "t"])
+                json: ["pickTaskId": task, "qty": 1, "idempotencyKey": "held", "workerId": "w", "at": actionTime])
         }
         // The first request waits on the task's row lock on server A while holding the key.
         let blocker = try Blocker(.postgres, database, task: task)
@@ -82,7 +82,8 @@ import Testing
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         let a1 = try await PickingScenario.create(on: client).tasks[0]  // order o1, 3 units
         let pick = try await client.post(
-            "/api/picking/pick", json: ["pickTaskId": a1, "qty": 3, "idempotencyKey": "p", "workerId": "w", "at": "t"])
+            "/api/picking/pick",
+            json: ["pickTaskId": a1, "qty": 3, "idempotencyKey": "p", "workerId": "w", "at": actionTime])
         #expect(pick.status == 200)
         // Another transaction boxes 2 of them while holding the task, as a label being printed would.
         let packer = try PostgresConnection(database)
@@ -95,7 +96,7 @@ import Testing
             "INSERT INTO shipment_units (org, shipment_id, pick_task_id, qty) VALUES ('acme', 's1', ?, 2)", [a1])
         async let tap = client.post(
             "/api/picking/set-qty",
-            json: ["pickTaskId": a1, "from": 3, "to": 1, "idempotencyKey": "q", "workerId": "w", "at": "t"])
+            json: ["pickTaskId": a1, "from": 3, "to": 1, "idempotencyKey": "q", "workerId": "w", "at": actionTime])
         try await waitForALockWait(in: database)  // the tap now waits for the task's lock
         try packer.execute("COMMIT")
         let answer = try await tap
@@ -113,7 +114,8 @@ import Testing
         try erp.execute("BEGIN")
         try erp.run("UPDATE order_lines SET qty = 1 WHERE org = 'acme' AND order_id = 'o1' AND id = 'l1'", [])
         async let tap = client.post(
-            "/api/picking/pick", json: ["pickTaskId": a1, "qty": 2, "idempotencyKey": "p", "workerId": "w", "at": "t"])
+            "/api/picking/pick",
+            json: ["pickTaskId": a1, "qty": 2, "idempotencyKey": "p", "workerId": "w", "at": actionTime])
         try await waitForALockWait(in: database)  // the pick now waits for the order line
         try erp.execute("COMMIT")
         let answer = try await tap
@@ -130,7 +132,7 @@ import Testing
         func pick(key: String) async throws -> APIClient.Reply {
             try await client.post(
                 "/api/picking/pick",
-                json: ["pickTaskId": task, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": "t"])
+                json: ["pickTaskId": task, "qty": 1, "idempotencyKey": key, "workerId": "w", "at": actionTime])
         }
         #expect(try await pick(key: "before").status == 200)
         #expect(try await client.get("/health/ready").status == 200)

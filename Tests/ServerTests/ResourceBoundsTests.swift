@@ -89,7 +89,7 @@ import Testing
             let start = ContinuousClock.now
             let reply = try await globex.post(
                 "/api/picking/pick",
-                json: ["pickTaskId": bulk, "qty": 1, "idempotencyKey": "p\(number)", "workerId": "w", "at": "t"])
+                json: ["pickTaskId": bulk, "qty": 1, "idempotencyKey": "p\(number)", "workerId": "w", "at": actionTime])
             waits.append(ContinuousClock.now - start)
             #expect(reply.status == 200)
         }

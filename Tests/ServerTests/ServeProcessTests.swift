@@ -250,7 +250,7 @@ import Testing
         let batch = post("/api/batches", #"{"filters":{}}"#)
         let task = try #require(
             String(decoding: batch.body, as: UTF8.self).split(separator: "\"").first { $0.hasPrefix("task-") })
-        let pick = #"{"pickTaskId":"\#(task)","qty":1,"idempotencyKey":"old","workerId":"w","at":"t"}"#
+        let pick = #"{"pickTaskId":"\#(task)","qty":1,"idempotencyKey":"old","workerId":"w","at":"\#(actionTime)"}"#
         #expect(post("/api/picking/pick", pick).status == 200)
         #expect(try api.pruneIdempotencyKeys(now: Date().addingTimeInterval(6 * 86_400)) == 0)
         #expect(post("/api/picking/pick", pick).headers.contains { $0.0 == "Idempotent-Replayed" })

@@ -16,7 +16,7 @@ import Wire
 /// still replayed, the retention window still measured from when each key was stored, and its
 /// batch still open (`server-4`) and its orders given totes (`server-8`).
 @Suite struct ServerSchemaUpgradeTests {
-    static let pick = #"{"pickTaskId":"task-1","qty":1,"idempotencyKey":"kept","workerId":"w","at":"t"}"#
+    static let pick = #"{"pickTaskId":"task-1","qty":1,"idempotencyKey":"kept","workerId":"w","at":"\#(actionTime)"}"#
 
     func request(_ path: String, _ json: String) -> HTTPRequest {
         HTTPRequest(method: "POST", path: path, headers: ["authorization": "Bearer t"], body: Array(json.utf8))

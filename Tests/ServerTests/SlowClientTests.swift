@@ -37,7 +37,8 @@ import Testing
                 let fresh = try RawConnection(port: port, from: "127.0.0.12")
                 let (reply, took) = fresh.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
                 outcome.health.append((reply?.status, took))
-                let body = #"{"pickTaskId":"\#(bulk)","barcode":"4006381333931","scannedAt":"t","workerId":"w"}"#
+                let body =
+                    #"{"pickTaskId":"\#(bulk)","barcode":"4006381333931","scannedAt":"\#(actionTime)","workerId":"w"}"#
                 let (scan, scanTook) = fresh.exchange(
                     "POST /api/picking/submit-scan HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nIdempotency-Key: slow-\(number)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 )

@@ -21,7 +21,10 @@ import Timestamps
         // Meanwhile another station picks A1 too, and this picker taps B3 (queued, not sent).
         _ = try await fixture.acme.post(
             "/api/picking/pick",
-            json: ["pickTaskId": a1, "qty": 1, "idempotencyKey": "other-station", "workerId": "w2", "at": "t"])
+            json: [
+                "pickTaskId": a1, "qty": 1, "idempotencyKey": "other-station", "workerId": "w2",
+                "at": Timestamp.iso8601(),
+            ])
         #expect(try await fixture.scanpick(["tap", "pick", b3, "--org", "acme"]).status == 0)
 
         // The server's view arrives now: A1 = 2, B3 = 0. Neither row may be overwritten.

@@ -55,12 +55,21 @@ import Testing
             "t", "", "2026-11-30", "2026-11-30 10:00:00Z", "2026-13-30T10:00:00Z", "2026-11-30T10:00:00",
             "2026-11-30T10:00:00.Z", "2026-11-30T10:00:00Zjunk", "2026-11-30T1a:00:00Z", "２０２６-11-30T10:00:00Z",
             String(repeating: "9", count: 41), "2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
-            "1900-02-29T00:00:00Z",
-            // A leap second is refused: browsers cannot read one (a fleet page stopped rendering on it).
-            "2026-12-05T09:00:60Z",
+            "1900-02-29T00:00:00Z", "2026-11-30T10:00:61Z", "2026-11-30T10:00:00+24:00",
         ] {
             #expect(Timestamp.date(bad) == nil, "\(bad)")
         }
+    }
+
+    /// A leap second is valid RFC 3339 (a station's clock may show one): it is read as the second
+    /// before it, so it is written back as a time every reader (a browser among them) can parse.
+    @Test func aLeapSecondIsReadAsTheSecondBeforeIt() throws {
+        let leap = try #require(Timestamp.date("2016-12-31T23:59:60Z"))
+        #expect(leap == Timestamp.date("2016-12-31T23:59:59Z"))
+        #expect(Timestamp.iso8601(leap) == "2016-12-31T23:59:59.000Z")
+        let fraction = try #require(Timestamp.date("2016-12-31T23:59:60.250Z"))
+        #expect(Timestamp.iso8601(fraction) == "2016-12-31T23:59:59.250Z")
+        #expect(Timestamp.date("2017-01-01T00:59:60+01:00") == leap)
     }
 
     @Test func readsHTTPDatesInTheirOneCurrentForm() {

@@ -11,17 +11,15 @@ extension ScanPickAPI {
     /// replaces the station's last one. The server's clock stamps it; the station's clock
     /// (`X-ScanPick-Clock`) is kept as an offset, so a station whose clock is wrong is judged right.
     func recordHeartbeat(_ request: HTTPRequest, org: String) throws -> HTTPResponse {
-        let heartbeat = try JSONCoding.decodeValid(StationHeartbeat.self, from: request.body)
+        var heartbeat = try JSONCoding.decodeValid(StationHeartbeat.self, from: request.body)
         if let named = request.header(StationIdentity.header), named != heartbeat.station {
             throw APIError.stationMismatch(header: named, body: heartbeat.station)
         }
-        for (field, time) in [
-            ("oldestPendingAt", heartbeat.oldestPendingAt), ("lastSyncAt", heartbeat.lastSyncAt),
-            ("lastActionAt", heartbeat.lastActionAt), ("help.since", heartbeat.help?.since),
-        ] {
-            guard let time, Timestamp.date(time) == nil else { continue }
-            throw APIError.invalid(FieldError(field: field, problem: "must be an ISO 8601 time"))
-        }
+        // Kept in the one form (a leap second as the second before it, any zone as Z), so the fleet
+        // view hands on times every reader parses (`help.since` names a call: kept as sent).
+        heartbeat.oldestPendingAt = heartbeat.oldestPendingAt.flatMap(Timestamp.date).map { Timestamp.iso8601($0) }
+        heartbeat.lastSyncAt = heartbeat.lastSyncAt.flatMap(Timestamp.date).map { Timestamp.iso8601($0) }
+        heartbeat.lastActionAt = heartbeat.lastActionAt.flatMap(Timestamp.date).map { Timestamp.iso8601($0) }
         let clock = request.header(IdempotencyHorizon.clockHeader)
         let stationClock = clock.flatMap(Timestamp.date)
         if clock != nil, stationClock == nil {
