@@ -114,16 +114,19 @@ import Wire
     /// still fits the body the server reads: a station never loses its heartbeat to its own size.
     @Test func aHeartbeatAtEveryBoundFitsTheBodyLimit() throws {
         func text(_ count: Int) -> String { String(repeating: "😀", count: count) }
+        // Times are RFC 3339: the longest one read (40 bytes, a long fraction and an offset).
+        let time = "2026-12-01T08:01:00." + String(repeating: "1", count: 14) + "+01:00"
+        #expect(time.utf8.count == 40)
         let item = StationHeartbeat.Item(
             code: text(StationHeartbeat.maxCodeLength), message: text(StationHeartbeat.maxMessageLength))
         let heartbeat = StationHeartbeat(
             station: String(repeating: "s", count: 64), heartbeatSeconds: 3600,
             version: text(StationHeartbeat.maxVersionLength), online: true, pending: 1_000_000_000,
-            inFlight: 1_000_000_000, dead: 1_000_000_000, oldestPendingAt: text(200), lastSyncAt: text(200),
+            inFlight: 1_000_000_000, dead: 1_000_000_000, oldestPendingAt: time, lastSyncAt: time,
             camera: "missing", scanners: 64, batchId: text(200), workerId: text(200),
-            workerName: text(StationHeartbeat.maxNameLength), lastActionAt: text(200),
+            workerName: text(StationHeartbeat.maxNameLength), lastActionAt: time,
             batchProgress: StationHeartbeat.Progress(done: 100_000, total: 100_000),
-            help: StationHeartbeat.Help(since: text(200), by: text(StationHeartbeat.maxNameLength)),
+            help: StationHeartbeat.Help(since: time, by: text(StationHeartbeat.maxNameLength)),
             attention: Array(repeating: item, count: StationHeartbeat.maxAttentionItems))
         try heartbeat.validate()
         let encoder = JSONEncoder()
