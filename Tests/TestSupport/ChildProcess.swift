@@ -16,6 +16,12 @@ public final class ChildProcess: Sendable {
     private let ended = Mutex<Int32?>(nil)
     private let exited = DispatchSemaphore(value: 0)
 
+    /// The tests write to children's pipes (a station's keyboard-wedge input, say), and a child may
+    /// end before reading it all (a config it refuses): ignored, SIGPIPE turns that into an EPIPE
+    /// the writer sees, instead of ending the whole test run at once. Children get the default
+    /// back (`POSIX_SPAWN_SETSIGDEF` below).
+    private static let pipesWithoutSignal: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Starts `executable` with `arguments` in `directory` (else this one's), its standard input,
     /// output and error the descriptors given (else `/dev/null`); `onExit` hears its status once it
     /// ends. The descriptors stay the caller's to close.
@@ -23,6 +29,7 @@ public final class ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], in directory: String? = nil, standardInput: Int32? = nil,
         standardOutput: Int32? = nil, standardError: Int32? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws {
+        _ = Self.pipesWithoutSignal
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -55,7 +55,7 @@ public enum ProcessRunner {
         try output.fileHandleForWriting.close()
         try inputPipe.fileHandleForReading.close()
         try errorFile.close()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input)) }
+        if let input { try writeAll(input, to: inputPipe.fileHandleForWriting.fileDescriptor) }
         try inputPipe.fileHandleForWriting.close()
         let outputData = PipeReading.readToEnd(output.fileHandleForReading)
         try? output.fileHandleForReading.close()
@@ -64,5 +64,21 @@ public enum ProcessRunner {
         return ProcessResult(
             status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self), outputBytes: [UInt8](outputData))
+    }
+
+    /// Writes `bytes` to a child's standard input. A child that ends before reading it all (a
+    /// config it refuses) is no error here: its status and output say why.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 {
+                written += count
+            } else if errno == EPIPE {
+                return
+            } else if errno != EINTR {
+                throw ChildProcessError("cannot write the child's input: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 }
