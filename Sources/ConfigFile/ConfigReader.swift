@@ -23,7 +23,8 @@ public struct ConfigReader {
         do {
             data = Data(try NamedFile.readBytes(file, limit: Self.maxFileBytes))
         } catch {
-            throw ConfigError(file: file, key: nil, problem: "cannot be read: it \(error.problem)")
+            let problem = error.othersMayChange ? error.problem : "cannot be read: it \(error.problem)"
+            throw ConfigError(file: file, key: nil, problem: problem)
         }
         try self.init(data: data, file: file)
     }

@@ -1,9 +1,11 @@
 import Foundation
 
-/// A small file a configuration names (a token file, the page's secret, a CA certificate), read
-/// with a reason a person can act on when it cannot be: missing, not readable by this user (with
-/// the file's owner and mode, and who we run as), a folder or another non-regular file (a FIFO
-/// would block start-up forever), empty, or too large.
+/// A small file a configuration names (a token file, the page's secret, a CA certificate), or a
+/// configuration itself, read with a reason a person can act on when it cannot be: missing, not
+/// readable by this user (with the file's owner and mode, and who we run as), a folder or another
+/// non-regular file (a FIFO would block start-up forever), empty, or too large. A file that users
+/// other than its owner and this service's group can change is refused too: whoever changes it
+/// steers the service (a config's server URL receives the organisation's token).
 ///
 ///     let token = try NamedFile.readText("/etc/scanpick/acme.token")  // trimmed
 public enum NamedFile {
@@ -33,6 +35,10 @@ public enum NamedFile {
         case S_IFDIR: throw NamedFileError(path: path, problem: "is a folder, not a file")
         default: throw NamedFileError(path: path, problem: "is not a regular file (a FIFO, device or socket)")
         }
+        // Judged on the open file itself, so the mode checked is the mode of the bytes read.
+        if let problem = othersMayChange(info, descriptor: descriptor, path: path) {
+            throw NamedFileError(path: path, problem: problem, othersMayChange: true)
+        }
         let tooLarge = "is over \(limit / 1024) KiB: too large for this setting"
         guard info.st_size <= limit else { throw NamedFileError(path: path, problem: tooLarge) }
         var bytes = [UInt8](repeating: 0, count: limit + 1)
@@ -46,6 +52,38 @@ public enum NamedFile {
         }
         guard count <= limit else { throw NamedFileError(path: path, problem: tooLarge) }
         return Array(bytes[..<count])
+    }
+
+    /// Why users other than the file's owner and this service's group can change it, or nil: write
+    /// permission for every user, for a group the service does not run as, or through an access
+    /// control list (whose mask then shows in the group bits).
+    static func othersMayChange(_ info: stat, descriptor: Int32, path: String) -> String? {
+        let mode = "mode \(String(info.st_mode & 0o7777, radix: 8).leftPadded(to: 4))"
+        if info.st_mode & S_IWOTH != 0 {
+            return "can be changed by every user of this machine (\(mode)): run `chmod o-w \(path)`"
+        }
+        guard info.st_mode & S_IWGRP != 0 else { return nil }
+        if hasAccessControlList(descriptor) {
+            return "can be changed by other users through its access control list (\(mode)): run `setfacl -b \(path)`"
+        }
+        guard info.st_gid != getegid() else { return nil }
+        let (group, ours) = (groupName(info.st_gid), groupName(getegid()))
+        return
+            "can be changed by group \(group) (\(mode)), not only by this service's group \(ours): run `chmod g-w \(path)` (or `chgrp \(ours) \(path)`)"
+    }
+
+    /// Whether the open file has a POSIX access control list (`system.posix_acl_access`).
+    /// `fgetxattr` is C library API that Swift's Glibc module does not import (`sys/xattr.h`), so
+    /// it is looked up once by name.
+    private static func hasAccessControlList(_ descriptor: Int32) -> Bool {
+        guard let fgetxattr = Self.fgetxattr else { return false }
+        return fgetxattr(descriptor, "system.posix_acl_access", nil, 0) > 0
+    }
+
+    private typealias GetAttribute = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
+
+    private static let fgetxattr: GetAttribute? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fgetxattr").map {
+        unsafeBitCast($0, to: GetAttribute.self)
     }
 
     private static func problem(_ code: Int32, _ path: String) -> String {
@@ -83,7 +121,16 @@ public enum NamedFile {
 public struct NamedFileError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String
     public var problem: String
+    /// The file could be read but is refused: users other than its owner and this service's group
+    /// can change it (a message then says so, not that it "cannot be read").
+    public var othersMayChange = false
     public var description: String { "\(path) \(problem)" }
+
+    public init(path: String, problem: String, othersMayChange: Bool = false) {
+        self.path = path
+        self.problem = problem
+        self.othersMayChange = othersMayChange
+    }
 }
 
 extension String {

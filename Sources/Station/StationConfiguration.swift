@@ -222,7 +222,8 @@ public struct StationConfiguration: Sendable, Equatable {
                 do {
                     token = try NamedFile.readText(resolve(file))
                 } catch {
-                    throw organisation.error("tokenFile", "cannot be read: \(error)")
+                    throw organisation.error(
+                        "tokenFile", error.othersMayChange ? "is refused: \(error)" : "cannot be read: \(error)")
                 }
             } else if let variable = given.variable {
                 guard let value = environment[variable], !value.isEmpty else {
@@ -359,7 +360,8 @@ public struct StationConfiguration: Sendable, Equatable {
                 do {
                     secret = try NamedFile.readText(file)
                 } catch {
-                    throw options.error("tokenFile", "cannot be read: \(error)")
+                    throw options.error(
+                        "tokenFile", error.othersMayChange ? "is refused: \(error)" : "cannot be read: \(error)")
                 }
                 guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                     throw options.error("tokenFile", "must hold a secret of at least 16 visible ASCII characters")

@@ -6,6 +6,42 @@ import Testing
 @Suite struct ConfigReaderTests {
     func reader(_ json: String) throws -> ConfigReader { try ConfigReader(data: Data(json.utf8), file: "c.json") }
 
+    /// A config (or a file it names) that other users can change hands them the service: its server
+    /// URL, and with it the organisation's bearer token at the next reload. Refused with the fix;
+    /// a file that only its owner and the service's own group can change is taken.
+    @Test func aFileOthersCanChangeIsRefusedWithTheFix() throws {
+        let folder = NSTemporaryDirectory() + "scanpick-modes-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/station.json"
+        try Data(#"{"a": 1}"#.utf8).write(to: URL(fileURLWithPath: file))
+        func problem(mode: mode_t, group: gid_t = getegid()) -> String? {
+            chown(file, geteuid(), group)
+            chmod(file, mode)
+            do {
+                _ = try ConfigReader(contentsOf: file)
+                return nil
+            } catch {
+                return error.problem
+            }
+        }
+        for mode: mode_t in [0o666, 0o646, 0o602, 0o1777] {
+            let refusal = problem(mode: mode) ?? "accepted"
+            #expect(refusal.hasPrefix("can be changed by every user of this machine (mode "), "\(refusal)")
+            #expect(refusal.hasSuffix(": run `chmod o-w \(file)`"), "\(refusal)")
+        }
+        #expect(problem(mode: 0o644) == nil)
+        #expect(problem(mode: 0o600) == nil)
+        #expect(problem(mode: 0o664) == nil)  // the service's own group may write it
+        if geteuid() == 0 {  // only root can give the file to a group it is not in
+            let other: gid_t = getegid() == 1 ? 2 : 1
+            let refusal = problem(mode: 0o664, group: other) ?? "accepted"
+            #expect(refusal.contains("can be changed by group "), "\(refusal)")
+            #expect(refusal.contains("run `chmod g-w \(file)`"), "\(refusal)")
+            #expect(problem(mode: 0o644, group: other) == nil)
+        }
+    }
+
     @Test func readsTypedValuesWithDefaults() throws {
         var config = try reader(#"{"name": "bench-1", "on": true, "n": 3, "queue": {"cap": 60}}"#)
         #expect(try config.string("name") == "bench-1")

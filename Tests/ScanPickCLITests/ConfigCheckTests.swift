@@ -36,6 +36,30 @@ import Testing
         #expect(stationChecked.standardError.isEmpty)
     }
 
+    /// Server and station configs, and a station's token file, that every user can change are
+    /// refused as start-up refuses them, naming the file and the fix.
+    @Test func configsOthersCanChangeAreRefused() async throws {
+        let folder = try TemporaryDirectory()
+        let server = try folder.write(
+            "server.json", text: #"{"listen": "127.0.0.1:0", "database": "s.sqlite", "organisations": {}}"#)
+        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let station = try folder.writePrivate(
+            "station.json",
+            bytes: Array(
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
+                    .utf8))
+        for (file, writable) in [(server, server), (station, station), (station, token)] {
+            chmod(writable, 0o666)
+            let checked = try await ProcessRunner.scanpick(["config", "check", "-c", file] + Self.asMe)
+            chmod(writable, 0o600)
+            #expect(checked.status == 1, "\(file)")
+            #expect(checked.standardError.contains("can be changed by every user"), "\(checked.standardError)")
+            let name = (writable as NSString).lastPathComponent
+            #expect(checked.standardError.contains("chmod o-w "), "\(checked.standardError)")
+            #expect(checked.standardError.contains("/\(name)`"), "\(checked.standardError)")
+        }
+    }
+
     @Test func anInvalidConfigExits1WithTheStartUpMessage() async throws {
         let folder = try TemporaryDirectory()
         let cases: [(String, String, [String])] = [

@@ -217,6 +217,29 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// A config that every user can change is not reloaded: a local user who rewrote `server` would
+    /// be sent the organisation's token. The station keeps its settings and says why.
+    @Test func aConfigOthersCanChangeIsNotReloaded() async throws {
+        let fixture = try await StationFixture()
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let server = try await page.get("/api/status").json["server"] as? String
+        chmod(fixture.config, 0o666)
+        var rogue = fixture.settings
+        rogue["server"] = "http://127.0.0.1:9"
+        let handle = try #require(FileHandle(forWritingAtPath: fixture.config))  // in place: its mode stays
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: JSONSerialization.data(withJSONObject: rogue))
+        try handle.close()
+        station.send(SIGHUP)
+        #expect(try await eventually { try await Self.attentionCodes(page).contains("config_invalid") })
+        let status = try await page.get("/api/status").json
+        #expect(status["server"] as? String == server, "\(status)")
+        let messages = (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(messages.contains { $0.contains("can be changed by every user") }, "\(messages)")
+        #expect(await station.stop() == 0)
+    }
+
     /// A corrected config that loads but whose pause cannot be lifted (the database stays locked
     /// past its busy timeout) is said as that, not as a config that does not load.
     @Test func aPauseThatCannotBeLiftedIsNotCalledABadConfig() async throws {
