@@ -50,7 +50,7 @@ public enum FleetError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreachable(let server, let reason): "cannot reach the server at \(server): \(reason)"
+        case .unreachable(let server, let reason): "cannot reach the server at \(ServerURL.redacted(server)): \(reason)"
         case .refused(let status, let reason): "the server answered \(status): \(reason)"
         }
     }

@@ -114,7 +114,7 @@ public final class HTTPActionTransport: ActionTransport {
                     Attention(
                         code: "tls",
                         message:
-                            "the TLS connection to \(server) failed (\(Self.describe(error))): check `server` in the station config and the server's certificate; the queue waits, nothing is lost"
+                            "the TLS connection to \(ServerURL.redacted(server)) failed (\(Self.describe(error))): check `server` in the station config and the server's certificate; the queue waits, nothing is lost"
                     ), status: nil)
             }
             return .transient(status: nil, reason: Self.describe(error), retryAfter: nil)
@@ -318,7 +318,7 @@ public enum FetchError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noToken(let org): "no token is configured for organisation \(org)"
-        case .unreachable(let server, let reason): "cannot reach the server at \(server): \(reason)"
+        case .unreachable(let server, let reason): "cannot reach the server at \(ServerURL.redacted(server)): \(reason)"
         case .refused(let status, let reason): "the server answered \(status): \(reason)"
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Timestamps
+import Wire
 
 /// What happened when an action was sent, and so what the queue does with it.
 public enum DeliveryOutcome: Sendable, Equatable {
@@ -51,7 +52,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
         let text =
             code.map { "\($0): \(message ?? "")" }
             ?? String(decoding: body.prefix(2000), as: UTF8.self)
-        let at = server.map { "the server at \($0)" } ?? "the server"
+        let at = server.map { "the server at \(ServerURL.redacted($0))" } ?? "the server"
         let waits = "the queue waits, nothing is lost, and it resumes when the config is fixed"
         let retryAfter = headers["retry-after"].flatMap { parseRetryAfter($0, now: now) }
         func notTheAPI(_ why: String) -> DeliveryOutcome {
@@ -83,7 +84,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
                 Attention(
                     code: "unauthorized",
                     message:
-                        "the server refused this station's token for \(org) (401): fix organisations.\(org)'s token in the station config\(server.map { " (server: \($0))" } ?? ""); \(waits)"
+                        "the server refused this station's token for \(org) (401): fix organisations.\(org)'s token in the station config\(server.map { " (server: \(ServerURL.redacted($0)))" } ?? ""); \(waits)"
                 ), status: status)
         case 403:
             return .paused(

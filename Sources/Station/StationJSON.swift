@@ -17,7 +17,7 @@ public enum StationJSON {
     ) throws -> String {
         try encode(
             Status(
-                online: online, serverReady: serverReady, server: server.absoluteString, pending: counts?.pending,
+                online: online, serverReady: serverReady, server: ServerURL.redacted(server), pending: counts?.pending,
                 inFlight: counts?.inFlight, dead: counts?.dead, oldestPendingAt: counts?.oldestUnsentAt,
                 lastSyncAt: counts?.lastSyncAt, attention: attention,
                 scanner: scanner, lastScan: lastScan))

@@ -23,4 +23,16 @@ public enum ServerURL {
         }
         return url
     }
+
+    /// `url` as it may be shown (a status, a message, a log line): a password in it replaced by
+    /// `***`, so that `http://user:secret@host` is never printed whole.
+    ///
+    ///     ServerURL.redacted(URL(string: "http://picker:s3cret@host:8080")!)  // "http://picker:***@host:8080"
+    public static func redacted(_ url: URL) -> String {
+        guard url.password != nil, var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        parts.percentEncodedPassword = "***"
+        return parts.string ?? "\(url.scheme ?? "http")://(a URL with a password)"
+    }
 }

@@ -3,6 +3,7 @@ import ConfigFile
 import Foundation
 import Server
 import Station
+import Wire
 
 extension ConfigCommand {
     /// `scanpick config check`.
@@ -89,7 +90,7 @@ extension ConfigCommand {
                     "no organisation has scanning.enabled: the camera and scanners are never opened (taps still work)")
             }
             let summary =
-                "station \(configuration.station), worker \(configuration.worker), server \(configuration.server.absoluteString), "
+                "station \(configuration.station), worker \(configuration.worker), server \(ServerURL.redacted(configuration.server)), "
                 + "\(plural(configuration.organisations.count, "organisation")), "
                 + "camera \(configuration.camera.enabled ? configuration.camera.device : "off"), "
                 + plural(configuration.scanners.count, "handheld scanner")

@@ -61,7 +61,7 @@ enum StatusCommand: Command {
             ]
             let readiness =
                 probe.databaseReady == false ? " (answers, but its database does not: it cannot take work now)" : ""
-            var lines = [pill.joined(separator: " · "), "server \(server.absoluteString)\(readiness)"]
+            var lines = [pill.joined(separator: " · "), "server \(ServerURL.redacted(server))\(readiness)"]
             lines += attention.map { "needs attention: \($0.message)" }
             StandardStream.output.write(lines.joined(separator: "\n") + "\n")
         }
