@@ -10,8 +10,10 @@ import Synchronization
 /// - `Origin`, when sent, must be one of those hosts (on the page's port, unless the host is in
 ///   `allowedHosts`, e.g. behind a proxy): it is never compared with `Host`, which the attacker
 ///   chooses. A browser's `Sec-Fetch-Site` other than same-origin is refused too.
-/// - With `page.allowRemote`, every request but the login link must bring the page's secret, as the
-///   cookie the one-time login link sets or as `Authorization: Bearer SECRET`.
+/// - With `page.allowRemote`, every request but the login link must bring the page's secret as
+///   `Authorization: Bearer SECRET`, or the session cookie the one-time login link sets: a random
+///   session id (never the secret itself), HttpOnly, SameSite=Strict, that expires after
+///   ``sessionLifetime`` and ends when the secret or the allowed hosts change.
 ///
 ///     let access = PageAccess(settings: config.page, port: server.address.port)
 ///     try access.check(request)
@@ -20,12 +22,20 @@ final class PageAccess: Sendable {
     private let port: UInt16
     private let hosts: Set<String>
     private let loginCode = Mutex<String?>(nil)
+    /// Live login sessions: their ids and when each expires.
+    private let sessions = Mutex<[String: Date]>([:])
+    private let now: @Sendable () -> Date
 
     static let cookie = "scanpick_page"
+    /// How long a login session lasts: a shift, after which the picker opens a new login link.
+    static let sessionLifetime: TimeInterval = 12 * 3600
+    /// The most sessions kept at once (the oldest ends first): each login link makes one.
+    static let maxSessions = 64
 
-    init(settings: StationConfiguration.PageSettings, port: UInt16) {
+    init(settings: StationConfiguration.PageSettings, port: UInt16, now: @escaping @Sendable () -> Date = Date.init) {
         self.settings = settings
         self.port = port
+        self.now = now
         var hosts: Set<String> = ["localhost", "127.0.0.1", "::1"]
         let listen = settings.listen.host.lowercased()
         if !["0.0.0.0", "::"].contains(listen) { hosts.insert(listen) }
@@ -51,11 +61,24 @@ final class PageAccess: Sendable {
     /// A fresh one-time login path (`/login?code=…`), replacing any unused one; nil without a secret.
     func newLoginPath() -> String? {
         guard settings.secret != nil else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        let code = bytes.map { String(format: "%02x", $0) }.joined()
+        let code = Self.randomHex(bytes: 16)
         loginCode.withLock { $0 = code }
         return "/login?code=\(code)"
+    }
+
+    /// Random bytes from the system's generator, in hex.
+    private static func randomHex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    /// Whether `id` names a live session (expired ones are forgotten on the way).
+    private func isLiveSession(_ id: String) -> Bool {
+        let time = now()
+        return sessions.withLock { sessions in
+            sessions = sessions.filter { $0.value > time }
+            return sessions.keys.contains { Self.constantTimeEqual($0, id) }
+        }
     }
 
     /// Throws the refusal for a request that may not use the page.
@@ -76,8 +99,15 @@ final class PageAccess: Sendable {
         let bearer = request.header("authorization").flatMap { value -> String? in
             value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)) : nil
         }
-        let presented = bearer ?? Self.cookieValue(request.header("cookie"), name: Self.cookie)
-        guard let presented, Self.constantTimeEqual(presented, secret) else {
+        let admitted: Bool
+        if let bearer {
+            admitted = Self.constantTimeEqual(bearer, secret)
+        } else if let session = Self.cookieValue(request.header("cookie"), name: Self.cookie) {
+            admitted = isLiveSession(session)
+        } else {
+            admitted = false
+        }
+        guard admitted else {
             throw HTTPError(
                 status: 401, code: "secret_required",
                 message: "open the one-time login link the station printed, or send Authorization: Bearer <page secret>"
@@ -85,7 +115,7 @@ final class PageAccess: Sendable {
         }
     }
 
-    /// `GET /login?code=…`: a valid unused code sets the secret's cookie and leads to the page.
+    /// `GET /login?code=…`: a valid unused code starts a session, sets its cookie and leads to the page.
     func login(_ request: HTTPRequest) -> HTTPResponse {
         let code = request.query["code"] ?? ""
         let valid = loginCode.withLock { stored -> Bool in
@@ -93,18 +123,29 @@ final class PageAccess: Sendable {
             stored = nil  // once
             return true
         }
-        guard valid, let secret = settings.secret else {
+        guard valid, settings.secret != nil else {
             return .json(
                 401,
                 Array(
                     #"{"error":"login_link_used","message":"this login link is not valid (each works once): ask for a new one (SIGHUP prints one)"}"#
                         .utf8))
         }
+        let session = Self.randomHex(bytes: 32)
+        let expires = now().addingTimeInterval(Self.sessionLifetime)
+        sessions.withLock { sessions in
+            if sessions.count >= Self.maxSessions, let oldest = sessions.min(by: { $0.value < $1.value }) {
+                sessions[oldest.key] = nil
+            }
+            sessions[session] = expires
+        }
         return HTTPResponse(
             status: 303,
             headers: [
                 ("Location", "/"), ("Cache-Control", "no-store"),
-                ("Set-Cookie", "\(Self.cookie)=\(secret); Path=/; HttpOnly; SameSite=Strict"),
+                (
+                    "Set-Cookie",
+                    "\(Self.cookie)=\(session); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(Self.sessionLifetime))"
+                ),
             ])
     }
 

@@ -110,14 +110,15 @@ public final class StationPage: Sendable {
     public var url: String { access.withLock { $0 }.url }
 
     /// Applies re-read page settings on the same address: a rotated secret replaces the old one at
-    /// once (its cookie and bearer stop working, unused login links too), and so do the allowed
+    /// once (its sessions and bearer stop working, unused login links too), and so do the allowed
     /// hosts. Event streams opened under the old rules are ended: they would go on showing every
-    /// scan and sign-in to whoever opened them.
+    /// scan and sign-in to whoever opened them. Settings that admit alike keep the sessions.
     public func apply(_ settings: StationConfiguration.PageSettings) {
         let port = address.port
         let changed = access.withLock { access in
-            defer { access = PageAccess(settings: settings, port: port) }
-            return !access.admitsAlike(settings)
+            guard !access.admitsAlike(settings) else { return false }
+            access = PageAccess(settings: settings, port: port)
+            return true
         }
         if changed { events.endStreams() }
     }

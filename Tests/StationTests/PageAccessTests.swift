@@ -71,21 +71,33 @@ import Testing
                 .status == 401)
         #expect(try RawHTTP.send(port: port, "GET", "/login?code=guess", host: host).status == 401)
 
-        // The printed link works once and leaves the secret in a cookie scripts cannot read.
+        // The printed link works once and leaves a session in a cookie scripts cannot read: an id
+        // that expires, never the page's secret itself.
         let path = link.path + "?" + (link.query ?? "")
         let login = try RawHTTP.send(port: port, "GET", path, host: host)
         #expect(login.status == 303)
-        #expect(login.text.contains("Set-Cookie: scanpick_page=\(secret); Path=/; HttpOnly; SameSite=Strict"))
+        let session = try #require(Self.sessionCookie(login.text))
+        #expect(!login.text.contains(secret))
+        #expect(login.text.contains("; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200"), "\(login.text)")
         #expect(try RawHTTP.send(port: port, "GET", path, host: host).status == 401)
         let withCookie = try RawHTTP.send(
-            port: port, "GET", "/api/status", host: host, headers: ["Cookie": "theme=dark; scanpick_page=\(secret)"])
+            port: port, "GET", "/api/status", host: host, headers: ["Cookie": "theme=dark; scanpick_page=\(session)"])
         #expect(withCookie.status == 200)
+        let secretAsCookie = try RawHTTP.send(
+            port: port, "GET", "/api/status", host: host, headers: ["Cookie": "scanpick_page=\(secret)"])
+        #expect(secretAsCookie.status == 401)
 
         // SIGHUP prints a fresh link.
         station.send(SIGHUP)
         #expect(await eventually { links().count == 2 })
         #expect(await station.stop() == 0)
         withExtendedLifetime(fixture) {}  // its server and folder, to the end
+    }
+
+    /// The session id a login answer sets in its cookie.
+    static func sessionCookie(_ answer: String) -> String? {
+        guard let start = answer.range(of: "Set-Cookie: scanpick_page=") else { return nil }
+        return String(answer[start.upperBound...].prefix { $0 != ";" && $0 != "\r" })
     }
 
     /// `/metrics` on a page that serves the network is under the page's rules like every route: a
@@ -149,6 +161,15 @@ import Testing
         #expect(try status(new) == 401)
         let links = { station.standardOutput.split(separator: "\n").filter { $0.hasPrefix("page login link") } }
         #expect(links().count == 1)
+        let first = try #require(links().first?.split(separator: " ").last.flatMap { URL(string: String($0)) })
+        let oldLogin = try RawHTTP.send(port: port, "GET", first.path + "?" + (first.query ?? ""), host: host)
+        let oldSession = try #require(Self.sessionCookie(oldLogin.text), "\(oldLogin.text)")
+        func withSession(_ session: String) throws -> Int {
+            try RawHTTP.send(
+                port: port, "GET", "/api/status", host: host, headers: ["Cookie": "scanpick_page=\(session)"]
+            ).status
+        }
+        #expect(try withSession(oldSession) == 200)
         // An event stream opened with the old secret, which would otherwise go on showing every
         // scan and sign-in to whoever opened it.
         let stream = try RawConnection(port: UInt16(port))
@@ -159,11 +180,13 @@ import Testing
         _ = try fixture.folder.writePrivate("page.secret", bytes: Array((new + "\n").utf8))
         #expect(try await eventually { try status(new) == 200 })
         #expect(try status(old) == 401)
+        #expect(try withSession(oldSession) == 401)  // a session ends with the secret it was opened under
         #expect(try await onOwnThread { stream.closedByPeer(within: .seconds(20)) })
         #expect(await eventually { links().count == 2 })
         let link = try #require(links().last?.split(separator: " ").last.flatMap { URL(string: String($0)) })
         let login = try RawHTTP.send(port: port, "GET", link.path + "?" + (link.query ?? ""), host: host)
-        #expect(login.text.contains("Set-Cookie: scanpick_page=\(new);"), "\(login.text)")
+        let session = try #require(Self.sessionCookie(login.text), "\(login.text)")
+        #expect(try withSession(session) == 200)
 
         // Moving the page needs a restart: the pill says so, and the page stays where it is.
         try fixture.rewriteConfig { settings in
