@@ -77,8 +77,11 @@ public final class HTTPServer: Sendable {
         let started = socketAddress.withUnsafeBytes { raw in
             var settings = scanpick_mhd_settings(
                 address: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
-                polling_threads: UInt32(limits.pollingThreads), connection_limit: UInt32(limits.connectionLimit),
-                per_address_connection_limit: UInt32(limits.perAddressConnectionLimit),
+                // The limits are kept by making room (``ConnectionDeadlines``): libmicrohttpd, which
+                // could only refuse the newest, gets room for those closed and not yet freed.
+                polling_threads: UInt32(limits.pollingThreads),
+                connection_limit: UInt32(limits.connectionLimit + Self.connectionsClosing),
+                per_address_connection_limit: 0,
                 idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
                 connection_memory_limit: limits.maxHeadBytes, tls_key: key ?? nil, tls_certificate: certificate ?? nil)
             return scanpick_mhd_start(
@@ -109,6 +112,10 @@ public final class HTTPServer: Sendable {
 
     /// Open files kept for everything but connections (databases, logs, the listening socket).
     static let filesKeptBack = 256
+
+    /// Connections libmicrohttpd may hold beyond ``HTTPServerLimits/connectionLimit``: those
+    /// closed to make room and not yet freed (within ``filesKeptBack``).
+    static let connectionsClosing = 64
 
     /// How many answers from elsewhere (``HTTPAnswer/later(_:)``) came while their polling thread
     /// waited for them, so that their connection was never suspended.

@@ -165,7 +165,7 @@ final class LingeringCloses: Sendable {
     }
 
     /// The IP address at the other end of `socket`, as bytes (empty if it cannot be read).
-    private static func peer(of socket: Int32) -> [UInt8] {
+    static func peer(of socket: Int32) -> [UInt8] {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let read = withUnsafeMutablePointer(to: &address) {

@@ -69,6 +69,40 @@ import Testing
         #expect(try await scenario.picked(on: acme)[bulk] == 5)
     }
 
+    /// 600 idle connections from the address every client on the server's own host shares
+    /// (127.0.0.1) do not shut out a client there that sends a request: the oldest idle connection
+    /// makes room, never one whose request is being answered.
+    @Test(arguments: ServerStoreKind.allCases)
+    func sixHundredIdleLocalConnectionsDoNotShutOutALocalClient(store: ServerStoreKind) async throws {
+        let server = try await ServerProcess(store: store)
+        let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
+        let scenario = try await PickingScenario.create(on: acme, bulkQty: 1000)
+        let bulk = scenario.tasks[3]
+        let token = try #require(ServerProcess.tokens["acme"])
+        let port = server.port
+        let (health, scan, earlier) = try await onOwnThread {
+            // A client whose request is under way when the flood comes (its body still to send).
+            let working = try RawConnection(port: port)
+            let body =
+                #"{"pickTaskId":"\#(bulk)","barcode":"4006381333931","scannedAt":"\#(actionTime)","workerId":"w"}"#
+            let head =
+                "POST /api/picking/submit-scan HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nIdempotency-Key: flood-0\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            working.send(head)
+            let flood = try SlowClients(port: port, count: 600, from: ["127.0.0.1"])
+            _ = flood
+            working.send(body)
+            let earlier = working.readResponse(timeout: .seconds(10))?.status
+            let fresh = try RawConnection(port: port)
+            let health = fresh.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").0?.status
+            let scan = fresh.exchange(head.replacingOccurrences(of: "flood-0", with: "flood-1") + body).0?.status
+            return (health, scan, earlier)
+        }
+        #expect(earlier == 200)
+        #expect(health == 200)
+        #expect(scan == 200)
+        #expect(try await scenario.picked(on: acme)[bulk] == 2)
+    }
+
     @Test func aBodyIsNotReadBeforeItsHeadPassesAndBodiesShareABudget() async throws {
         let server = try await ServerProcess(extraConfig: ["http": ["maxBufferedBodyBytes": 1_000_000]])
         let token = try #require(ServerProcess.tokens["acme"])

@@ -53,6 +53,35 @@ import Testing
         #expect(await station.stop() == 0)
     }
 
+    /// 600 idle connections from this machine (every local program is 127.0.0.1) do not lock the
+    /// picker out: the page still answers, and an event stream opened before the flood still gets
+    /// its events.
+    @Test func sixHundredIdleLocalConnectionsDoNotLockThePickerOut() async throws {
+        let fixture = try await StationFixture()
+        let station = try await StationProcess(config: fixture.config)
+        let port = try #require(station.page.port)
+        let host = "127.0.0.1:\(port)"
+        let task = fixture.scenario.tasks[0]
+        let (status, tap, event) = try await onOwnThread {
+            let stream = try RawConnection(port: UInt16(port))
+            stream.send("GET /api/events HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            _ = stream.read(until: "event: status", timeout: .seconds(20))
+            let flood = try SlowClients(port: UInt16(port), count: 600, from: ["127.0.0.1"])
+            let status = try RawHTTP.send(port: port, "GET", "/api/status", host: host).status
+            let tap = try RawHTTP.send(
+                port: port, "POST", "/api/taps", host: host,
+                body: #"{"pickTaskId":"\#(task)","kind":"pick"}"#
+            ).status
+            let event = stream.read(until: "event: tap", timeout: .seconds(20)) != nil
+            withExtendedLifetime(flood) {}
+            return (status, tap, event)
+        }
+        #expect(status == 200)
+        #expect(tap == 200)
+        #expect(event)
+        #expect(await station.stop() == 0)
+    }
+
     @Test func onTheNetworkThePageWantsItsSecret() async throws {
         let secret = "page-secret-0123456789abcdef"
         let (fixture, station, port, host) = try await Self.stationServingTheNetwork(secret: secret)
