@@ -63,6 +63,14 @@ final class StationProcess: Sendable {
         }
     }
 
+    /// The most memory the station has held so far (Linux's VmHWM), in KiB; nil once it has exited.
+    var peakMemoryKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
     /// Types a code on the wedge scanner.
     func scan(_ code: String) {
         input.fileHandleForWriting.write(Data((code + "\n").utf8))
