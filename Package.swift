@@ -104,7 +104,7 @@ let package = Package(
             name: "Station",
             dependencies: [
                 "Queue", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture",
-                "Scanning",
+                "Scanning", "TerminalText",
                 "Imaging", "HTTPServing", "ServiceManager", "Metrics",
             ],
             resources: [.copy("Page")]),

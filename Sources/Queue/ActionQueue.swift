@@ -262,7 +262,7 @@ public final class ActionQueue: Sendable {
             }
             let key = ActionKey.make()
             body["idempotencyKey"] = key
-            body[action.kind == .scan ? "scannedAt" : "at"] = Timestamp.iso8601(now)
+            body[action.kind.timeField] = Timestamp.iso8601(now)
             let payload = try JSONSerialization.data(
                 withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
             try db.run(

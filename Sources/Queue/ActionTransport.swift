@@ -93,7 +93,7 @@ public final class HTTPActionTransport: ActionTransport {
                         "no token is configured for organisation \(action.org): add organisations.\(action.org) to the station config; the queue waits, nothing is lost"
                 ), status: nil)
         }
-        var request = makeRequest(server, action.kind.path)
+        var request = makeRequest(server, action.path)
         request.httpMethod = "POST"
         request.httpBody = Data(action.payload)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -28,6 +28,43 @@ extension NewAction {
             label: "qty \(location ?? pickTaskId) · \(from)→\(to)")
     }
 
+    /// A tap reporting `qty` units of a task that will not be picked, with why (`reason`, a
+    /// ``ShortReason`` raw value): "short A1 · ×2 not found".
+    public static func short(
+        org: String, pickTaskId: String, location: String?, qty: Int, reason: ShortReason, worker: String,
+        at: Date = Date()
+    ) throws -> NewAction {
+        let key = ActionKey.make()
+        let body = ShortPickRequest(
+            pickTaskId: pickTaskId, qty: qty, reason: reason.rawValue, idempotencyKey: key, workerId: worker,
+            at: Timestamp.iso8601(at))
+        return NewAction(
+            org: org, kind: .short, pickTaskId: pickTaskId, payload: try encode(body), idempotencyKey: key,
+            label:
+                "short \(location ?? pickTaskId) · ×\(qty) \(reason.rawValue.replacingOccurrences(of: "_", with: " "))")
+    }
+
+    /// The picker finished batch `batchId` ("close batch-7f…"): the server closes it once the
+    /// actions queued before this one are sent. Its body carries the batch's id, the worker and the
+    /// time, for the record; the server reads only its key. Refused (``QueueError/badPayload(_:)``)
+    /// for an id that cannot stand in a route's path (``ActionKind/isSafePathSegment(_:)``).
+    public static func closeBatch(org: String, batchId: String, worker: String, at: Date = Date()) throws -> NewAction {
+        guard ActionKind.isSafePathSegment(batchId) else { throw QueueError.badPayload("close \(batchId.prefix(40))") }
+        let key = ActionKey.make()
+        let body = CloseBatchAction(batchId: batchId, idempotencyKey: key, workerId: worker, at: Timestamp.iso8601(at))
+        return NewAction(
+            org: org, kind: .closeBatch, pickTaskId: batchId, payload: try encode(body), idempotencyKey: key,
+            label: "close \(batchId)")
+    }
+
+    /// A queued close's body.
+    private struct CloseBatchAction: Encodable {
+        var batchId: String
+        var idempotencyKey: String
+        var workerId: String
+        var at: String
+    }
+
     /// A validated scan of one unit ("scan A1 · 036000291452"); `scannedAt` is the frame's time.
     public static func scan(
         org: String, pickTaskId: String, location: String?, barcode: String, worker: String, scannedAt: Date

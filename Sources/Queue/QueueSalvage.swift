@@ -246,14 +246,18 @@ extension ActionQueue {
         guard action.payload.utf8.count <= 64 << 10,
             let body = try? JSONSerialization.jsonObject(with: Data(action.payload.utf8)) as? [String: Any]
         else { return "payload must be a JSON object of at most 64 KiB" }
+        let kind = ActionKind(rawValue: action.kind) ?? .pick  // known: checked above
         guard body["idempotencyKey"] as? String == action.idempotencyKey,
-            body["pickTaskId"] as? String == action.pickTaskId
-        else { return "payload does not carry the action's idempotencyKey and pickTaskId" }
+            body[kind.targetField] as? String == action.pickTaskId
+        else { return "payload does not carry the action's idempotencyKey and \(kind.targetField)" }
+        if kind == .closeBatch, !ActionKind.isSafePathSegment(action.pickTaskId) {
+            return "a close's batch id must be letters, digits and - . _ ~ only"
+        }
         guard Timestamp.date(action.createdAt) != nil else {
             return "createdAt '\(action.createdAt.prefix(40))' is not an ISO 8601 time"
         }
         // The server judges its idempotency horizon on the action time: one without it is not judged.
-        let timeField = action.kind == ActionKind.scan.rawValue ? "scannedAt" : "at"
+        let timeField = kind.timeField
         guard let time = body[timeField] as? String, Timestamp.date(time) != nil else {
             return "payload has no \(timeField) (the action's time, ISO 8601)"
         }

@@ -1,6 +1,6 @@
 import Storage
 
-/// The station's queue database: one row per tap or scan, oldest first by `id`, and a log of what
+/// The station's queue database: one row per tap, scan or close, oldest first by `id`, and a log of what
 /// support did to the queue (a cleared action is recorded there in full, never silently lost).
 enum QueueSchema {
     static let migrations = [
@@ -77,6 +77,44 @@ enum QueueSchema {
                         strftime('%Y-%m-%dT%H:%M:%fZ', json_extract(value, '$.retryAt') + 978307200, 'unixepoch'))
                     WHERE key = 'pause' AND json_valid(value) AND json_type(value, '$.retryAt') IN ('integer', 'real');
                 \(Migration.normaliseAppliedTimes)
+                """),
+        // Two more kinds of action: a short pick and a batch's close. The kind's CHECK is part of the
+        // table, which SQLite cannot alter: `actions` is rebuilt as in queue-2, every row, id and
+        // AUTOINCREMENT high-water mark kept.
+        Migration(
+            "queue-3",
+            sql: """
+                CREATE TABLE actions_v3 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    org TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('pick', 'setQty', 'scan', 'short', 'close')),
+                    pick_task_id TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    idempotency_key TEXT NOT NULL UNIQUE,
+                    state TEXT NOT NULL CHECK (state IN ('pending', 'inFlight', 'sent', 'dead')),
+                    tries INTEGER NOT NULL DEFAULT 0,
+                    created_at TEXT NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    next_attempt_at TEXT,
+                    last_status INTEGER,
+                    last_error TEXT,
+                    sent_at TEXT);
+                INSERT INTO actions_v3 (id, org, kind, pick_task_id, label, payload, idempotency_key, state, tries,
+                    created_at, updated_at, next_attempt_at, last_status, last_error, sent_at)
+                SELECT id, org, kind, pick_task_id, label, payload, idempotency_key, state, tries,
+                    created_at, updated_at, next_attempt_at, last_status, last_error, sent_at
+                FROM actions;
+                CREATE TEMP TABLE queue_3_sequence AS SELECT seq FROM sqlite_sequence WHERE name = 'actions';
+                DROP TABLE actions;
+                ALTER TABLE actions_v3 RENAME TO actions;
+                DELETE FROM sqlite_sequence WHERE name = 'actions';
+                INSERT INTO sqlite_sequence (name, seq)
+                    SELECT 'actions', MAX(seq) FROM (
+                        SELECT seq FROM temp.queue_3_sequence UNION ALL SELECT MAX(id) AS seq FROM actions)
+                    HAVING MAX(seq) IS NOT NULL;
+                DROP TABLE temp.queue_3_sequence;
+                CREATE INDEX actions_by_state ON actions (state, id);
                 """),
     ]
 }

@@ -9,15 +9,42 @@ public enum ActionKind: String, Sendable, Codable, CaseIterable {
     case setQty
     /// A validated scan (`POST /api/picking/submit-scan`).
     case scan
+    /// A tap: units that will not be picked, with why (`POST /api/picking/short`).
+    case short
+    /// The picker finished a batch (`POST /api/batches/{id}/close`): its `pickTaskId` is the batch's
+    /// id. Queued like a tap, it reaches the server after the taps queued before it.
+    case closeBatch = "close"
 
-    /// The API route that carries it.
-    public var path: String {
+    /// The API route that carries an action of this kind on `target` (its task, or for a close its
+    /// batch: one of ``isSafePathSegment(_:)``'s ids).
+    public func path(target: String) -> String {
         switch self {
         case .pick: "/api/picking/pick"
         case .setQty: "/api/picking/set-qty"
         case .scan: "/api/picking/submit-scan"
+        case .short: "/api/picking/short"
+        case .closeBatch: "/api/batches/\(target)/close"
         }
     }
+
+    /// Whether `id` can stand in a route's path as it is: 1–200 of the characters a URL never
+    /// encodes (`A–Z a–z 0–9 - . _ ~`), and not `.` or `..`. The server's batch ids are; anything
+    /// else would send a close to another route (a 404 there pauses the whole queue).
+    public static func isSafePathSegment(_ id: String) -> Bool {
+        (1...200).contains(id.utf8.count) && id != "." && id != ".."
+            && id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~".utf8.contains(byte)
+            }
+    }
+
+    /// The body field that says when the action happened (the server judges its idempotency horizon
+    /// on it).
+    public var timeField: String { self == .scan ? "scannedAt" : "at" }
+
+    /// The body field that names the action's target (`pickTaskId`, or a close's `batchId`).
+    public var targetField: String { self == .closeBatch ? "batchId" : "pickTaskId" }
 }
 
 /// Where an action is in its life: pending → inFlight → sent, or dead (refused by the server).
@@ -29,6 +56,7 @@ public enum ActionState: String, Sendable, Codable, CaseIterable {
 public struct NewAction: Sendable, Equatable {
     public var org: String
     public var kind: ActionKind
+    /// The task it acts on, or for a close the batch.
     public var pickTaskId: String
     /// The exact JSON body sent on every try (it holds the idempotency key).
     public var payload: [UInt8]
@@ -53,6 +81,7 @@ public struct QueuedAction: Sendable, Equatable {
     public var id: Int
     public var org: String
     public var kind: ActionKind
+    /// The task it acts on, or for a close the batch.
     public var pickTaskId: String
     public var label: String
     public var payload: [UInt8]
@@ -86,6 +115,9 @@ public struct QueuedAction: Sendable, Equatable {
 }
 
 extension QueuedAction {
+    /// The API route that carries it.
+    public var path: String { kind.path(target: pickTaskId) }
+
     /// `next_attempt_at` as stored since `queue-2`, or as a queue from before it stored it (seconds
     /// since 1970, 0 for at once): salvage reads a damaged file as it is, never migrating it.
     static func nextAttempt(_ row: Row) throws -> Date? {

@@ -281,7 +281,7 @@ private final class SocketTransport: @unchecked Sendable {
                 let connection = try client ?? KeepAliveClient(host: host, port: port)
                 client = connection
                 try connection.write(
-                    method: "POST", path: action.kind.path,
+                    method: "POST", path: action.path,
                     headers: [
                         "Authorization": "Bearer \(token)", "Content-Type": "application/json",
                         "Idempotency-Key": action.idempotencyKey,

@@ -45,13 +45,37 @@ extension PickStation {
 }
 
 extension PickStation {
-    /// Closes batch `id` of `org` on the server (a supervisor's `scanpick batch close`), and marks it
-    /// closed in the station's cache when the station has it.
-    public func closeBatch(_ id: String, org: String) async throws -> Batch {
+    /// Closes batch `id` of `org` (`scanpick batch close`). A batch this station has opened is
+    /// finished as the page's "Finish batch" does it: marked closed here at once and its close
+    /// queued behind the actions before it (``StationTaps/closeBatch(_:org:now:)``); the queue is then
+    /// sent now, and the batch read back once its close is sent. It stays queued when the server
+    /// cannot be reached or another process (the running station) is sending the queue. Any other
+    /// batch (a supervisor's, opened elsewhere) is closed on the server at once: this station has no
+    /// taps of it to send first.
+    public func closeBatch(_ id: String, org: String) async throws -> BatchClosing {
         _ = try configuration.organisation(org)
-        let batch = try await transport.closeBatch(id, org: org)
-        try cache.markClosed(batch.id, org: org, at: batch.closedAt)
-        return batch
+        let cached = try queue.database.read { db in try PickListCache.isCached(id, org: org, in: db) }
+        guard cached else { return .closed(try await transport.closeBatch(id, org: org)) }
+        let close = try taps.closeBatch(id, org: org) ?? queuedClose(of: id, org: org)
+        if let close {
+            _ = try await drainer.drainPass(honouringBackoff: false)
+            guard let action = try queue.action(close), action.state == .sent else {
+                if let action = try queue.action(close), action.state == .dead {
+                    throw BatchOpeningError.closeRefused(id, action.lastError ?? "refused")
+                }
+                let ahead = try queue.actions(in: [.pending, .inFlight]).filter { $0.id < close }.count
+                return .queued(actionId: close, ahead: ahead)
+            }
+        }
+        return .closed(try await transport.fetchBatch(id, org: org))
+    }
+
+    /// The close of batch `id` still waiting in the queue (the batch was finished here before), if any.
+    private func queuedClose(of id: String, org: String) throws -> Int? {
+        try queue.actions(in: [.pending, .inFlight]).last {
+            $0.kind == .closeBatch && $0.org == org && $0.pickTaskId == id
+        }?
+        .id
     }
 
     /// The open batches of `org` the picker can choose from: the server's when it answers, else the
@@ -73,6 +97,15 @@ extension PickStation {
     }
 }
 
+/// What became of `scanpick batch close`.
+public enum BatchClosing: Sendable {
+    /// Closed on the server: the batch as it now stands.
+    case closed(Batch)
+    /// Queued (action `actionId`), behind `ahead` actions not yet sent: the server gets it when it
+    /// can be reached, or from the process sending the queue now.
+    case queued(actionId: Int, ahead: Int)
+}
+
 /// The batches the page offers to open.
 public struct BatchChoices: Sendable, Equatable, Encodable {
     public var org: String
@@ -87,6 +120,8 @@ public enum BatchOpeningError: Error, Sendable, CustomStringConvertible {
     case neverOpened(String, FetchError)
     /// The server is unreachable, and only it can create a batch.
     case creatingNeedsServer(FetchError)
+    /// The server refused a queued close (now a dead letter), with its reason.
+    case closeRefused(String, String)
 
     public var description: String {
         switch self {
@@ -94,6 +129,8 @@ public enum BatchOpeningError: Error, Sendable, CustomStringConvertible {
             "\(error). Batch \(id) was never opened on this station, and opening it the first time needs the server."
         case .creatingNeedsServer(let error):
             "\(error). Creating a batch needs the server: it resolves the filters against the orders table."
+        case .closeRefused(let id, let reason):
+            "the server refused to close batch \(id) (\(reason.prefix(300))); its close is a dead letter for support (scanpick queue)"
         }
     }
 }

@@ -52,6 +52,15 @@ public final class PickListCache: Sendable {
                 ALTER TABLE pick_list_tasks ADD COLUMN case_gtin TEXT;
                 ALTER TABLE pick_list_tasks ADD COLUMN case_qty INTEGER;
                 """),
+        // The product's name (NULL: none), the order's tote (NULL: the server did not say) and the
+        // units reported short (a task is done when picked + short reach required).
+        Migration(
+            "picklist-4",
+            sql: """
+                ALTER TABLE pick_list_tasks ADD COLUMN name TEXT;
+                ALTER TABLE pick_list_tasks ADD COLUMN tote INTEGER;
+                ALTER TABLE pick_list_tasks ADD COLUMN qty_short INTEGER NOT NULL DEFAULT 0;
+                """),
     ]
 
     public init(queue: ActionQueue) { self.queue = queue }
@@ -73,10 +82,11 @@ public final class PickListCache: Sendable {
     public static let quantityLimit = 1_000_000_000
 
     /// Stores the server's view of `batch` and makes it the open batch (the picker opened it). A row
-    /// keeps its local picked count when it has an action not yet confirmed sent, or one sent after
-    /// the view was asked for (`fetchedAt`): the server does not get to overwrite a tap it has not
-    /// seen. Decided in the same transaction as the write, so a tap queued meanwhile cannot slip
-    /// between.
+    /// keeps its local picked and short counts when it has an action not yet confirmed sent, or one
+    /// sent after the view was asked for (`fetchedAt`): the server does not get to overwrite a tap it
+    /// has not seen. Decided in the same transaction as the write, so a tap queued meanwhile cannot
+    /// slip between. A batch the station closed stays closed whatever the server still says (its
+    /// close is on its way).
     public func store(_ batch: Batch, org: String, fetchedAt: Date = .distantPast, now: Date = Date()) throws {
         try store(batch, org: org, fetchedAt: fetchedAt, now: now, opening: true)
     }
@@ -95,9 +105,17 @@ public final class PickListCache: Sendable {
         for task in batch.tasks {
             for (name, value) in [
                 ("qtyRequired", task.qtyRequired), ("qtyPicked", task.qtyPicked), ("qtyLocked", task.qtyLocked),
-                ("caseQty", task.caseQty ?? 1),
+                ("caseQty", task.caseQty ?? 1), ("qtyShort", task.qtyShort), ("tote", task.tote ?? 1),
             ] where !(0...Self.quantityLimit).contains(value) {
                 throw CacheError.impossibleQuantity(task: task.id, field: name, value: value)
+            }
+            // Shown on the page and printed by `pick-list`: the server's rule for text, checked again.
+            if let name = task.name {
+                do {
+                    try FieldRules.text(name, field: "name")
+                } catch {
+                    throw CacheError.impossibleText(task: task.id, field: "name", problem: error.problem)
+                }
             }
         }
         return try queue.transaction { db in
@@ -106,19 +124,21 @@ public final class PickListCache: Sendable {
                 try db.run(
                     """
                     INSERT INTO pick_list_tasks (org, id, batch_id, order_id, line_id, sku, location, barcode,
-                        qty_required, qty_picked, qty_locked, position, lot, best_before, case_gtin, case_qty)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        qty_required, qty_picked, qty_locked, position, lot, best_before, case_gtin, case_qty,
+                        name, tote, qty_short)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
                     ON CONFLICT (org, id) DO UPDATE SET sku = excluded.sku, location = excluded.location,
                         barcode = excluded.barcode, qty_required = excluded.qty_required, lot = excluded.lot,
                         best_before = excluded.best_before, case_gtin = excluded.case_gtin,
-                        case_qty = excluded.case_qty,
+                        case_qty = excluded.case_qty, name = excluded.name, tote = excluded.tote,
                         qty_locked = excluded.qty_locked, position = excluded.position,
-                        qty_picked = CASE WHEN ? THEN qty_picked ELSE excluded.qty_picked END
+                        qty_picked = CASE WHEN ?20 THEN qty_picked ELSE excluded.qty_picked END,
+                        qty_short = CASE WHEN ?20 THEN qty_short ELSE excluded.qty_short END
                     """,
                     [
                         org, task.id, batch.id, task.orderId, task.lineId, task.sku, task.location, task.barcode,
                         task.qtyRequired, task.qtyPicked, task.qtyLocked, position, task.lot, task.bestBefore,
-                        task.caseGtin, task.caseQty, unsent.contains(task.id),
+                        task.caseGtin, task.caseQty, task.name, task.tote, task.qtyShort, unsent.contains(task.id),
                     ])
             }
             if batch.isClosed {
@@ -160,33 +180,37 @@ public final class PickListCache: Sendable {
         }
     }
 
-    /// Records that the server closed batch `batchId` of `org`, when the station has it cached (a
-    /// supervisor's close from this station, or a refresh that found it closed); returns whether it was.
-    @discardableResult
-    public func markClosed(_ batchId: String, org: String, at closedAt: String?) throws -> Bool {
-        try queue.transaction { db in
-            guard
-                try db.row("SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ?", [org, batchId])
-                    != nil
-            else { return false }
-            try db.run(
-                "INSERT OR REPLACE INTO pick_list_closed (org, batch_id, closed_at) VALUES (?, ?, ?)",
-                [org, batchId, closedAt])
-            return true
-        }
-    }
-
-    /// Whether the server has closed batch `batchId` of `org` (as far as the station has heard).
+    /// Whether batch `batchId` of `org` is closed, as far as the station knows: the server closed
+    /// it, or the station did (its close is queued).
     static func isClosed(_ batchId: String, org: String, in db: Database) throws -> Bool {
         try db.row("SELECT 1 AS found FROM pick_list_closed WHERE org = ? AND batch_id = ?", [org, batchId]) != nil
     }
 
-    /// The open batch and where it stands: closed by the server, every task complete.
+    /// Whether the station has batch `batchId` of `org` cached (it was opened here).
+    static func isCached(_ batchId: String, org: String, in db: Database) throws -> Bool {
+        try db.row("SELECT 1 AS found FROM pick_list_tasks WHERE org = ? AND batch_id = ? LIMIT 1", [org, batchId])
+            != nil
+    }
+
+    /// Marks batch `batchId` of `org` closed by this station at `closedAt`, inside the caller's
+    /// transaction (which queues its close); a batch already closed keeps its close time.
+    static func markClosedHere(_ batchId: String, org: String, at closedAt: String, in db: Database) throws {
+        try db.run(
+            "INSERT OR IGNORE INTO pick_list_closed (org, batch_id, closed_at) VALUES (?, ?, ?)",
+            [org, batchId, closedAt])
+    }
+
+    /// The open batch and where it stands: closed (by the server, or by this station), every task
+    /// done (picked or short).
     public struct OpenBatchState: Sendable, Equatable {
         public var org: String
         public var batchId: String
         public var closed: Bool
         public var complete: Bool
+
+        /// `open`, `complete` (every task done; it still takes corrections) or `closed`: the batch
+        /// statuses of the API.
+        public var status: String { closed ? "closed" : complete ? "complete" : "open" }
     }
 
     public func openBatchState() throws -> OpenBatchState? {
@@ -212,7 +236,7 @@ public final class PickListCache: Sendable {
         try queue.database.read { db in
             try db.rows(
                 """
-                SELECT t.batch_id, COUNT(*) AS tasks, SUM(t.qty_picked >= t.qty_required) AS complete
+                SELECT t.batch_id, COUNT(*) AS tasks, SUM(t.qty_picked + t.qty_short >= t.qty_required) AS complete
                 FROM pick_list_tasks t WHERE t.org = ?1
                   AND NOT EXISTS (SELECT 1 FROM pick_list_closed c WHERE c.org = t.org AND c.batch_id = t.batch_id)
                 GROUP BY t.batch_id ORDER BY MIN(t.rowid) LIMIT ?2
@@ -257,25 +281,38 @@ public final class PickListCache: Sendable {
     }
 
     /// Adds `delta` (at least 1) to a cached task's picked count inside the caller's transaction,
-    /// relative to the count as it stands, and only while the result stays within what the task
-    /// requires (the over-pick rule is in the statement, so no stale read can break it); returns
-    /// whether the row changed.
+    /// relative to the count as it stands, and only while picked + short stays within what the task
+    /// requires (the over-pick rule is in the statement, so no stale read can break it; every count
+    /// is at most ``quantityLimit`` and a tap at most 100 000, so no sum overflows); returns whether
+    /// the row changed.
     static func addPicked(_ delta: Int, task: String, org: String, in db: Database) throws -> Bool {
         try db.run(
             """
             UPDATE pick_list_tasks SET qty_picked = qty_picked + ?1
-            WHERE org = ?2 AND id = ?3 AND ?1 >= 1 AND qty_picked <= qty_required - ?1
+            WHERE org = ?2 AND id = ?3 AND ?1 >= 1 AND qty_picked + qty_short <= qty_required - ?1
+            """, [delta, org, task]) == 1
+    }
+
+    /// Adds `delta` (at least 1) to a cached task's short count inside the caller's transaction, as
+    /// ``addPicked(_:task:org:in:)`` adds to its picked count, under the same rule; returns whether
+    /// the row changed.
+    static func addShort(_ delta: Int, task: String, org: String, in db: Database) throws -> Bool {
+        try db.run(
+            """
+            UPDATE pick_list_tasks SET qty_short = qty_short + ?1
+            WHERE org = ?2 AND id = ?3 AND ?1 >= 1 AND qty_picked + qty_short <= qty_required - ?1
             """, [delta, org, task]) == 1
     }
 
     /// Sets a cached task's picked count from `from` to `count` inside the caller's transaction, only
     /// while the row still holds `from` (the count the picker saw: a stale page must not wipe the
     /// picks made since) and `count` stays within the units already in a box and what the task
-    /// requires; returns whether the row changed.
+    /// requires; shorts that no longer fit beside the count shrink, as the server's do
+    /// (``PickTask/settingPicked(to:)``). Returns whether the row changed.
     static func setPicked(from: Int, to count: Int, task: String, org: String, in db: Database) throws -> Bool {
         try db.run(
             """
-            UPDATE pick_list_tasks SET qty_picked = ?1
+            UPDATE pick_list_tasks SET qty_picked = ?1, qty_short = MAX(0, MIN(qty_short, qty_required - ?1))
             WHERE org = ?2 AND id = ?3 AND qty_picked = ?4 AND ?1 >= qty_locked AND ?1 <= qty_required
             """, [count, org, task, from]) == 1
     }
@@ -304,7 +341,8 @@ public final class PickListCache: Sendable {
             qtyPicked: try row.int("qty_picked"), qtyLocked: try row.int("qty_locked"),
             lot: try row.optionalString("lot"),
             bestBefore: try row.optionalString("best_before"), caseGtin: try row.optionalString("case_gtin"),
-            caseQty: try row.optionalInt("case_qty"))
+            caseQty: try row.optionalInt("case_qty"), name: try row.optionalString("name"),
+            tote: try row.optionalInt("tote"), qtyShort: try row.int("qty_short"))
     }
 
     /// The active task read on `db`: nil also when the server has closed the open batch.
@@ -326,12 +364,16 @@ public enum CacheError: Error, Equatable, Sendable, CustomStringConvertible {
     case noOpenBatch
     case noSuchTask(String)
     case impossibleQuantity(task: String, field: String, value: Int)
+    /// The server's batch gives a task text the API's own rules refuse.
+    case impossibleText(task: String, field: String, problem: String)
     case storage(String)
 
     public var description: String {
         switch self {
         case .impossibleQuantity(let task, let field, let value):
             "the server's batch gives task \(task) \(field) \(value), outside 0–\(PickListCache.quantityLimit): the batch was not stored"
+        case .impossibleText(let task, let field, let problem):
+            "the server's batch gives task \(task) a \(field) that \(problem): the batch was not stored"
         case .noOpenBatch:
             "no batch is open on this station: open one from the page, by scanning a batch label, or with scanpick batch open ID"
         case .noSuchTask(let id): "task \(id) is not in the open batch (scanpick pick-list shows its tasks)"

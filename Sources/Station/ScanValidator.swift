@@ -74,23 +74,24 @@ public enum ScanValidator {
         public var message: String {
             switch self {
             case .accepted(let task, let units):
-                "✓ \(task.location): \(task.sku) \(task.qtyPicked + units)/\(task.qtyRequired)"
+                "✓ \(task.location): \(task.displayName) \(task.qtyPicked + units)/\(task.qtyRequired)"
                     + (units == 1 ? "" : " (a case of \(units))")
             case .refused(let reason, let task): "✗ \(task.location): \(reason)"
             case .overPick(let units, let task):
                 "✗ \(units) units would go over: \(task.location) needs \(task.qtyRequired), \(task.qtyPicked) picked"
+                    + (task.qtyShort > 0 ? ", \(task.qtyShort) short" : "")
             case .mismatch(let expected, let seen, let task):
                 "✗ wrong item: saw \(seen), \(task.location) (task \(task.id)) expects \(expected)"
             case .noOpenBatch:
                 "✗ no batch is open on this station (scanpick batch open ID)"
             case .batchComplete(let batchId):
-                "✗ batch \(batchId) is over (every task picked, or closed): open the next batch"
+                "✗ batch \(batchId) is over (every task picked or short, or closed): open the next batch"
             case .scanningOff(let org):
                 "✗ scanning is off for \(org) (organisations.\(org).scanning.enabled): tap the row instead"
             case .unacceptable(let problem):
                 "✗ not a barcode the server accepts: \(problem)"
             case .alreadyComplete(let task):
-                "✗ already complete: \(task.location) \(task.sku) \(task.qtyPicked)/\(task.qtyRequired)"
+                "✗ already complete: \(task.location) \(task.displayName) \(task.qtyPicked)/\(task.qtyRequired)"
             case .signInRequired:
                 "✗ scan your badge first: nobody is signed in at this station"
             case .batchLabel(let batchId):
@@ -124,8 +125,8 @@ public enum ScanValidator {
             code, for: task.scanRuleLine, sameItem: { GTIN.sameItem($0, $1, firstReadAs: readAs) })
         switch outcome {
         case .units(let units):
-            let (total, overflow) = task.qtyPicked.addingReportingOverflow(units)
-            guard !overflow, total <= task.qtyRequired else { return .overPick(units: units, task: task) }
+            // Picked + short may not pass required (counts bounded by the cache: no overflow).
+            guard units <= task.qtyOpen else { return .overPick(units: units, task: task) }
             return .accepted(task, units: units)
         case .otherItem: return .mismatch(expected: task.barcode, seen: code, task: task)
         case .lotMismatch, .expired, .malformed, .noCount: return .refused(reason: outcome.reason, task: task)

@@ -116,15 +116,19 @@ public enum StationJSON {
         )
     }
 
-    /// `{"batchId","org","closed","activeTaskId","tasks":[PickTask + "pending" + "refused"]}` for the
-    /// open batch: `closed` once the server has closed it (every task complete, or a supervisor's
-    /// close), `pending` while a row has an action not yet confirmed sent, `refused` while it has a
-    /// dead letter support has not retried or cleared.
+    /// `{"batchId","org","status","closed","activeTaskId","tasks":[PickTask + "pending" + "refused"]}`
+    /// for the open batch: `status` is `open`, `complete` (every task picked or short; it still takes
+    /// corrections) or `closed` (finished here, or closed on the server: a supervisor, or its
+    /// `batches.autoCloseMinutes`), null with no batch open; `closed` says the same as a boolean.
+    /// `pending` while a row has an action not yet confirmed sent, `refused` while it has a dead
+    /// letter support has not retried or cleared.
     public static func pickList(_ station: PickStation) throws -> String {
         guard let open = try station.cache.openBatch() else {
-            return try encode(PickList(batchId: nil, org: nil, closed: false, activeTaskId: nil, tasks: []))
+            return try encode(
+                PickList(batchId: nil, org: nil, status: nil, closed: false, activeTaskId: nil, tasks: []))
         }
-        let closed = try station.cache.openBatchState()?.closed ?? false
+        let state = try station.cache.openBatchState()
+        let closed = state?.closed ?? false
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
         let refused = try station.queue.tasksWithRefusedActions(org: open.org)
         let rows = try station.cache.tasks().map {
@@ -132,13 +136,14 @@ public enum StationJSON {
         }
         return try encode(
             PickList(
-                batchId: open.batchId, org: open.org, closed: closed, activeTaskId: try station.cache.activeTask()?.id,
-                tasks: rows))
+                batchId: open.batchId, org: open.org, status: state?.status, closed: closed,
+                activeTaskId: try station.cache.activeTask()?.id, tasks: rows))
     }
 
     struct PickList: Encodable {
         var batchId: String?
         var org: String?
+        var status: String?
         var closed: Bool
         var activeTaskId: String?
         var tasks: [Row]
@@ -159,12 +164,13 @@ public enum StationJSON {
             }
         }
 
-        private enum Keys: String, CodingKey { case batchId, org, closed, activeTaskId, tasks }
+        private enum Keys: String, CodingKey { case batchId, org, status, closed, activeTaskId, tasks }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(batchId, forKey: .batchId)
             try container.encode(org, forKey: .org)
+            try container.encode(status, forKey: .status)
             try container.encode(closed, forKey: .closed)
             try container.encode(activeTaskId, forKey: .activeTaskId)
             try container.encode(tasks, forKey: .tasks)

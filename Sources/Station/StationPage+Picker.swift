@@ -70,6 +70,22 @@ extension StationPage {
         return try StationJSON.pickList(station)
     }
 
+    /// `POST /api/batches/{id}/close` with `{}` (or `{"org"}`): the picker's "Finish batch". The
+    /// station marks the batch closed and queues its close behind the actions before it (no wait
+    /// for the server); answers the pick list. Finishing a batch finished already queues nothing.
+    func closeBatch(_ id: String, _ request: HTTPRequest) throws -> String {
+        struct Body: Decodable { var org: String? }
+        let body = request.body.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: Data(request.body))
+        guard ScanLoop.isBatchId(id) else {
+            throw HTTPError(status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
+        }
+        let org = try configuredOrganisation(body.org)
+        try station.pageTaps.closeBatch(id, org: org)
+        sync.poke()
+        events.poke()
+        return try StationJSON.pickList(station)
+    }
+
     // MARK: Who is picking
 
     /// `GET /api/workers`: `{"requireSignIn","badges","signedIn":{"id","name","since"}|null,

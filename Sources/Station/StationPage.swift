@@ -170,6 +170,7 @@ public final class StationPage: Sendable {
         case events
         case batches
         case openBatch(id: String)
+        case closeBatch(id: String)
         case workers
         case signIn
         case signOut
@@ -196,6 +197,7 @@ public final class StationPage: Sendable {
             ("GET", "/api/events", { _ in .events }),
             ("GET", "/api/batches", { _ in .batches }),
             ("POST", "/api/batches/{}/open", { .openBatch(id: $0[0]) }),
+            ("POST", "/api/batches/{}/close", { .closeBatch(id: $0[0]) }),
             ("GET", "/api/workers", { _ in .workers }),
             ("POST", "/api/sign-in", { _ in .signIn }),
             ("POST", "/api/sign-out", { _ in .signOut }),
@@ -266,6 +268,8 @@ public final class StationPage: Sendable {
                 return try json(200, Self.encode(try batchChoices(request)))
             case .openBatch(let id):
                 return json(200, try openBatch(id, request))
+            case .closeBatch(let id):
+                return json(200, try closeBatch(id, request))
             case .workers:
                 return json(200, try workersJSON())
             case .signIn:
@@ -377,8 +381,15 @@ public final class StationPage: Sendable {
             }
             result = try station.pageTaps.setQty(
                 body.pickTaskId, from: try body.from.value(default: 0), to: try body.to.value(default: 0))
+        case "short":
+            guard body.qty != .absent, let text = body.reason else {
+                throw HTTPError(status: 400, code: "bad_request", message: "a short tap needs qty and reason")
+            }
+            try FieldRules.shortReason(text)
+            let reason = ShortReason(rawValue: text) ?? .other  // checked just above
+            result = try station.pageTaps.short(body.pickTaskId, qty: try body.qty.value(default: 1), reason: reason)
         default:
-            throw HTTPError(status: 400, code: "bad_request", message: "kind must be pick or setQty")
+            throw HTTPError(status: 400, code: "bad_request", message: "kind must be pick, setQty or short")
         }
         sync.poke()
         let answer = TapAnswer(actionId: result.actionId, pickTask: result.task)
@@ -451,6 +462,8 @@ struct TapBody: Decodable {
     var qty: Quantity
     var from: Quantity
     var to: Quantity
+    /// A short tap's reason (a ``ShortReason`` raw value).
+    var reason: String?
 
     /// A quantity as sent: absent, a whole number, or a number no tap can carry.
     enum Quantity: Equatable {
@@ -467,7 +480,7 @@ struct TapBody: Decodable {
         }
     }
 
-    private enum Keys: String, CodingKey { case pickTaskId, kind, qty, from, to }
+    private enum Keys: String, CodingKey { case pickTaskId, kind, qty, from, to, reason }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
@@ -482,6 +495,7 @@ struct TapBody: Decodable {
         qty = try quantity(.qty)
         from = try quantity(.from)
         to = try quantity(.to)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
     }
 }
 

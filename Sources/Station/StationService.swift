@@ -137,14 +137,12 @@ public final class StationService: Sendable {
             _ = try RecordedFrames(folder: folder, fps: fps)
         }
         if let task = try station.cache.activeTask() {
-            output(
-                "active: \(task.location)  \(task.sku)  \(task.barcode)  \(task.qtyPicked)/\(task.qtyRequired)  (task \(task.id))"
-            )
+            output(task.activeLine)
         } else {
             output(
                 open == nil
                     ? "no batch is open: open one from the page, by scanning a batch label, or with scanpick batch open ID"
-                    : "every task of the open batch is picked")
+                    : "every task of the open batch is done (picked or short)")
         }
         if let open, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")

@@ -1,6 +1,7 @@
 import Foundation
 import Queue
 import SQLiteStorage
+import Timestamps
 import Wire
 
 /// A picker's taps on the open batch: the cached row changes and the action is queued in one
@@ -35,7 +36,9 @@ public struct StationTaps: Sendable {
             guard try PickListCache.addPicked(qty, task: taskId, org: org, in: db) else {
                 // Bounded on both sides (the cache refuses counts past its limit): no overflow.
                 throw TapRefusal.overPick(
-                    "picking \(qty) more of \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
+                    task.qtyShort == 0
+                        ? "picking \(qty) more of \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
+                        : "picking \(qty) more of \(task.location) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked, \(task.qtyShort) short)"
                 )
             }
             return try .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
@@ -62,6 +65,42 @@ public struct StationTaps: Sendable {
             }
             return try .setQty(
                 org: org, pickTaskId: task.id, location: task.location, from: from, to: to, worker: worker)
+        }
+    }
+
+    /// Reports `qty` units of a task of the open batch that will not be picked, for `reason`: the row
+    /// counts them at once (the task is done when picked + short reach required), and the report is
+    /// queued like any tap. More than the task still needs is refused (``TapRefusal/overPick(_:)``).
+    public func short(_ taskId: String, qty: Int, reason: ShortReason) throws -> Result {
+        try Tap.short(qty: qty, reason: reason).check()
+        return try tap(taskId) { db, org, task, worker in
+            guard try PickListCache.addShort(qty, task: taskId, org: org, in: db) else {
+                throw TapRefusal.overPick(
+                    "\(qty) short at \(task.location) is more than the \(task.qtyOpen) still to pick (\(task.qtyRequired) required, \(task.qtyPicked) picked, \(task.qtyShort) short)"
+                )
+            }
+            return try .short(
+                org: org, pickTaskId: task.id, location: task.location, qty: qty, reason: reason, worker: worker)
+        }
+    }
+
+    /// The picker finished batch `batchId` (the page's "Finish batch", `scanpick batch close`): in
+    /// one transaction the station marks it closed, so nothing more counts on it here, and queues
+    /// its close, which reaches the server after every action queued before it. Returns the close's
+    /// action id, or nil when the station had closed it already (nothing more is queued). Only a
+    /// batch the station has cached can be finished here (``TapRefusal/notCached(_:)``).
+    @discardableResult
+    public func closeBatch(_ batchId: String, org: String, now: Date = Date()) throws -> Int? {
+        let configuration = station.configuration
+        _ = try configuration.organisation(org)
+        return try station.queue.transaction { db in
+            guard try PickListCache.isCached(batchId, org: org, in: db) else { throw TapRefusal.notCached(batchId) }
+            guard try !PickListCache.isClosed(batchId, org: org, in: db) else { return nil }
+            guard
+                let worker = try StationWorkers.actingWorker(db, configuration, requireSignIn: requiringSignIn)
+            else { throw TapRefusal.signInRequired }
+            try PickListCache.markClosedHere(batchId, org: org, at: Timestamp.iso8601(now), in: db)
+            return try ActionQueue.insert(.closeBatch(org: org, batchId: batchId, worker: worker, at: now), in: db)
         }
     }
 
@@ -103,13 +142,15 @@ extension PickStation {
 public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case noOpenBatch
     case notInBatch(String)
+    /// A batch the station has never opened cannot be finished here.
+    case notCached(String)
     case lockedByShipment(String)
     case overPick(String)
     /// A quantity outside what a tap may carry (``StationTaps/pickQuantities``, ``StationTaps/setQuantities``).
     case invalidQuantity(String)
     /// A set-quantity tap whose `from` is not the row's count any more (the picker saw an old one).
     case staleCount(String, current: Int)
-    /// The server has closed the open batch (complete, or a supervisor closed it).
+    /// The open batch is closed (finished here, or closed on the server).
     case batchClosed(String)
     /// Nobody is signed in and the station requires it.
     case signInRequired
@@ -119,7 +160,8 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .noOpenBatch:
             "no batch is open on this station: open one from the page, by scanning a batch label, or with scanpick batch open ID"
         case .notInBatch(let id): "task \(id) is not in the open batch"
-        case .batchClosed(let id): "batch \(id) is closed on the server: nothing more counts on it; open the next batch"
+        case .notCached(let id): "batch \(id) was never opened on this station"
+        case .batchClosed(let id): "batch \(id) is closed: nothing more counts on it; open the next batch"
         case .signInRequired: "sign in first (scan your badge or choose your name): nobody is signed in at this station"
         case .lockedByShipment(let message), .overPick(let message), .invalidQuantity(let message),
             .staleCount(let message, _):
@@ -134,6 +176,7 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .staleCount: "stale_count"
         case .batchClosed: "batch_closed"
         case .signInRequired: "sign_in_required"
+        case .notCached: "not_found"
         default: "refused"
         }
     }
@@ -144,6 +187,7 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .staleCount, .batchClosed: 409
         case .signInRequired: 403
+        case .notCached: 404
         default: 422
         }
     }

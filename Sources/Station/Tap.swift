@@ -1,19 +1,24 @@
 import Queue
+import Wire
 
-/// A picker's tap as a person or a script asks for it: pick some more units, or set the count.
+/// A picker's tap as a person or a script asks for it: pick some more units, set the count, or
+/// report units that will not be picked.
 public enum Tap: Sendable, Equatable {
     /// Pick `qty` more units (``StationTaps/pickQuantities``).
     case pick(qty: Int)
     /// Set the picked count from `from` (what the picker saw) to `to` (``StationTaps/setQuantities``).
     case setQty(from: Int, to: Int)
+    /// `qty` units will not be picked, for `reason` (``StationTaps/pickQuantities``).
+    case short(qty: Int, reason: ShortReason)
 
     /// Throws ``TapRefusal/invalidQuantity(_:)`` for a quantity outside what a tap may carry.
     func check() throws(TapRefusal) {
         switch self {
-        case .pick(let qty):
+        case .pick(let qty), .short(let qty, _):
             guard StationTaps.pickQuantities.contains(qty) else {
                 let range = StationTaps.pickQuantities
-                throw .invalidQuantity("a pick tap adds \(range.lowerBound) to \(range.upperBound) units, not \(qty)")
+                let what = if case .short = self { "a short pick reports" } else { "a pick tap adds" }
+                throw .invalidQuantity("\(what) \(range.lowerBound) to \(range.upperBound) units, not \(qty)")
             }
         case .setQty(let from, let to):
             let range = StationTaps.setQuantities
@@ -41,6 +46,7 @@ extension StationTaps {
             switch tap {
             case .pick(let qty): return try pick(taskId, qty: qty).actionId
             case .setQty(let from, let to): return try setQty(taskId, from: from, to: to).actionId
+            case .short(let qty, let reason): return try short(taskId, qty: qty, reason: reason).actionId
             }
         }
         guard outsideBatch else {
@@ -55,6 +61,9 @@ extension StationTaps {
         case .setQty(let from, let to):
             return try station.queue.enqueue(
                 .setQty(org: org, pickTaskId: taskId, location: nil, from: from, to: to, worker: worker))
+        case .short(let qty, let reason):
+            return try station.queue.enqueue(
+                .short(org: org, pickTaskId: taskId, location: nil, qty: qty, reason: reason, worker: worker))
         }
     }
 }

@@ -110,12 +110,29 @@ import Wire
         // The id sequence kept its high-water mark: the deleted #4 is never handed out again.
         let next = try queue.enqueue(NewAction.pick(org: "acme", pickTaskId: "t1", location: "A1", qty: 1, worker: "w"))
         #expect(next == 5)
+        // `queue-3` takes the two new kinds, and kept the sequence through its rebuild too.
+        let short = try queue.enqueue(
+            NewAction.short(org: "acme", pickTaskId: "t1", location: "A1", qty: 1, reason: .damaged, worker: "w"))
+        let close = try queue.enqueue(NewAction.closeBatch(org: "acme", batchId: "b1", worker: "w"))
+        #expect(short == 6 && close == 7)
+        #expect(try queue.actions().suffix(2).map(\.kind) == [.short, .closeBatch])
+        #expect(try queue.action(close)?.path == "/api/batches/b1/close")
+        // `picklist-4`: the product's name, the tote and the units short are kept.
+        var named = gs1Task
+        named.name = "COFFEE ARABICA 1KG"
+        named.tote = 3
+        named.qtyShort = 2
+        try PickListCache(queue: queue).store(Batch(id: "b9", tasks: [named]), org: "acme")
+        #expect(try PickListCache(queue: queue).tasks() == [named])
         let applied = try queue.database.read { db in
             try db.rows("SELECT identifier, applied_at FROM schema_migrations ORDER BY identifier").map {
                 (try $0.string("identifier"), try $0.date("applied_at"))
             }
         }
-        #expect(applied.map(\.0) == ["picklist-1", "picklist-2", "picklist-3", "queue-1", "queue-2"])
+        #expect(
+            applied.map(\.0) == [
+                "picklist-1", "picklist-2", "picklist-3", "picklist-4", "queue-1", "queue-2", "queue-3",
+            ])
         #expect(applied[0].1 == Date(timeIntervalSince1970: 1_796_032_800))  // 2026-11-30T10:00:00Z
         let texts = try queue.database.read { db in
             try db.rows("SELECT applied_at FROM schema_migrations").map { try $0.string("applied_at") }

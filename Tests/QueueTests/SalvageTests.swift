@@ -255,6 +255,47 @@ import Testing
     }
 }
 
+extension SalvageTests {
+    /// A short and a batch's close import like any action; a close's body names its batch, which
+    /// must be an id a route's path takes as it is.
+    @Test func shortsAndClosesImportWithTheirOwnBodies() throws {
+        let folder = try TemporaryDirectory("scanpick-salvage")
+        let queue = try ActionQueue(path: folder.file("station.sqlite"))
+        func action(_ kind: String, target: String, key: String, payload: String) throws -> SalvagedAction {
+            var action = try SalvagedActionSample.make(key: key)
+            action.kind = kind
+            action.pickTaskId = target
+            action.payload = payload
+            return action
+        }
+        let short = try action(
+            "short", target: "t1", key: "k-s",
+            payload:
+                #"{"at":"2026-11-30T10:00:00.000Z","idempotencyKey":"k-s","pickTaskId":"t1","qty":1,"reason":"damaged"}"#
+        )
+        let close = try action(
+            "close", target: "batch-1", key: "k-c",
+            payload: #"{"at":"2026-11-30T10:00:01.000Z","batchId":"batch-1","idempotencyKey":"k-c","workerId":"w"}"#)
+        let elsewhere = try action(
+            "close", target: "batch-1", key: "k-e",
+            payload: #"{"at":"2026-11-30T10:00:01.000Z","batchId":"batch-2","idempotencyKey":"k-e","workerId":"w"}"#)
+        let pathy = try action(
+            "close", target: "../orders", key: "k-p",
+            payload: #"{"at":"2026-11-30T10:00:01.000Z","batchId":"../orders","idempotencyKey":"k-p","workerId":"w"}"#)
+        for (bad, words) in [(elsewhere, "payload does not carry"), (pathy, "letters, digits and - . _ ~ only")] {
+            do {
+                _ = try queue.importActions([short, bad], from: "f", by: "x", organisations: ["acme"])
+                Issue.record("imported \(bad)")
+            } catch {
+                #expect(error.description.contains(words), "\(error)")
+            }
+        }
+        #expect(try queue.importActions([short, close], from: "f", by: "x", organisations: ["acme"]).imported == 2)
+        #expect(try queue.actions().map(\.kind) == [.short, .closeBatch])
+        #expect(try queue.actions().map(\.path) == ["/api/picking/short", "/api/batches/batch-1/close"])
+    }
+}
+
 /// A valid salvaged action to change field by field.
 enum SalvagedActionSample {
     static func make(key: String) throws -> SalvagedAction {

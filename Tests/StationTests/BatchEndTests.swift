@@ -23,7 +23,7 @@ import Testing
         // batch is over, and the pick list says it is closed.
         let late = try await fixture.scanpick(["tap", "pick", c2, "--org", "acme"])
         #expect(late.status == 1)
-        #expect(late.standardError.contains("batch \(id) is closed on the server"))
+        #expect(late.standardError.contains("batch \(id) is closed: nothing more counts on it"))
         let scans = try await fixture.wedge(["96385074"], expecting: 1)
         #expect(scans.scans.first?["reason"] as? String == "batch_complete")
         #expect(scans.standardOutput.contains("is over"))

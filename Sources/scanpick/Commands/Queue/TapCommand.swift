@@ -4,19 +4,21 @@ import Queue
 import Station
 import Wire
 
-/// `scanpick tap pick|qty TASK [--org ORG] ...`: queue a tap and return at once, online or offline.
+/// `scanpick tap pick|qty|short TASK [--org ORG] ...`: queue a tap and return at once, online or
+/// offline.
 enum TapCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "tap",
-            abstract: "Queue a picker's tap (pick N more, or set the quantity) and return at once.",
+            abstract:
+                "Queue a picker's tap (pick N more, set the quantity, or report N short) and return at once.",
             discussion: """
                 The tap is durable in the station's queue when this returns (never waiting for the server),
                 with an idempotency key made now; the drainer sends it when the server is reachable. A task
                 of the open batch changes in the pick list with it, and the station refuses at once what the
                 server would (units already in a box, over-picks).
                 """,
-            subcommands: [Pick.self, Qty.self])
+            subcommands: [Pick.self, Qty.self, Short.self])
     }
 
     /// What both taps take.
@@ -66,6 +68,27 @@ enum TapCommand: Command {
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             try record(.setQty(from: arguments[\.from], to: arguments[\.to]), arguments[\.target])
+        }
+    }
+
+    /// `scanpick tap short TASK [--org ORG] --qty N --reason R`.
+    enum Short: Command {
+        struct Arguments: CommandArguments {
+            var target = Target()
+            var qty = Option<Int>(
+                "qty", valueName: "N", help: "Units that will not be picked.", in: StationTaps.pickQuantities)
+            var reason = Option<ShortReason>(
+                "reason", valueName: "R", help: "Why: \(ShortReason.choices).", parse: ShortReason.parse)
+        }
+
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                name: "short",
+                abstract: "Report N units of a task that will not be picked (done when picked + short reach required).")
+        }
+
+        static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
+            try record(.short(qty: arguments[\.qty], reason: arguments[\.reason]), arguments[\.target])
         }
     }
 

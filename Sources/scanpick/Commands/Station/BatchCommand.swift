@@ -29,9 +29,7 @@ enum BatchCommand: Command {
         if let task = try station.cache.activeTask() { StandardStream.output.write(describe(active: task) + "\n") }
     }
 
-    static func describe(active task: Wire.PickTask) -> String {
-        "active: \(task.location)  \(task.sku)  \(task.barcode)  \(task.qtyPicked)/\(task.qtyRequired)  (task \(task.id))"
-    }
+    static func describe(active task: Wire.PickTask) -> String { task.activeLine }
 
     /// What the commands acting on one batch take: `ID [--org ORG]` and the station file.
     struct BatchTarget: CommandArguments {

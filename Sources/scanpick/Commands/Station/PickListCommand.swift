@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import Queue
 import Station
+import TerminalText
 import Wire
 
 /// `scanpick pick-list`: the open batch as the station has it, with unsent rows marked.
@@ -20,10 +21,15 @@ enum PickListCommand: Command {
                 Marks: ▶ the active task, * an action not yet confirmed sent, ! an action the server refused
                 (a dead letter: support retries or clears it with scanpick queue).
 
-                --json prints {"batchId", "org", "closed", "activeTaskId", "tasks": [PickTask with the server's
-                field names, plus "pending": true when the row has an action not yet confirmed sent, and
-                "refused": true while it has a dead letter]}; "closed" is true once the server has closed the
-                batch. With no batch open, batchId and org are null and tasks is empty.
+                The name column shows the product's name, or its SKU when the order line has none; short is
+                the units reported short (a task is done when picked + short reach required).
+
+                --json prints {"batchId", "org", "status", "closed", "activeTaskId", "tasks": [PickTask with
+                the server's field names, plus "pending": true when the row has an action not yet confirmed
+                sent, and "refused": true while it has a dead letter]}; "status" is open, complete (every task
+                done; corrections still count) or closed (finished here, or closed on the server), and
+                "closed" is true once it is closed. With no batch open, batchId, org and status are null and
+                tasks is empty.
                 """)
     }
 
@@ -38,21 +44,26 @@ enum PickListCommand: Command {
         let pending = try station.queue.tasksWithUnsentActions(org: open.org)
         let refused = try station.queue.tasksWithRefusedActions(org: open.org)
         let active = try station.cache.activeTask()?.id
-        let header = ["", "location", "sku", "barcode", "required", "picked", "locked", "task"]
+        let header = ["", "location", "name", "tote", "barcode", "required", "picked", "short", "locked", "task"]
         let rows = tasks.map { task in
             [
                 (task.id == active ? "▶" : " ") + (pending.contains(task.id) ? "*" : " ")
-                    + (refused.contains(task.id) ? "!" : " "), task.location, task.sku,
-                task.barcode, String(task.qtyRequired), String(task.qtyPicked), String(task.qtyLocked), task.id,
-            ]
+                    + (refused.contains(task.id) ? "!" : " "), task.location, task.displayName,
+                task.tote.map(String.init) ?? "", task.barcode, String(task.qtyRequired), String(task.qtyPicked),
+                String(task.qtyShort), String(task.qtyLocked), task.id,
+            ].map(TerminalText.printable)
         }
+        // Every column padded to its widest cell but the last, so no line ends in spaces.
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         let lines = ([header] + rows).map { cells in
-            cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
+            cells.enumerated().map { cell in
+                cell.offset == cells.count - 1
+                    ? cell.element : cell.element.padding(toLength: widths[cell.offset], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
         }
+        let status = try station.cache.openBatchState()?.status ?? "open"
         StandardStream.output.write(
-            "batch \(open.batchId) (\(open.org))   ▶ active   * not yet sent   ! refused (scanpick queue)\n"
+            "batch \(open.batchId) (\(open.org)) \(status)   ▶ active   * not yet sent   ! refused (scanpick queue)\n"
                 + lines.joined(separator: "\n") + "\n")
         return 0
     }
