@@ -30,7 +30,7 @@ extension ShortPickRequest: ValidatedRequest {
         try FieldRules.quantity(qty, field: "qty", in: FieldRules.pickQuantity)
         try FieldRules.shortReason(reason)
         try FieldRules.text(workerId, field: "workerId")
-        try FieldRules.text(at, field: "at")
+        try FieldRules.time(at, field: "at")
     }
 }
 

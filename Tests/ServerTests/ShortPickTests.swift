@@ -142,6 +142,9 @@ import Timestamps
         }
         #expect(try await short(["pickTaskId": "task-none"]).status == 404)
         #expect(try await short(["workerId": "w\u{0}"]).errorCode == "invalid_field")
+        for at in ["2026-10-26T18:17:36", "2026-10-26", "not a time"] {  // RFC 3339 with a zone only
+            #expect(try await short(["at": at]).errorCode == "invalid_field", "\(at)")
+        }
         #expect(try await fixture.acme.post("/api/picking/short", json: ["pickTaskId": a1, "qty": 1]).status == 400)
         // Another organisation's task does not exist for it.
         let foreign = try await fixture.globex.post(
