@@ -23,6 +23,23 @@ public enum TerminalText {
         return shown
     }
 
+    /// JSON text (a command's `--json`) with the characters ``printable(_:)`` escapes that JSON
+    /// encoders leave raw (C1 controls, DEL, line and paragraph separators, bidirectional marks)
+    /// written as JSON's own `\uXXXX` escapes: the same JSON, read back to the same strings, but
+    /// nothing a terminal acts on. (Such characters only occur inside JSON strings.)
+    public static func jsonSafe(_ json: String) -> String {
+        var shown = ""
+        for scalar in json.unicodeScalars {
+            switch scalar.value {
+            case 0...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069:
+                let hex = String(scalar.value, radix: 16)
+                shown += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
+
     /// `text` cut to at most `limit` characters, the last of them `…` when it was cut.
     public static func clipped(_ text: String, to limit: Int) -> String {
         guard limit > 0 else { return "" }

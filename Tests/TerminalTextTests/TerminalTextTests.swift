@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TerminalText
@@ -18,5 +19,14 @@ import Testing
         #expect(TerminalText.clipped("exactly10!", to: 10) == "exactly10!")
         #expect(TerminalText.clipped("eleven char", to: 10) == "eleven ch…")
         #expect(TerminalText.clipped("abc", to: 0) == "")
+    }
+
+    /// `--json` keeps its JSON, but nothing in it acts on a terminal: JSON's own escapes.
+    @Test func jsonIsMadeSafeWithJSONsOwnEscapes() throws {
+        let json = #"{"a":"x\#u{9B}2J\#u{202E}y\#u{7F}","b":"plain é"}"#
+        let safe = TerminalText.jsonSafe(json)
+        #expect(safe == #"{"a":"x\u009b2J\u202ey\u007f","b":"plain é"}"#)
+        let read = try JSONSerialization.jsonObject(with: Data(safe.utf8)) as? [String: String]
+        #expect(read == ["a": "x\u{9B}2J\u{202E}y\u{7F}", "b": "plain é"])
     }
 }

@@ -3,6 +3,7 @@ import ConfigFile
 import Fleet
 import Foundation
 import Station
+import TerminalText
 import Wire
 
 /// `scanpick fleet`: the organisation's stations as the server sees them (their last heartbeats and
@@ -70,7 +71,9 @@ enum FleetCommand: Command {
         if arguments[\.json] {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            StandardStream.output.write(String(decoding: try encoder.encode(fleet), as: UTF8.self) + "\n")
+            // The server's text, made safe for a terminal as the table's is (JSON's own escapes).
+            let json = String(decoding: try encoder.encode(fleet), as: UTF8.self)
+            StandardStream.output.write(TerminalText.jsonSafe(json) + "\n")
         } else {
             StandardStream.output.write(FleetTable.render(fleet))
         }

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import Queue
 import Station
+import TerminalText
 import Wire
 
 /// `scanpick status`: the pill — online or offline, pending, in flight, dead, last sync — the server it
@@ -50,10 +51,12 @@ enum StatusCommand: Command {
         }
         let server = station.transport.server
         if arguments[\.json] {
+            // Attention messages may quote the server: safe for a terminal, as JSON's own escapes.
             StandardStream.output.write(
-                try StationJSON.status(
-                    online: online, serverReady: probe.databaseReady, server: server, counts: counts,
-                    attention: attention) + "\n")
+                TerminalText.jsonSafe(
+                    try StationJSON.status(
+                        online: online, serverReady: probe.databaseReady, server: server, counts: counts,
+                        attention: attention)) + "\n")
         } else {
             let pill = [
                 online ? "online" : "offline", "\(counts.pending) pending", "\(counts.inFlight) in flight",
@@ -62,7 +65,7 @@ enum StatusCommand: Command {
             let readiness =
                 probe.databaseReady == false ? " (answers, but its database does not: it cannot take work now)" : ""
             var lines = [pill.joined(separator: " · "), "server \(ServerURL.redacted(server))\(readiness)"]
-            lines += attention.map { "needs attention: \($0.message)" }
+            lines += attention.map { "needs attention: \(TerminalText.printable($0.message))" }
             StandardStream.output.write(lines.joined(separator: "\n") + "\n")
         }
         return 0

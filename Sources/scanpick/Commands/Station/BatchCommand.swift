@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Queue
 import Station
+import TerminalText
 import Wire
 
 /// `scanpick batch open|refresh|create|close`: fill the station's pick-list cache from the server, or
@@ -54,7 +55,8 @@ enum BatchCommand: Command {
             let org = try station.organisation(named: arguments[\.org], preferOpenBatch: false)
             switch try await station.openBatch(id, org: org) {
             case .fetched(let batch):
-                StandardStream.output.write("opened batch \(batch.id) (\(org)): \(batch.tasks.count) tasks\n")
+                StandardStream.output.write(
+                    "opened batch \(TerminalText.printable(batch.id)) (\(org)): \(batch.tasks.count) tasks\n")
             case .reopenedFromCache:
                 StandardStream.output.write(
                     "the server is unreachable: reopened batch \(id) from the station's cache\n")

@@ -37,7 +37,7 @@ enum PickListCommand: Command {
         let station = try StationFile.openExisting(arguments[\.station.config])
         guard let open = try station.cache.openBatch() else { throw CacheError.noOpenBatch }
         if arguments[\.json] {
-            StandardStream.output.write(try StationJSON.pickList(station) + "\n")
+            StandardStream.output.write(TerminalText.jsonSafe(try StationJSON.pickList(station)) + "\n")
             return 0
         }
         let tasks = try station.cache.tasks()
@@ -63,7 +63,7 @@ enum PickListCommand: Command {
         }
         let status = try station.cache.openBatchState()?.status ?? "open"
         StandardStream.output.write(
-            "batch \(open.batchId) (\(open.org)) \(status)   ▶ active   * not yet sent   ! refused (scanpick queue)\n"
+            "batch \(TerminalText.printable(open.batchId)) (\(open.org)) \(status)   ▶ active   * not yet sent   ! refused (scanpick queue)\n"
                 + lines.joined(separator: "\n") + "\n")
         return 0
     }
