@@ -5,8 +5,8 @@
 // arrow says so):
 //   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
 //                    CEvdev, CThreadName, CSystemd
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog, ServiceManager, Timestamps, JSONText,
-//                    GS1 → Wire, Metrics
+//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog → Logging → ServiceManager → Lifecycle,
+//                    Timestamps, JSONText, GS1 → Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue, Server, Fleet
 //   the station      Station
@@ -61,8 +61,13 @@ let package = Package(
         .target(name: "Digest", dependencies: ["CCrypto"]),
         // Log lines written by a thread of their own, so no caller waits for the log's reader.
         .target(name: "LineLog", dependencies: ["CThreadName"]),
+        // One JSON line per event: the `Logger` value (level, metadata) and its one writer.
+        .target(name: "Logging", dependencies: ["LineLog", "JSONText"]),
         // sd_notify: ready, stopping and watchdog pings to systemd.
-        .target(name: "ServiceManager", dependencies: ["CSystemd"]),
+        .target(name: "ServiceManager", dependencies: ["CSystemd", "Logging"]),
+        // How a process's parts start, stop and reload: services, their group, the signals, the
+        // blocking executor and the wake-up loops wait on.
+        .target(name: "Lifecycle", dependencies: ["ServiceManager", "Logging", "CThreadName"]),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
         // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
@@ -172,7 +177,9 @@ let package = Package(
         .testTarget(name: "LineLogTests", dependencies: ["LineLog", "TestSupport"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),
-        .testTarget(name: "ServiceManagerTests", dependencies: ["ServiceManager"]),
+        .testTarget(name: "ServiceManagerTests", dependencies: ["ServiceManager", "Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "JSONText"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging", "ServiceManager"]),
         .testTarget(
             name: "ServerTests",
             dependencies: [

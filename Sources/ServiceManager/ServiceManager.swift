@@ -1,5 +1,6 @@
 internal import CSystemd
 import Foundation
+import Logging
 import Synchronization
 
 /// Tells systemd how the service is doing (`sd_notify`): ready once it serves, stopping when asked
@@ -29,10 +30,13 @@ public enum ServiceManager {
         return .microseconds(Int64(clamping: microseconds))
     }
 
-    private static func notify(_ state: String) {
+    /// Sends `state` to systemd (`READY=1`, `STOPPING=1`, `WATCHDOG=1` …); nothing outside systemd.
+    @Sendable public static func send(_ state: String) {
         guard isManaged else { return }
         _ = sd_notify(0, state)
     }
+
+    private static func notify(_ state: String) { send(state) }
 
     /// Pings systemd's watchdog at half its interval while every watched loop is alive; a loop that
     /// has been busy longer than its allowance (a wedged capture, sync or database loop) stops the
@@ -72,8 +76,48 @@ public enum ServiceManager {
         private let log: @Sendable (String) -> Void
         private let notify: @Sendable (String) -> Void
         private let stopped = Atomic(false)
-        /// How many times the ping thread has looked at the loops (for tests).
+        /// Loops already said to be silent (said once, until the pings resume).
+        private let reported = Mutex<Set<String>>([])
+        /// How many times the loops have been looked at (for tests).
         let turns = Atomic(0)
+
+        /// A watchdog whose pings ``look()`` sends, at ``pingPeriod`` (a service group's thread
+        /// does); `logger` hears which loop went silent, at `critical`.
+        public init(
+            logger: Logger, interval: Duration? = ServiceManager.watchdogInterval,
+            notify: @escaping @Sendable (String) -> Void = ServiceManager.send
+        ) {
+            self.interval = interval
+            self.notify = notify
+            log = { _ in }  // the logger says it
+            self.logger = logger
+        }
+
+        private let logger: Logger?
+
+        /// How often ``look()`` should run: half systemd's interval (nil: no watchdog).
+        public var pingPeriod: Duration? { interval.map { $0 / 2 } }
+
+        /// Looks at every watched loop once: pings systemd when none is busy past its allowance, or
+        /// logs each newly silent one (and does not ping).
+        public func look() {
+            let silent = watched.withLock { $0.map { ($0, $0.silentFor()) }.filter { $0.1 > $0.0.allowance } }
+            if silent.isEmpty {
+                notify("WATCHDOG=1")
+                reported.withLock { $0.removeAll() }
+            } else {
+                for (loop, silence) in silent where reported.withLock({ $0.insert(loop.name).inserted }) {
+                    let message =
+                        "busy for \(silence / 1_000_000) ms: no more watchdog pings, systemd will restart the service"
+                    if let logger {
+                        logger.critical("watchdog", ["loop": .string(loop.name), "message": .string(message)])
+                    } else {
+                        log(#"{"event":"watchdog","loop":"\#(loop.name)","message":"\#(message)"}"#)
+                    }
+                }
+            }
+            turns.add(1, ordering: .relaxed)
+        }
 
         /// Starts pinging if the unit has a watchdog; `log` hears which loop went silent.
         public convenience init(
@@ -90,6 +134,7 @@ public enum ServiceManager {
             self.interval = interval
             self.log = log
             self.notify = notify
+            logger = nil
             guard let interval else { return }
             let thread = Thread { [self] in ping(every: interval / 2) }
             thread.name = "scanpick-watchdog"
@@ -118,20 +163,8 @@ public enum ServiceManager {
         public func stop() { stopped.store(true, ordering: .relaxed) }
 
         private func ping(every period: Duration) {
-            var reported: Set<String> = []
             while !stopped.load(ordering: .relaxed) {
-                let silent = watched.withLock { $0.map { ($0, $0.silentFor()) }.filter { $0.1 > $0.0.allowance } }
-                if silent.isEmpty {
-                    notify("WATCHDOG=1")
-                    reported.removeAll()
-                } else {
-                    for (loop, silence) in silent where reported.insert(loop.name).inserted {
-                        log(
-                            #"{"event":"watchdog","loop":"\#(loop.name)","message":"busy for \#(silence / 1_000_000) ms: no more watchdog pings, systemd will restart the service"}"#
-                        )
-                    }
-                }
-                turns.add(1, ordering: .relaxed)
+                look()
                 Thread.sleep(forTimeInterval: Double(Self.nanoseconds(period)) / 1e9)
             }
         }

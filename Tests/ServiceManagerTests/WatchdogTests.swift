@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -53,6 +54,32 @@ import Testing
 
         capture.idle()  // waiting for a frame is not wedged
         try await heard.wait("pings to resume") { heard.pings.load(ordering: .relaxed) > silentAt }
+    }
+
+    /// A group's watchdog looks when it is told to: one look, one ping or one line per newly silent
+    /// loop (at `critical`, which the journal files as crit).
+    @Test func eachLookPingsOrSaysWhichLoopIsSilent() {
+        let heard = Heard()
+        let collected = CollectedLog()
+        let watchdog = ServiceManager.Watchdog(
+            logger: collected.logger, interval: .milliseconds(10),
+            notify: { state in if state == "WATCHDOG=1" { heard.pings.add(1, ordering: .relaxed) } })
+        #expect(watchdog.pingPeriod == .milliseconds(5))
+        let capture = watchdog.loop("capture", allowance: .zero)
+        capture.idle()
+        watchdog.look()
+        #expect(heard.pings.load(ordering: .relaxed) == 1)
+        capture.alive()
+        usleep(2000)
+        watchdog.look()
+        watchdog.look()
+        #expect(heard.pings.load(ordering: .relaxed) == 1)
+        let lines = collected.lines
+        #expect(lines.count == 1, "said once, not once per look: \(lines)")
+        #expect(lines.first?.contains(#""level":"critical","event":"watchdog","loop":"capture""#) == true)
+        capture.idle()
+        watchdog.look()
+        #expect(heard.pings.load(ordering: .relaxed) == 2)
     }
 
     @Test func withoutAnIntervalNothingIsWatched() {

@@ -1,0 +1,40 @@
+extension Logger {
+    /// How serious an event is: swift-log's seven levels, each with the syslog priority systemd's
+    /// journal files it under (`journalctl -p warning` shows `warning` and worse).
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+
+        /// The name written as a line's `level`.
+        public var name: String {
+            switch self {
+            case .trace: "trace"
+            case .debug: "debug"
+            case .info: "info"
+            case .notice: "notice"
+            case .warning: "warning"
+            case .error: "error"
+            case .critical: "critical"
+            }
+        }
+
+        /// The syslog priority (`<N>` before a line in the journal): crit 2 … debug 7.
+        public var syslogPriority: Int {
+            switch self {
+            case .trace, .debug: 7
+            case .info: 6
+            case .notice: 5
+            case .warning: 4
+            case .error: 3
+            case .critical: 2
+            }
+        }
+
+        /// The level a name (as written in a line) stands for.
+        public init?(name: String) {
+            guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = level
+        }
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+}

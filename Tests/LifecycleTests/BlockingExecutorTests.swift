@@ -1,0 +1,40 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Lifecycle
+
+/// Blocking work runs on named threads of its own, never on the task pool's.
+@Suite(.timeLimit(.minutes(1))) struct BlockingExecutorTests {
+    struct Refused: Error, Equatable {}
+
+    @Test func workRunsOnTheExecutorsNamedThreadsAndReturnsOrThrows() async throws {
+        let executor = BlockingExecutor(name: "test-pool", threads: 2)
+        let name = await executor.run { Thread.current.name ?? "" }
+        #expect(name.hasPrefix("test-pool-"), "\(name)")
+        await #expect(throws: Refused()) { try await executor.run { () throws(Refused) -> Int in throw Refused() } }
+        let own = await BlockingExecutor.runOnOwnThread(named: "scanner-1") { Thread.current.name ?? "" }
+        #expect(own == "scanner-1")
+    }
+
+    /// More blocking calls than threads: each waits its turn, none is lost, and the task pool stays
+    /// free meanwhile (a task runs while every pool thread blocks).
+    @Test func moreCallsThanThreadsAllFinishAndThePoolStaysFree() async throws {
+        let executor = BlockingExecutor(name: "busy", threads: 2)
+        let release = DispatchSemaphore(value: 0)
+        let calls = (0..<6).map { number in
+            Task {
+                await executor.run {
+                    release.wait()
+                    return number
+                }
+            }
+        }
+        let stillFree = Task { 42 }
+        #expect(await stillFree.value == 42)  // both executor threads are blocked, the pool is not
+        for _ in calls { release.signal() }
+        var numbers: [Int] = []
+        for call in calls { numbers.append(await call.value) }
+        #expect(numbers == Array(0..<6))
+    }
+}
