@@ -90,7 +90,7 @@ let package = Package(
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
-        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD", "CThreadName", "JSONText"]),
+        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD", "CThreadName", "JSONText", "Logging", "Lifecycle"]),
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
@@ -119,7 +119,7 @@ let package = Package(
             dependencies: [
                 "Wire", "JSONText", "Timestamps", "GS1", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing",
                 "Digest",
-                "ConfigFile", "Metrics",
+                "ConfigFile", "Metrics", "Logging", "Lifecycle", "ServiceManager",
             ],
             resources: [.copy("FleetPage")]),
         // `scanpick fleet`: the organisation's stations from `GET /api/stations`, as a table.
@@ -130,7 +130,7 @@ let package = Package(
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
                 "ConfigFile", "Queue", "Station", "Wire", "JSONText", "Timestamps", "Capture", "LineLog",
-                "ServiceManager", "Fleet", "TerminalText",
+                "ServiceManager", "Fleet", "TerminalText", "Logging", "Lifecycle",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -184,7 +184,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "Wire", "GS1", "Timestamps", "Storage", "SQLiteStorage", "PostgresStorage", "HTTPServing",
-                "Digest", "TestSupport", "scanpick",
+                "Digest", "TestSupport", "scanpick", "Logging",
             ]),
     ],
     swiftLanguageModes: [.v6],

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Foundation
+import Logging
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd in epoll mode: a few polling threads serve every connection,
@@ -23,7 +24,7 @@ public final class HTTPServer: Sendable {
     /// learned of a head it lets through may go into ``HTTPRequest/admission`` for the router.
     public typealias HeadCheck = @Sendable (inout HTTPRequest) -> HTTPResponse?
     /// Receives one sentence of libmicrohttpd's own (a refused connection, a malformed request).
-    public typealias MessageLog = @Sendable (String) -> Void
+    typealias MessageLog = @Sendable (String) -> Void
 
     /// The address actually bound (port 0 resolved).
     public let address: ListenAddress
@@ -35,18 +36,21 @@ public final class HTTPServer: Sendable {
     /// A server whose every request is answered by `handler` on a worker thread.
     public convenience init(
         listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), tls: TLSIdentity? = nil,
-        log: MessageLog? = nil, handler: @escaping Handler
+        logger: Logger = .discarding, handler: @escaping Handler
     ) throws(HTTPServerError) {
         try self.init(
-            listen: listen, limits: limits, tls: tls, log: log, router: { request in .onWorker { handler(request) } })
+            listen: listen, limits: limits, tls: tls, logger: logger,
+            router: { request in .onWorker { handler(request) } })
     }
 
     /// A server that asks `router`, on a polling thread, how each request will be answered, after
-    /// `checkHead` has let its head through. With `tls` it serves HTTPS only.
+    /// `checkHead` has let its head through. With `tls` it serves HTTPS only. libmicrohttpd's own
+    /// sentences go to `logger` as `http` warnings.
     public init(
         listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), tls: TLSIdentity? = nil,
-        log: MessageLog? = nil, checkHead: HeadCheck? = nil, router: @escaping Router
+        logger: Logger = .discarding, checkHead: HeadCheck? = nil, router: @escaping Router
     ) throws(HTTPServerError) {
+        let log: MessageLog = { logger.warning("http", ["message": .string($0)]) }
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
         }
@@ -58,12 +62,12 @@ public final class HTTPServer: Sendable {
             guard files - Self.filesKeptBack >= 16 else {
                 throw .tooFewFileDescriptors(needed: 16 + Self.filesKeptBack, allowed: files)
             }
-            log?(
+            log(
                 "this process may open only \(files) files: serving at most \(files - Self.filesKeptBack) connections, not \(limits.connectionLimit) (raise LimitNOFILE= or ulimit -Hn)"
             )
             limits.connectionLimit = files - Self.filesKeptBack
         }
-        let core = ServerCore(limits: limits, checkHead: checkHead, router: router, log: log ?? { _ in })
+        let core = ServerCore(limits: limits, checkHead: checkHead, router: router, log: log)
         let context = Unmanaged.passRetained(core).toOpaque()
         let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
         logger.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))

@@ -66,7 +66,7 @@ public final class ServiceGroup: Sendable {
                 do {
                     try await service.start()
                 } catch {
-                    fail(service.name, error)
+                    fail(service.name, error, starting: true)
                     break
                 }
                 running.append((service.name, Task { [self] in try await runToEnd(service) }))
@@ -110,12 +110,18 @@ public final class ServiceGroup: Sendable {
         }
     }
 
-    private func fail(_ name: String, _ error: any Error) {
+    /// Keeps the first failure for ``run()`` to throw, logs it (`start_failed` or `service_failed`,
+    /// at `error`: the journal's err, where `journalctl -p warning` finds why a unit stopped) and
+    /// stops the group.
+    private func fail(_ name: String, _ error: any Error, starting: Bool = false) {
         let first = state.withLock { state in
             defer { if state.failure == nil { state.failure = error } }
             return state.failure == nil
         }
-        if first { logger.error("service_failed", ["service": .string(name), "error": .error(error)]) }
+        if first {
+            logger.error(
+                starting ? "start_failed" : "service_failed", ["service": .string(name), "message": .error(error)])
+        }
         requestStop(["reason": .string("\(name) failed")])
     }
 

@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import HTTPServing
 import JSONText
+import Logging
 import Metrics
 import Storage
 import Timestamps
@@ -12,13 +13,13 @@ import Wire
 /// Mutations under `/api/picking/` and `/api/shipments` are idempotent: the first result for a key is
 /// stored in the same transaction as the change and replayed byte for byte.
 ///
-///     let api = try ScanPickAPI(configuration: config, log: { line in print(line) })
+///     let api = try ScanPickAPI(configuration: config, logger: logger)
 ///     let server = try HTTPServer(listen: config.listen, limits: config.http, router: api.route)
 public final class ScanPickAPI: Sendable {
     let store: any ServerStore
     private let organisationByTokenHash: [String: String]
     private let inFlight = InFlightKeys()
-    let log: @Sendable (String) -> Void
+    let logger: Logger
     public let retentionDays: Int
     private let horizon: IdempotencyHorizon
     let metrics = APIMetrics()
@@ -37,7 +38,7 @@ public final class ScanPickAPI: Sendable {
     let refusedTokens = RefusedTokens()
 
     /// Opens the database named by `configuration` and applies its pending migrations.
-    public init(configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+    public init(configuration: ServerConfiguration, logger: Logger) throws {
         store = try configuration.database.openStore(poolSize: configuration.databasePoolSize)
         var byHash: [String: String] = [:]
         for (organisation, hashes) in configuration.organisations {
@@ -57,7 +58,7 @@ public final class ScanPickAPI: Sendable {
         fleetPage = try FleetPage()
         secureCookies = configuration.tls != nil
         batchAutoClose = .milliseconds(Int64((configuration.batchAutoCloseMinutes * 60_000).rounded()))
-        self.log = log
+        self.logger = logger
     }
 
     /// Says how `request` will be answered; the HTTP server calls it on a polling thread, so it never
@@ -282,12 +283,12 @@ public final class ScanPickAPI: Sendable {
         case let failure as PickingError:
             let refusal = APIError(failure)
             if refusal.status >= 500 {
-                log(Self.errorLine(request, failure))
+                logInternalError(request, failure)
                 metrics.countDatabaseError()
             }
             return refusal.response
         default:
-            log(Self.errorLine(request, error))
+            logInternalError(request, error)
             return APIError.internalError.response
         }
     }
@@ -317,7 +318,7 @@ public final class ScanPickAPI: Sendable {
         withoutBody.body = []
         let head = withoutBody
         return {
-            self.log(Self.requestLine(head, response, organisation: organisation, elapsed: elapsed, replayed: replayed))
+            self.logRequest(head, response, organisation: organisation, elapsed: elapsed, replayed: replayed)
         }
     }
 
@@ -330,7 +331,7 @@ public final class ScanPickAPI: Sendable {
         do {
             try store.checkReady()
         } catch {
-            log(Self.errorLine(HTTPRequest(method: "GET", path: "/health/ready"), error))
+            logInternalError(HTTPRequest(method: "GET", path: "/health/ready"), error)
             metrics.countDatabaseError()
             throw APIError.databaseUnavailable
         }
@@ -612,12 +613,8 @@ public final class ScanPickAPI: Sendable {
             defer {
                 let held = ContinuousClock.now - start
                 if held > Self.writerHoldLimit {
-                    var line = JSONObjectWriter()
-                    line.add("time", time: Date())
-                    line.add("event", string: "slow_transaction")
-                    line.add("path", string: path)
-                    line.add("ms", milliseconds: Self.milliseconds(held))
-                    self.log(line.finished())
+                    self.logger.warning(
+                        "slow_transaction", ["path": .string(path), "ms": .milliseconds(Self.milliseconds(held))])
                 }
             }
             return try body(db)
@@ -635,37 +632,31 @@ public final class ScanPickAPI: Sendable {
 
     // MARK: Logging
 
-    /// One line per request: time, method, path, status, milliseconds, organisation, the station
-    /// that sent it (its checked `X-ScanPick-Station`). Never a token.
-    static func requestLine(
+    /// One line per request: time, level (`error` for a 5xx, the server's fault), method, path,
+    /// status, milliseconds, organisation, the station that sent it (its checked
+    /// `X-ScanPick-Station`). Never a token.
+    func logRequest(
         _ request: HTTPRequest, _ response: HTTPResponse, organisation: String?, elapsed: Duration, replayed: Bool
-    )
-        -> String
-    {
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("method", string: request.method)
-        line.add("path", string: request.path)
-        line.add("status", number: response.status)
-        line.add("ms", milliseconds: milliseconds(elapsed))
-        if let organisation { line.add("org", string: organisation) }
-        if let station = request.header(StationIdentity.header), StationIdentity.isValid(station) {
-            line.add("station", string: station)
+    ) {
+        logger.log(response.status >= 500 ? .error : .info, event: nil) { line in
+            line.add("method", string: request.method)
+            line.add("path", string: request.path)
+            line.add("status", number: response.status)
+            line.add("ms", milliseconds: Self.milliseconds(elapsed))
+            if let organisation { line.add("org", string: organisation) }
+            if let station = request.header(StationIdentity.header), StationIdentity.isValid(station) {
+                line.add("station", string: station)
+            }
+            if replayed { line.add("replayed", bool: true) }
         }
-        if replayed { line.add("replayed", bool: true) }
-        return line.finished()
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
     }
 
-    static func errorLine(_ request: HTTPRequest, _ error: any Error) -> String {
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("event", string: "internal_error")
-        line.add("path", string: request.path)
-        line.add("error", string: String(describing: error))
-        return line.finished()
+    /// A failure of the server's own (a 5xx): what failed and where.
+    func logInternalError(_ request: HTTPRequest, _ error: any Error) {
+        logger.error("internal_error", ["path": .string(request.path), "error": .error(error)])
     }
 }

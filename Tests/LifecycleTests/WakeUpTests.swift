@@ -23,7 +23,7 @@ import Testing
         await wake.sleep(for: .seconds(-5))  // no wait at all
         for huge in [Duration.seconds(Int64.max), .seconds(1e12)] {
             let sleeper = Task { await wake.sleep(for: huge) }
-            while !wake.isSleeping { await Task.yield() }
+            await until { wake.isSleeping }
             wake.ring()
             await sleeper.value
         }
@@ -34,7 +34,7 @@ import Testing
     @Test func theTimerOfASleepARingEndedNeverEndsTheNextSleep() async throws {
         let wake = WakeUp()
         let first = Task { await wake.sleep(for: .seconds(1)) }
-        while !wake.isSleeping { await Task.yield() }
+        await until { wake.isSleeping }
         wake.ring()
         await first.value
         let ended = Atomic<Bool>(false)
@@ -42,7 +42,7 @@ import Testing
             await wake.sleep(for: .seconds(3600))
             ended.store(true, ordering: .relaxed)
         }
-        while !wake.isSleeping { await Task.yield() }
+        await until { wake.isSleeping }
         try await Task.sleep(for: .milliseconds(1500))  // well past the first sleep's 1 s timer
         let endedEarly = ended.load(ordering: .relaxed)
         #expect(!endedEarly, "the first sleep's timer ended the second")
@@ -56,7 +56,7 @@ import Testing
     @Test func aCancelledTaskStopsSleeping() async {
         let wake = WakeUp()
         let sleeper = Task { await wake.sleep(for: .seconds(3600)) }
-        while !wake.isSleeping { await Task.yield() }
+        await until { wake.isSleeping }
         sleeper.cancel()
         await sleeper.value
         let cancelledFirst = Task {
@@ -79,7 +79,7 @@ import Testing
         wake.ring()
         #expect(try await waiting.value)
         // Many rings racing many short waits: every wait ends, none hangs on a stale signal.
-        for _ in 0..<200 {
+        for _ in 0..<50 {
             let racing = Task { try await onThread { wake.wait(timeout: .microseconds(50)) } }
             wake.ring()
             _ = try await racing.value
@@ -90,5 +90,10 @@ import Testing
 
     func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
         await withCheckedContinuation { continuation in Thread { continuation.resume(returning: body()) }.start() }
+    }
+
+    /// Waits (in steps of 5 ms, never spinning: the suite shares two cores) until `condition` holds.
+    func until(_ condition: () -> Bool) async {
+        while !condition() { try? await Task.sleep(for: .milliseconds(5)) }
     }
 }

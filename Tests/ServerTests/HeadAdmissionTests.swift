@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import HTTPServing
+import Logging
 import TestSupport
 import Testing
 import Wire
@@ -16,7 +17,7 @@ import Wire
             configuration: ServerConfiguration(
                 listen: ListenAddress(host: "127.0.0.1", port: 0), database: .sqlite(path: folder.file(name)),
                 organisations: organisations),
-            log: { _ in })
+            logger: .discarding)
     }
 
     func errorCode(_ response: HTTPResponse) throws -> String? {

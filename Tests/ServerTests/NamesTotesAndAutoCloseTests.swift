@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import HTTPServing
+import Logging
 import Server
 import TestSupport
 import Testing
@@ -115,7 +116,7 @@ import Timestamps
             listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
             organisations: ["acme": [SHA256.hex(of: "t")]], batchAutoCloseMinutes: 10)
         // The API's calls block (a database's commit): on threads of their own, never the task pool's.
-        let api = try await onOwnThread { try ScanPickAPI(configuration: configuration, log: { _ in }) }
+        let api = try await onOwnThread { try ScanPickAPI(configuration: configuration, logger: .discarding) }
         #expect(api.batchAutoCloseInterval == .seconds(60))
         func send(_ method: String, _ path: String, _ json: String = "") async throws -> [String: Any] {
             let body = try await onOwnThread {
@@ -184,7 +185,7 @@ import Timestamps
                     configuration: ServerConfiguration(
                         listen: ListenAddress(host: "127.0.0.1", port: 0),
                         database: .sqlite(path: folder.file("i.sqlite")), organisations: [:],
-                        batchAutoCloseMinutes: minutes), log: { _ in }
+                        batchAutoCloseMinutes: minutes), logger: .discarding
                 ).batchAutoCloseInterval
             }
         }

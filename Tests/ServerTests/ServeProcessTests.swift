@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import HTTPServing
+import Logging
 import PostgresStorage
 import SQLiteStorage
 import Storage
@@ -30,6 +31,43 @@ import Testing
         for token in ServerProcess.tokens.values + ["secret-wrong-token"] {
             #expect(!fixture.server.log.contains(token))
         }
+        // Every line of the log is one JSON object with its time and level.
+        let log = LogLines(fixture.server.log)
+        #expect(log.notJSON.isEmpty, "\(log.notJSON)")
+        #expect(log.withoutTimeOrLevel.isEmpty, "\(log.withoutTimeOrLevel)")
+        #expect(log.lines(of: "listening").first?["level"] as? String == "notice")
+    }
+
+    /// A unit that fails to start says why at the journal's `err` (`journalctl -p warning` shows
+    /// it): the fatal line is JSON like every other, with the `<3>` prefix when standard error is
+    /// the journal `JOURNAL_STREAM` names (here a pipe standing in for it), and none otherwise.
+    @Test func aFatalStartUpErrorIsAnErrLineInTheJournal() async throws {
+        let folder = try TemporaryDirectory()
+        let config = try folder.write(
+            "bad.json",
+            text:
+                #"{"listen": "127.0.0.1:0", "organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}, "lsten": 1}"#
+        )
+        let journal = try await ProcessRunner.run(
+            "/bin/sh",
+            [
+                "-c",
+                #"JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec "$0" serve --config "$1""#,
+                ProcessRunner.scanpick, config,
+            ], in: folder.path)
+        #expect(journal.status == 1)
+        let tagged = LogLines(journal.standardError)
+        #expect(tagged.notJSON.isEmpty, "\(journal.standardError)")
+        let fatal = try #require(tagged.objects.first { $0.object["event"] as? String == "start_failed" })
+        #expect(fatal.priority == 3, "\(journal.standardError)")
+        #expect(fatal.object["level"] as? String == "error")
+        #expect((fatal.object["message"] as? String)?.contains(#""lsten" is not a known setting"#) == true)
+        #expect(journal.standardError.hasPrefix("<3>{"))
+
+        let plain = try await ProcessRunner.scanpick(["serve", "--config", config])
+        #expect(plain.status == 1)
+        #expect(plain.standardError.hasPrefix(#"{"time":""#), "\(plain.standardError)")
+        #expect(LogLines(plain.standardError).withoutTimeOrLevel.isEmpty)
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
@@ -87,10 +125,12 @@ import Testing
             "--database", server.folder.file("another.sqlite"),
         ])
         #expect(busy.status == 1)
-        #expect(busy.standardError.contains("127.0.0.1:\(port)"))
-        #expect(busy.standardError.contains("already in use"))
-        #expect(busy.standardError.contains(#""listen""#))
+        let refusal = LogLines(busy.standardError).messages(of: "start_failed").joined()
+        #expect(refusal.contains("127.0.0.1:\(port)"))
+        #expect(refusal.contains("already in use"))
+        #expect(refusal.contains(#""listen""#))
         #expect(!busy.standardError.contains("port 0"))  // libmicrohttpd's own line named no real port
+        #expect(LogLines(busy.standardError).lines(of: "listening").isEmpty)
 
         let folder = try TemporaryDirectory()
         let config = try folder.write(
@@ -100,11 +140,14 @@ import Testing
         )
         let bad = try await ProcessRunner.scanpick(["serve", "--config", config])
         #expect(bad.status == 1)
-        #expect(bad.standardError.contains(#""lsten" is not a known setting"#))
-        let badHash = try folder.write("hash.json", text: #"{"organisations": {"acme": {"tokenSha256": ["abc"]}}}"#)
         #expect(
-            try await ProcessRunner.scanpick(["serve", "--config", badHash]).standardError.contains(
-                "organisations.acme.tokenSha256"))
+            LogLines(bad.standardError).messages(of: "start_failed").first?.contains(#""lsten" is not a known setting"#)
+                == true)
+        let badHash = try folder.write("hash.json", text: #"{"organisations": {"acme": {"tokenSha256": ["abc"]}}}"#)
+        let hashRefusal = try await ProcessRunner.scanpick(["serve", "--config", badHash]).standardError
+        #expect(
+            LogLines(hashRefusal).messages(of: "start_failed").first?.contains("organisations.acme.tokenSha256") == true
+        )
     }
 
     /// SQLite serves one server process: a second serve of the same file is refused at start (and
@@ -238,7 +281,7 @@ import Testing
         let configuration = ServerConfiguration(
             listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
             organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7)
-        let api = try ScanPickAPI(configuration: configuration, log: { _ in })
+        let api = try ScanPickAPI(configuration: configuration, logger: .discarding)
         func post(_ path: String, _ json: String) -> HTTPResponse {
             api.handle(
                 HTTPRequest(method: "POST", path: path, headers: ["authorization": "Bearer t"], body: Array(json.utf8)))

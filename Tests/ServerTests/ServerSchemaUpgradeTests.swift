@@ -1,6 +1,7 @@
 import Digest
 import Foundation
 import HTTPServing
+import Logging
 import PostgresStorage
 import SQLiteStorage
 import Storage
@@ -84,7 +85,7 @@ import Wire
             configuration: ServerConfiguration(
                 listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
                 organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7),
-            log: { _ in })
+            logger: .discarding)
 
         // The stored answer is replayed byte for byte and nothing is counted again.
         let replay = api.handle(request("/api/picking/pick", Self.pick))
@@ -148,7 +149,7 @@ import Wire
             configuration: ServerConfiguration(
                 listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
                 organisations: ["acme": [SHA256.hex(of: "t")]], idempotencyRetentionDays: 7),
-            log: { _ in })
+            logger: .discarding)
         let now = Date()
         let stored: [(key: String, daysAgo: Double)] = [
             ("old", 10), ("clock-set-ahead", -3650), ("older", 9), ("recent", 1), ("clock-set-back", 20),

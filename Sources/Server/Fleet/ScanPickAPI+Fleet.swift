@@ -72,7 +72,7 @@ extension ScanPickAPI {
                 try organisations.flatMap { org in try StationRegistry(db: db, dialect: dialect, org: org).stations() }
             }
         } catch {
-            log(Self.errorLine(HTTPRequest(method: "GET", path: "/metrics"), error))
+            logInternalError(HTTPRequest(method: "GET", path: "/metrics"), error)
             metrics.countDatabaseError()
             entries = nil
         }

@@ -1,15 +1,16 @@
 import HTTPServing
+import Logging
 
 extension ScanPickAPI {
-    /// Starts `/metrics` on a listener of its own (the config's `metrics.listen`), with the API's
-    /// TLS identity; it answers nothing else. Stop it with ``HTTPServer/stop()``.
+    /// `/metrics` on a listener of its own (the config's `metrics.listen`), with the API's TLS
+    /// identity, as a service; it answers nothing else.
     ///
-    ///     let scrapes = try api.startMetricsListener(listen, tls: tls, log: log)
-    public func startMetricsListener(
-        _ listen: ListenAddress, tls: TLSIdentity?, log: @escaping @Sendable (String) -> Void
-    ) throws(HTTPServerError) -> HTTPServer {
-        try HTTPServer(
-            listen: listen, limits: Self.metricsListenerLimits, tls: tls, log: log,
+    ///     let scrapes = api.metricsListener(listen, tls: tls)
+    func metricsListener(_ listen: ListenAddress, tls: TLSIdentity?) -> HTTPService {
+        HTTPService(
+            "metrics-listener", listen: listen, limits: Self.metricsListenerLimits, tls: tls, logger: logger,
+            explain: { APIServerError.cannotListen("\($0) (the address is the config's \"metrics.listen\")") },
+            onListening: { [logger] in logger.notice("metrics_listening", ["address": "\($0.address)"]) },
             router: { self.routeMetricsListener($0) })
     }
 

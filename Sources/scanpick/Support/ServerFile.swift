@@ -2,7 +2,6 @@ import ArgumentParsing
 import ConfigFile
 import Foundation
 import HTTPServing
-import JSONText
 import Server
 import Wire
 
@@ -40,14 +39,6 @@ struct ServerFile: CommandArguments {
     static func startupCheck(_ configuration: ServerConfiguration) throws -> TLSIdentity? {
         if let refusal = configuration.plainHTTPRefusal { throw ServeFailure(description: refusal) }
         return try configuration.tls.map { try TLSIdentity(certificateFile: $0.certificate, keyFile: $0.key) }
-    }
-
-    /// One JSON line of the server's log: `{"event": name, …fields}` (fields sorted by key).
-    static func event(_ name: String, _ fields: [String: String]) -> String {
-        var line = JSONObjectWriter()
-        line.add("event", string: name)
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) { line.add(key, string: value) }
-        return line.finished()
     }
 
     /// What is legal but probably not meant: said at start-up and by `config check`.
