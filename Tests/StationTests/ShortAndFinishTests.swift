@@ -190,4 +190,42 @@ import Testing
         let rows = try await fixture.pickList()
         #expect(rows[a1]?["qtyShort"] as? Int == 1)
     }
+
+    /// Thirty shorts and picks of one unit at once on a task of twenty units, from the page: each is
+    /// counted once or refused, picked + short never pass required, and the server agrees (nothing
+    /// goes dead).
+    @Test func shortsAndPicksAtOnceNeverPassRequired() async throws {
+        let fixture = try await StationFixture(bulkQty: 20)
+        let z9 = fixture.scenario.tasks[3]
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let statuses = try await withThrowingTaskGroup(of: (String, Int).self) { group in
+            for index in 0..<30 {
+                let kind = index.isMultiple(of: 2) ? "pick" : "short"
+                group.addTask {
+                    var body: [String: Any] = ["pickTaskId": z9, "kind": kind, "qty": 1]
+                    if kind == "short" { body["reason"] = "not_found" }
+                    return (kind, try await page.post("/api/taps", json: body).status)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { [200, 422].contains($0.1) }, "\(statuses)")
+        let picks = statuses.filter { $0 == ("pick", 200) }.count
+        let shorts = statuses.filter { $0 == ("short", 200) }.count
+        #expect(picks + shorts == 20)
+        let row = try await fixture.pickList()[z9] ?? [:]
+        #expect(row["qtyPicked"] as? Int == picks)
+        #expect(row["qtyShort"] as? Int == shorts)
+        #expect(
+            try await eventually {
+                let status = try await page.get("/api/status").json
+                return status["pending"] as? Int == 0 && status["inFlight"] as? Int == 0
+            })
+        #expect(try await page.get("/api/status").json["dead"] as? Int == 0)
+        let server = try await serverTask(fixture, z9)
+        #expect(server["qtyPicked"] as? Int == picks)
+        #expect(server["qtyShort"] as? Int == shorts)
+        #expect(await station.stop() == 0)
+    }
 }
