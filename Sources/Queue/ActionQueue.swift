@@ -274,34 +274,29 @@ public final class ActionQueue: Sendable {
         }
     }
 
-    /// Sets aside as dead a pending action that a pause holds back (its organisation's, or the whole
-    /// queue's): the way to stop waiting for one support has decided cannot go as it is (its
-    /// organisation was removed from the config, an imported action for an organisation this station
-    /// does not serve). It can then be retried or cleared like any dead letter; recorded in the
-    /// station log.
-    public func park(_ id: Int, by actor: String, now: Date = Date()) throws(QueueError) {
+    /// Support's way past a pending action: one that a pause holds back (its organisation's, or the
+    /// whole queue's) is set aside as dead, to retry or clear later (its organisation was removed
+    /// from the config, an imported action for an organisation this station does not serve); any
+    /// other moves behind the rest of the line, keeping its idempotency key, so the actions behind
+    /// one the server keeps failing (``StuckAction``) go first. Moving takes a new id (the line is
+    /// ordered by id); it never passes a newer unsent action it does not commute with (a
+    /// set-quantity or short of its task, either way round, or a batch close). Read,
+    /// checked and changed in one transaction (an action a drain pass has in flight is refused);
+    /// recorded in the station log.
+    @discardableResult
+    public func park(_ id: Int, by actor: String, now: Date = Date()) throws(QueueError) -> Parked {
         do {
-            try database.write { db in
+            return try database.write { db in
                 try db.transaction {
                     guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
                     else { throw QueueError.noSuchAction(id) }
+                    guard action.state == .pending else { throw QueueError.notPending(id, action.state) }
                     let pauses = try Self.pauses(db)
-                    guard action.state == .pending,
-                        let pause = pauses.first(where: { $0.org == nil || $0.org == action.org })
-                    else { throw QueueError.notHeld(id, action.state) }
-                    try db.run(
-                        "UPDATE actions SET state = 'dead', last_error = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?",
-                        [
-                            "parked by \(actor) while the queue waited (\(pause.attention.code)): \(pause.attention.message)",
-                            Timestamp.iso8601(now), id,
-                        ])
-                    try Self.log(db, event: "park", action: action, actor: actor)
-                    // An organisation's pause with nothing left to hold back has nothing to say.
-                    try db.run(
-                        """
-                        DELETE FROM queue_state WHERE key = ?1
-                          AND NOT EXISTS (SELECT 1 FROM actions WHERE org = ?2 AND state IN ('pending', 'inFlight'))
-                        """, [Self.pauseKey(action.org), action.org])
+                    if let pause = pauses.first(where: { $0.org == nil || $0.org == action.org }) {
+                        try Self.setAside(action, because: pause, by: actor, now: now, in: db)
+                        return .dead
+                    }
+                    return try Self.moveBehind(action, by: actor, now: now, in: db)
                 }
             }
         } catch let error as QueueError {
@@ -309,6 +304,72 @@ public final class ActionQueue: Sendable {
         } catch {
             throw .storage(String(describing: error))
         }
+    }
+
+    /// What ``park(_:by:now:)`` did.
+    public enum Parked: Sendable, Equatable {
+        /// A pause held it back: it is a dead letter now, under its own id.
+        case dead
+        /// It went behind `behind` unsent actions, under the new id `newId`.
+        case movedBehind(behind: Int, newId: Int)
+    }
+
+    private static func setAside(
+        _ action: QueuedAction, because pause: QueuePause, by actor: String, now: Date, in db: Database
+    ) throws {
+        try db.run(
+            "UPDATE actions SET state = 'dead', last_error = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+            [
+                "parked by \(actor) while the queue waited (\(pause.attention.code)): \(pause.attention.message)",
+                Timestamp.iso8601(now), action.id,
+            ])
+        try Self.log(db, event: "park", action: action, actor: actor)
+        try forgetFailing(action.id, in: db)
+        // An organisation's pause with nothing left to hold back has nothing to say.
+        try db.run(
+            """
+            DELETE FROM queue_state WHERE key = ?1
+              AND NOT EXISTS (SELECT 1 FROM actions WHERE org = ?2 AND state IN ('pending', 'inFlight'))
+            """, [Self.pauseKey(action.org), action.org])
+    }
+
+    private static func moveBehind(_ action: QueuedAction, by actor: String, now: Date, in db: Database) throws
+        -> Parked
+    {
+        // Increments (picks, scans) add up in any order. A set-quantity or a short does not commute
+        // with another action of its task, and a batch close must stay after the taps queued before it.
+        let clash = try db.row(
+            """
+            SELECT id, label FROM actions WHERE org = ?1 AND id > ?2 AND state IN ('pending', 'inFlight')
+              AND ((pick_task_id = ?3 AND (kind NOT IN ('pick', 'scan') OR ?4 NOT IN ('pick', 'scan'))) OR kind = 'close')
+            ORDER BY id LIMIT 1
+            """, [action.org, action.id, action.pickTaskId, action.kind.rawValue])
+        if let clash {
+            throw QueueError.wouldReorder(
+                action.id,
+                "#\(try clash.int("id")) \(try clash.string("label")) is newer, and the two do not go in either order (a set-quantity or a short of the same task, or a batch close): sent the other way round the outcome would differ"
+            )
+        }
+        let behind =
+            try db.row(
+                "SELECT COUNT(*) AS n FROM actions WHERE id > ? AND state IN ('pending', 'inFlight')", [action.id]
+            )?.int("n") ?? 0
+        try db.run("DELETE FROM actions WHERE id = ?", [action.id])
+        try db.run(
+            """
+            INSERT INTO actions (org, kind, pick_task_id, label, payload, idempotency_key, state, tries, created_at,
+                updated_at, next_attempt_at, last_status, last_error)
+            VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, NULL, ?, ?)
+            """,
+            [
+                action.org, action.kind.rawValue, action.pickTaskId, action.label, action.payload,
+                action.idempotencyKey, action.tries, action.createdAt, Timestamp.iso8601(now), action.lastStatus,
+                action.lastError,
+            ])
+        let newId = try db.row("SELECT last_insert_rowid() AS id")?.int("id") ?? 0
+        try Self.log(db, event: "park", action: action, actor: actor, newId: newId)
+        try forgetFailing(action.id, in: db)
+        return .movedBehind(behind: behind, newId: newId)
     }
 
     /// Removes a dead action, keeping a full record of it in the station log.
@@ -351,9 +412,10 @@ public final class ActionQueue: Sendable {
     }
 
     private static func log(
-        _ db: Database, event: String, action: QueuedAction, actor: String, newKey: String? = nil
+        _ db: Database, event: String, action: QueuedAction, actor: String, newKey: String? = nil, newId: Int? = nil
     ) throws {
         var detail = JSONObjectWriter()
+        if let newId { detail.add("newId", number: newId) }
         detail.add("org", string: action.org)
         detail.add("kind", string: action.kind.rawValue)
         detail.add("pickTaskId", string: action.pickTaskId)
@@ -393,52 +455,63 @@ public final class ActionQueue: Sendable {
     func claimHead(now: Date, honouringBackoff: Bool, longestWait: TimeInterval, skipping: Set<String> = [])
         throws -> Claim?
     {
+        // Read, checked and marked in one transaction: a park in another process cannot move the
+        // head between the look and the mark.
         try bookkeeping { db in
-            let latest = now.addingTimeInterval(longestWait)
-            /// A stored pause still ahead, capped where it is stored so it comes due by `latest`.
-            func active(_ pause: QueuePause) throws -> QueuePause? {
-                guard honouringBackoff, pause.retryAt > now else { return nil }
-                guard pause.retryAt > latest else { return pause }
-                var capped = pause
-                capped.retryAt = latest
-                try Self.store(capped, in: db)
-                return capped
+            try db.transaction {
+                try claimHead(
+                    in: db, now: now, honouringBackoff: honouringBackoff, longestWait: longestWait, skipping: skipping)
             }
-            let pauses = try Self.pauses(db)
-            if let stationWide = pauses.first(where: { $0.org == nil }), let pause = try active(stationWide) {
-                guard try db.row("SELECT 1 AS found FROM actions WHERE state = 'pending' LIMIT 1") != nil else {
-                    return nil
-                }
-                return .paused(pause)
-            }
-            var held: [String: QueuePause] = [:]
-            for pause in pauses {
-                if let org = pause.org, let pause = try active(pause) { held[org] = pause }
-            }
-            let excluded = skipping.union(held.keys).sorted()
-            let placeholders = excluded.map { _ in "?" }.joined(separator: ", ")
-            guard
-                let head = try db.row(
-                    "SELECT * FROM actions WHERE state = 'pending' AND org NOT IN (\(placeholders)) ORDER BY id LIMIT 1",
-                    excluded.map { $0 }
-                ).map(QueuedAction.init)
-            else {
-                // Only held organisations have work left: say so, with the first of them to look again.
-                let waiting = try Set(
-                    db.rows("SELECT DISTINCT org FROM actions WHERE state = 'pending'").map { try $0.string("org") })
-                return held.filter { waiting.contains($0.key) }.values.min { $0.retryAt < $1.retryAt }.map {
-                    .paused($0)
-                }
-            }
-            if honouringBackoff, let next = head.nextAttemptAt, next > now {
-                guard next > latest else { return .notDue(next) }
-                try db.run("UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest, head.id])
-                return .notDue(latest)
-            }
-            try db.run(
-                "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(now), head.id])
-            return .due(head)
         }
+    }
+
+    private func claimHead(
+        in db: Database, now: Date, honouringBackoff: Bool, longestWait: TimeInterval, skipping: Set<String>
+    ) throws -> Claim? {
+        let latest = now.addingTimeInterval(longestWait)
+        /// A stored pause still ahead, capped where it is stored so it comes due by `latest`.
+        func active(_ pause: QueuePause) throws -> QueuePause? {
+            guard honouringBackoff, pause.retryAt > now else { return nil }
+            guard pause.retryAt > latest else { return pause }
+            var capped = pause
+            capped.retryAt = latest
+            try Self.store(capped, in: db)
+            return capped
+        }
+        let pauses = try Self.pauses(db)
+        if let stationWide = pauses.first(where: { $0.org == nil }), let pause = try active(stationWide) {
+            guard try db.row("SELECT 1 AS found FROM actions WHERE state = 'pending' LIMIT 1") != nil else {
+                return nil
+            }
+            return .paused(pause)
+        }
+        var held: [String: QueuePause] = [:]
+        for pause in pauses {
+            if let org = pause.org, let pause = try active(pause) { held[org] = pause }
+        }
+        let excluded = skipping.union(held.keys).sorted()
+        let placeholders = excluded.map { _ in "?" }.joined(separator: ", ")
+        guard
+            let head = try db.row(
+                "SELECT * FROM actions WHERE state = 'pending' AND org NOT IN (\(placeholders)) ORDER BY id LIMIT 1",
+                excluded.map { $0 }
+            ).map(QueuedAction.init)
+        else {
+            // Only held organisations have work left: say so, with the first of them to look again.
+            let waiting = try Set(
+                db.rows("SELECT DISTINCT org FROM actions WHERE state = 'pending'").map { try $0.string("org") })
+            return held.filter { waiting.contains($0.key) }.values.min { $0.retryAt < $1.retryAt }.map {
+                .paused($0)
+            }
+        }
+        if honouringBackoff, let next = head.nextAttemptAt, next > now {
+            guard next > latest else { return .notDue(next) }
+            try db.run("UPDATE actions SET next_attempt_at = ? WHERE id = ?", [latest, head.id])
+            return .notDue(latest)
+        }
+        try db.run(
+            "UPDATE actions SET state = 'inFlight', updated_at = ? WHERE id = ?", [Timestamp.iso8601(now), head.id])
+        return .due(head)
     }
 
     /// What ``claimHead(now:honouringBackoff:longestWait:skipping:)`` found.
@@ -607,7 +680,67 @@ public final class ActionQueue: Sendable {
                         "INSERT INTO queue_state (key, value) VALUES ('lastSyncAt', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                         [Timestamp.iso8601(now)])
                 }
+                if state == .pending, status != nil {
+                    try Self.noteFailing(id, since: now, in: db)
+                } else if state != .pending {
+                    try Self.forgetFailing(id, in: db)
+                }
             }
+        }
+    }
+
+    // MARK: The head the server keeps failing
+
+    /// Where the queue keeps which action the server has been failing since when:
+    /// `{"id": N, "since": TIME}`. Only the head of the line is tried until it goes, so one record
+    /// is enough; it ends when the action is sent, dead, or moved.
+    private static let failingKey = "failingHead"
+
+    private struct Failing: Codable {
+        var id: Int
+        var since: String
+    }
+
+    /// Notes that the server failed action `id` at `now`, keeping the earlier time if it already
+    /// failed it before.
+    private static func noteFailing(_ id: Int, since now: Date, in db: Database) throws {
+        if let stored = try failing(in: db), stored.id == id { return }
+        let value = String(
+            decoding: try JSONEncoder().encode(Failing(id: id, since: Timestamp.iso8601(now))), as: UTF8.self)
+        try db.run(
+            "INSERT INTO queue_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [failingKey, value])
+    }
+
+    private static func forgetFailing(_ id: Int, in db: Database) throws {
+        guard let stored = try failing(in: db), stored.id == id else { return }
+        try db.run("DELETE FROM queue_state WHERE key = ?", [failingKey])
+    }
+
+    /// The stored record, or nil (none, or one that does not read: it is only ever advice).
+    private static func failing(in db: Database) throws -> Failing? {
+        guard let text = try db.row("SELECT value FROM queue_state WHERE key = ?", [failingKey])?.string("value")
+        else { return nil }
+        return try? JSONDecoder().decode(Failing.self, from: Data(text.utf8))
+    }
+
+    /// The action the server has been failing (5xx, 429 and the like) for at least `after` seconds
+    /// at `now`, with at least ``StuckAction/minimumTries`` tries, while it is still waiting to go;
+    /// nil when there is none.
+    public func stuckAction(now: Date, after: TimeInterval) throws -> StuckAction? {
+        try database.read { db in
+            guard let failing = try Self.failing(in: db), let since = Timestamp.date(failing.since),
+                now.timeIntervalSince(since) >= after,
+                let action = try db.row("SELECT * FROM actions WHERE id = ?", [failing.id]).map(QueuedAction.init),
+                action.state == .pending || action.state == .inFlight, action.tries >= StuckAction.minimumTries
+            else { return nil }
+            let behind =
+                try db.row(
+                    "SELECT COUNT(*) AS n FROM actions WHERE id > ? AND state IN ('pending', 'inFlight')", [action.id]
+                )?.int("n") ?? 0
+            return StuckAction(
+                id: action.id, label: action.label, lastStatus: action.lastStatus, failingSince: since,
+                tries: action.tries, behind: behind)
         }
     }
 
@@ -648,8 +781,10 @@ public struct StationLogEntry: Sendable, Equatable {
 public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchAction(Int)
     case notDead(Int, ActionState)
-    /// Only a pending action a pause holds back can be parked.
-    case notHeld(Int, ActionState)
+    /// Only a pending action can be parked (one in flight is being sent now; a dead one already is).
+    case notPending(Int, ActionState)
+    /// Parking this action would send it after a newer one it does not commute with (why).
+    case wouldReorder(Int, String)
     case storage(String)
     /// The queue database at this path failed its integrity check, with what SQLite found.
     case damaged(String, String)
@@ -683,8 +818,12 @@ public enum QueueError: Error, Equatable, Sendable, CustomStringConvertible {
             state == .pending
                 ? "action #\(id) is pending, not dead: only dead letters can be retried or cleared (one a pause holds back can first be parked: scanpick queue park \(id))"
                 : "action #\(id) is \(state.rawValue), not dead: only dead letters can be retried or cleared"
-        case .notHeld(let id, let state):
-            "action #\(id) is \(state.rawValue) and no pause holds it back: only a pending action of a paused queue or organisation can be parked"
+        case .notPending(let id, .inFlight):
+            "action #\(id) is being sent right now: park it once this try has ended (see scanpick queue)"
+        case .notPending(let id, let state):
+            "action #\(id) is \(state.rawValue), not pending: only an action waiting to be sent can be parked"
+        case .wouldReorder(let id, let why):
+            "action #\(id) was not moved: \(why). Let them go in order (the server's log says why it fails #\(id))"
         case .storage(let message): "the queue database failed: \(message)"
         }
     }

@@ -12,16 +12,20 @@ public struct QueueOptions: Sendable, Equatable {
     public var requestTimeout: TimeInterval
     /// How long sent actions stay for the diagnostics history (default 24 h).
     public var sentRetention: TimeInterval
+    /// How long the server may fail the head of the line (with at least ``StuckAction/minimumTries``
+    /// tries) before it is named as needing attention (default 10 min).
+    public var stuckAfter: TimeInterval
 
     public init(
         backoffInitial: TimeInterval = 2, backoffCap: TimeInterval = 60, drainInterval: TimeInterval = 30,
-        requestTimeout: TimeInterval = 10, sentRetention: TimeInterval = 24 * 3600
+        requestTimeout: TimeInterval = 10, sentRetention: TimeInterval = 24 * 3600, stuckAfter: TimeInterval = 600
     ) {
         self.backoffInitial = backoffInitial
         self.backoffCap = backoffCap
         self.drainInterval = drainInterval
         self.requestTimeout = requestTimeout
         self.sentRetention = sentRetention
+        self.stuckAfter = stuckAfter
     }
 }
 

@@ -11,7 +11,7 @@ import Wire
 ///     {"station": "bench-1", "worker": "worker-003", "server": "http://127.0.0.1:8080",
 ///      "database": "var/station.sqlite",
 ///      "queue": {"backoffInitialSeconds": 2, "backoffCapSeconds": 60, "drainIntervalSeconds": 30,
-///                "requestTimeoutSeconds": 10, "sentRetentionHours": 24},
+///                "requestTimeoutSeconds": 10, "sentRetentionHours": 24, "stuckAfterMinutes": 10},
 ///      "organisations": {"acme": {"token": "...", "scanning": {"enabled": false}}}}
 ///
 /// Each organisation's token comes from exactly one of `token`, `tokenFile` (a file holding it) or
@@ -187,6 +187,8 @@ public struct StationConfiguration: Sendable, Equatable {
                 try options.integer("requestTimeoutSeconds", default: Int(queue.requestTimeout), in: 1...600))
             queue.sentRetention =
                 try options.number("sentRetentionHours", default: queue.sentRetention / 3600, in: 0...8760) * 3600
+            queue.stuckAfter =
+                try options.number("stuckAfterMinutes", default: queue.stuckAfter / 60, in: 0.01...10_080) * 60
             try options.finish()
             guard queue.backoffCap >= queue.backoffInitial else {
                 throw options.error("backoffCapSeconds", "must be at least backoffInitialSeconds")

@@ -97,11 +97,14 @@ public enum StationJSON {
     }
 
     /// What needs a person, as the station's own files show it: the queue's pauses (the whole
-    /// queue's, then each organisation's), then `others` (what the running station has noticed), or
-    /// that the queue database failed.
-    public static func attention(_ station: PickStation, others: [Attention] = []) -> [Attention] {
+    /// queue's, then each organisation's), the action the server has failed for
+    /// `queue.stuckAfterMinutes` at `now` (``StuckAction``), then `others` (what the running station
+    /// has noticed), or that the queue database failed.
+    public static func attention(_ station: PickStation, others: [Attention] = [], now: Date = Date()) -> [Attention] {
         do {
-            return try station.queue.pauses().map(\.attention) + others
+            let stuck = try station.queue.stuckAction(now: now, after: station.configuration.queue.stuckAfter)
+            return try station.queue.pauses().map(\.attention) + (stuck.map { [$0.attention(now: now)] } ?? [])
+                + others
         } catch {
             return [databaseFailed(error)] + others
         }

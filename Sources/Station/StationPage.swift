@@ -164,6 +164,7 @@ public final class StationPage: Sendable {
         case tap
         case retry(id: String)
         case clear(id: String)
+        case park(id: String)
         case metrics
         case retryAll
         case stationLog
@@ -191,6 +192,7 @@ public final class StationPage: Sendable {
             ("POST", "/api/taps", { _ in .tap }),
             ("POST", "/api/queue/{}/retry", { .retry(id: $0[0]) }),
             ("POST", "/api/queue/{}/clear", { .clear(id: $0[0]) }),
+            ("POST", "/api/queue/{}/park", { .park(id: $0[0]) }),
             ("GET", "/metrics", { _ in .metrics }),
             ("POST", "/api/queue/retry-all", { _ in .retryAll }),
             ("GET", "/api/log", { _ in .stationLog }),
@@ -242,6 +244,8 @@ public final class StationPage: Sendable {
                 return try json(200, Self.encode(try queueAction(.retry, id: id, request)))
             case .clear(let id):
                 return try json(200, Self.encode(try queueAction(.clear, id: id, request)))
+            case .park(let id):
+                return try json(200, Self.encode(try queueAction(.park, id: id, request)))
             case .metrics:
                 guard let text = metricsText.withLock({ $0 }) else { throw HTTPError.noSuchRoute(request.path) }
                 return HTTPResponse(
@@ -398,16 +402,21 @@ public final class StationPage: Sendable {
         return answer
     }
 
-    /// What support does to a dead letter from the page.
+    /// What support does to a dead letter from the page, or to a pending action (park).
     enum SupportAction: String, Encodable {
         case retry
         case clear
+        /// Moved behind the rest of the line (or set aside as dead when a pause holds it back).
+        case park
     }
 
-    /// `POST /api/queue/{id}/retry|clear`'s answer.
+    /// `POST /api/queue/{id}/retry|clear|park`'s answer: `newId` when a park moved the action behind
+    /// the rest (its id changed), `dead` when it set a paused one aside.
     struct SupportAnswer: Encodable {
         var id: Int
         var done: SupportAction
+        var newId: Int?
+        var dead: Bool?
     }
 
     private func queueAction(_ action: SupportAction, id text: String, _ request: HTTPRequest) throws -> SupportAnswer {
@@ -422,17 +431,23 @@ public final class StationPage: Sendable {
                 status: 400, code: "name_required",
                 message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
         }
+        var answer = SupportAnswer(id: id, done: action)
         do {
             switch action {
             case .retry: try station.queue.retry(id, by: by)
             case .clear: try station.queue.clear(id, by: by)
+            case .park:
+                switch try station.queue.park(id, by: by) {
+                case .dead: answer.dead = true
+                case .movedBehind(_, let newId): answer.newId = newId
+                }
             }
         } catch {
             throw HTTPError(status: error == .noSuchAction(id) ? 404 : 409, code: "queue", message: error.description)
         }
         sync.poke()
         events.poke()
-        return SupportAnswer(id: id, done: action)
+        return answer
     }
 
     /// A response body in the API's JSON form (keys sorted, as the command line's `--json` prints).

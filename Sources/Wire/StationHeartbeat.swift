@@ -40,6 +40,45 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
     public var help: Help?
     /// What needs a person at the station, as its pill shows it.
     public var attention: [Item]
+    /// The action the server has failed for the station's `queue.stuckAfterMinutes` (at least 5
+    /// tries) while others wait behind it, or nil: what the fleet view names.
+    public var stuck: Stuck?
+
+    /// An action the server keeps failing, holding back those behind it.
+    public struct Stuck: Codable, Sendable, Equatable {
+        /// Its id in the station's queue (`scanpick queue park ID` moves it behind the rest).
+        public var actionId: Int
+        /// How the station shows it ("pick A1 · ×1").
+        public var label: String
+        /// The server's last answer to it, or nil when the last try did not reach the server.
+        public var lastStatus: Int?
+        /// Since when the server has failed it (ISO 8601, the station's clock).
+        public var failingSince: String
+        public var tries: Int
+        /// Actions not yet sent waiting behind it.
+        public var behind: Int
+
+        public init(actionId: Int, label: String, lastStatus: Int?, failingSince: String, tries: Int, behind: Int) {
+            self.actionId = actionId
+            self.label = label
+            self.lastStatus = lastStatus
+            self.failingSince = failingSince
+            self.tries = tries
+            self.behind = behind
+        }
+
+        /// Characters of `label`.
+        public static let maxLabelLength = 200
+
+        func validate() throws(FieldError) {
+            try FieldRules.quantity(actionId, field: "stuck.actionId", in: 1...Int.max)
+            try FieldRules.text(label, field: "stuck.label", maxLength: Self.maxLabelLength)
+            if let lastStatus { try FieldRules.quantity(lastStatus, field: "stuck.lastStatus", in: 100...599) }
+            try FieldRules.text(failingSince, field: "stuck.failingSince")
+            try FieldRules.quantity(tries, field: "stuck.tries", in: StationHeartbeat.countRange)
+            try FieldRules.quantity(behind, field: "stuck.behind", in: StationHeartbeat.countRange)
+        }
+    }
 
     /// A batch's progress: lines done of its lines.
     public struct Progress: Codable, Sendable, Equatable {
@@ -79,7 +118,7 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         station: String, heartbeatSeconds: Int, version: String, online: Bool, pending: Int, inFlight: Int, dead: Int,
         oldestPendingAt: String?, lastSyncAt: String?, camera: String, scanners: Int, batchId: String?,
         workerId: String?, workerName: String? = nil, lastActionAt: String? = nil, batchProgress: Progress? = nil,
-        help: Help? = nil, attention: [Item]
+        help: Help? = nil, attention: [Item], stuck: Stuck? = nil
     ) {
         self.station = station
         self.heartbeatSeconds = heartbeatSeconds
@@ -99,6 +138,7 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         self.batchProgress = batchProgress
         self.help = help
         self.attention = attention
+        self.stuck = stuck
     }
 
     /// Every key, always: a value the station does not have is `null`, so the heartbeat,
@@ -123,6 +163,7 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
         try container.encode(batchProgress, forKey: .batchProgress)
         try container.encode(help, forKey: .help)
         try container.encode(attention, forKey: .attention)
+        try container.encode(stuck, forKey: .stuck)
     }
 
     /// How often a station may send one, in seconds.
@@ -176,6 +217,7 @@ public struct StationHeartbeat: Codable, Sendable, Equatable, ValidatedRequest {
             try FieldRules.text(item.code, field: "attention[\(index)].code", maxLength: Self.maxCodeLength)
             try FieldRules.text(item.message, field: "attention[\(index)].message", maxLength: Self.maxMessageLength)
         }
+        try stuck?.validate()
     }
 
     /// `text` made to pass ``FieldRules/text(_:field:maxLength:)`` at `maxLength`: refused

@@ -44,6 +44,7 @@ import Testing
             "`queue.drainIntervalSeconds`": DocumentTable.number(queue.drainInterval),
             "`queue.requestTimeoutSeconds`": DocumentTable.number(queue.requestTimeout),
             "`queue.sentRetentionHours`": DocumentTable.number(queue.sentRetention / 3600),
+            "`queue.stuckAfterMinutes`": DocumentTable.number(queue.stuckAfter / 60),
             "`debounce.eanUpcFrames`": "\(debounce.eanUpcFrames)",
             "`debounce.otherFrames`": "\(debounce.otherFrames)",
             "`debounce.holdOffSeconds`": DocumentTable.number(debounce.holdOff),

@@ -78,6 +78,10 @@ public final class FaultProxy: Sendable {
     /// front server), health checks included.
     public func answerEverything(with fault: Fault?) { core.state.withLock { $0.standing = fault } }
 
+    /// Answers every request carrying idempotency key `key` with `fault` (before the script), until
+    /// called again with nil: one action the server fails on every time, the others going through.
+    public func answer(key: String, with fault: Fault?) { core.state.withLock { $0.byKey[key] = fault } }
+
     /// The requests seen so far: "METHOD PATH KEY".
     public var log: [String] { core.state.withLock { $0.log } }
 
@@ -105,6 +109,7 @@ private final class ProxyCore: Sendable {
     struct State {
         var script: [FaultProxy.Fault] = []
         var standing: FaultProxy.Fault?
+        var byKey: [String: FaultProxy.Fault] = [:]
         var heldPath: String?
         var holdsNewKeysOnly = false
         var held: [DispatchSemaphore] = []
@@ -130,6 +135,7 @@ private final class ProxyCore: Sendable {
                 state.inFlightKeys[key, default: 0] += 1
             }
             if let standing = state.standing { return (standing, isNewKey) }
+            if let fault = state.byKey[key] { return (fault, isNewKey) }
             return (state.script.isEmpty ? .pass : state.script.removeFirst(), isNewKey)
         }
         defer { if !key.isEmpty { state.withLock { $0.inFlightKeys[key, default: 1] -= 1 } } }

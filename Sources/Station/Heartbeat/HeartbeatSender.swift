@@ -121,7 +121,11 @@ final class HeartbeatSender: Sendable {
         }
         let counts = try station.queue.counts(org: org)
         let pauses = try station.queue.pauses().filter { $0.org == nil || $0.org == org }.map(\.attention)
-        let items = (pauses + attention.current).prefix(StationHeartbeat.maxAttentionItems).map {
+        let now = Date()
+        let stuck = try station.queue.stuckAction(now: now, after: configuration.queue.stuckAfter)
+        let items = (pauses + (stuck.map { [$0.attention(now: now)] } ?? []) + attention.current).prefix(
+            StationHeartbeat.maxAttentionItems
+        ).map {
             StationHeartbeat.Item(
                 code: StationHeartbeat.fitted($0.code, maxLength: StationHeartbeat.maxCodeLength),
                 message: StationHeartbeat.fitted($0.message, maxLength: StationHeartbeat.maxMessageLength))
@@ -141,7 +145,15 @@ final class HeartbeatSender: Sendable {
             scanners: min(metrics.scannersReady, StationHeartbeat.scannerRange.upperBound),
             batchId: open?.org == org ? open?.batchId : nil, workerId: workerId, workerName: workerName,
             lastActionAt: counts.newestQueuedAt, batchProgress: progress, help: station.help.current,
-            attention: Array(items))
+            attention: Array(items),
+            stuck: stuck.map {
+                StationHeartbeat.Stuck(
+                    actionId: $0.id,
+                    label: StationHeartbeat.fitted($0.label, maxLength: StationHeartbeat.Stuck.maxLabelLength),
+                    lastStatus: $0.lastStatus, failingSince: Timestamp.iso8601($0.failingSince),
+                    tries: min($0.tries, StationHeartbeat.countRange.upperBound),
+                    behind: min($0.behind, StationHeartbeat.countRange.upperBound))
+            })
     }
 
     /// Logs a refusal or a recovery once, when it changes.

@@ -81,19 +81,27 @@ extension QueueCommand {
             CommandConfiguration(
                 name: "park",
                 abstract:
-                    "Set aside as dead a pending action a pause holds back (e.g. of an organisation no longer configured), to retry or clear it later.",
+                    "Move a pending action behind the rest of the line (one the server keeps failing), or set aside as dead one a pause holds back.",
                 discussion: """
-                    Only while the queue, or the action's organisation, is paused (see scanpick status). The
-                    action keeps its key; the station log records who parked it.
+                    The action keeps its idempotency key, and the station log records who parked it. Moved
+                    behind the rest it takes a new id; it never passes a newer action it does not commute with
+                    (a set-quantity or short of its task, or a batch close). While the queue, or the action's
+                    organisation, is paused (see scanpick status), the action is set aside as dead instead
+                    (e.g. of an organisation no longer configured), to retry or clear later.
                     """)
         }
 
         static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
             let actor = try actor(arguments[\.support])
             let id = arguments[\.id]
-            try StationFile.openExisting(arguments[\.support.station.config]).queue.park(id, by: actor)
-            StandardStream.output.write(
-                "#\(id) parked as dead by \(actor): scanpick queue retry \(id) or scanpick queue clear \(id)\n")
+            switch try StationFile.openExisting(arguments[\.support.station.config]).queue.park(id, by: actor) {
+            case .dead:
+                StandardStream.output.write(
+                    "#\(id) parked as dead by \(actor): scanpick queue retry \(id) or scanpick queue clear \(id)\n")
+            case .movedBehind(let behind, let newId):
+                StandardStream.output.write(
+                    "#\(id) moved behind the \(behind) actions waiting, as #\(newId), by \(actor); it keeps its key\n")
+            }
             return 0
         }
     }
