@@ -164,7 +164,7 @@ import Testing
         // Closing it again from the command line reads the server's batch.
         let again = try await fixture.scanpick(["batch", "close", id])
         #expect(again.standardOutput.contains("closed batch \(id) (acme) at "))
-        #expect(again.standardOutput.contains("1 unfinished tasks go back to the pool"))
+        #expect(again.standardOutput.contains("1 unfinished task goes back to the pool"))
         #expect(again.standardOutput.contains("the unit reported short goes back too"))
     }
 

@@ -35,7 +35,10 @@ extension BatchCommand {
                 StandardStream.output.write(
                     "closed batch \(batch.id) (\(org))\(batch.closedAt.map { " at \($0)" } ?? ""): "
                         + (left == 0
-                            ? "every task was done" : "\(left) unfinished tasks go back to the pool for the next batch")
+                            ? "every task was done"
+                            : left == 1
+                                ? "1 unfinished task goes back to the pool for the next batch"
+                                : "\(left) unfinished tasks go back to the pool for the next batch")
                         + (short == 0
                             ? "\n"
                             : short == 1
