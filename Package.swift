@@ -8,7 +8,7 @@
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog → Logging → ServiceManager → Lifecycle,
 //                    Timestamps, JSONText, GS1 → Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
-//   parts            BatchDecoding, Capture, Queue, Server, Fleet
+//   parts            BatchDecoding, Capture, Queue → ScanPickClient, Server, Fleet
 //   the station      Station
 //   the command line scanpick (and scanpick-bench, the benchmarks' load generator)
 import PackageDescription
@@ -104,11 +104,15 @@ let package = Package(
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(
             name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "JSONText", "Timestamps", "CNetlink"]),
+        // The ScanPick API as the station speaks it over HTTP (URLSession): actions, batches,
+        // heartbeats, probes; the queue and the station see only Queue's `ScanPickAPIClient`.
+        .target(name: "ScanPickClient", dependencies: ["Queue", "Wire", "Timestamps"]),
         // The station: its configuration, pick-list cache, scan validation, scan loop and page.
         .target(
             name: "Station",
             dependencies: [
-                "Queue", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage", "SQLiteStorage", "Capture",
+                "Queue", "ScanPickClient", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage",
+                "SQLiteStorage", "Capture",
                 "Scanning", "TerminalText",
                 "Imaging", "HTTPServing", "ServiceManager", "Metrics",
             ],
@@ -137,13 +141,15 @@ let package = Package(
         .executableTarget(
             name: "scanpick-bench",
             dependencies: [
-                "CSQLite", "CEvdev", "Queue", "Imaging", "Scanning", "Capture", "Station", "Wire", "Timestamps",
+                "CSQLite", "CEvdev", "Queue", "ScanPickClient", "Imaging", "Scanning", "Capture", "Station", "Wire",
+                "Timestamps",
             ],
             path: "Sources/ScanPickBench"),
 
         // Helpers shared by the test targets (temp folders, the built binary, sample images).
         .target(
-            name: "TestSupport", dependencies: ["Digest", "HTTPServing", "PostgresStorage"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["Digest", "HTTPServing", "PostgresStorage", "Queue", "Wire"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
@@ -161,14 +167,15 @@ let package = Package(
         .testTarget(
             name: "QueueTests",
             dependencies: [
-                "Queue", "Station", "Storage", "SQLiteStorage", "Wire", "HTTPServing", "TestSupport", "scanpick",
+                "Queue", "ScanPickClient", "Station", "Storage", "SQLiteStorage", "Wire", "HTTPServing", "TestSupport",
+                "scanpick",
             ]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(
             name: "StationTests",
             dependencies: [
-                "Station", "Queue", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage", "Timestamps",
-                "HTTPServing", "TestSupport",
+                "Station", "Queue", "ScanPickClient", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage",
+                "Timestamps", "HTTPServing", "TestSupport",
                 "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Queue
+import ScanPickClient
 import Synchronization
 import Timestamps
 import Wire
@@ -32,7 +33,7 @@ struct LoadStationsOptions {
 }
 
 func loadStations(_ options: LoadStationsOptions) async throws -> String {
-    let setup = HTTPActionTransport(server: options.servers[0], tokens: [options.org: options.token], timeout: 30)
+    let setup = ScanPickHTTPClient(server: options.servers[0], tokens: [options.org: options.token], timeout: 30)
     let runTag = String(UUID().uuidString.prefix(8)).lowercased()
     let barcodes = ["4006381333931", "5901234123457", "036000291452"]
     let orders = (0..<options.stations).map { station in
@@ -242,7 +243,7 @@ private final class LoadTransport: ActionTransport {
 }
 
 /// The simulated station's HTTP/1.1 client: one keep-alive socket (``KeepAliveClient``) with the
-/// same headers and the same answer classification as the product's `HTTPActionTransport`.
+/// same headers and the same answer classification as the product's `ScanPickHTTPClient`.
 /// URLSession costs about 0.4 ms of CPU per request on Linux; fifty stations' worth of it on this
 /// two-core machine would measure the load generator instead of the servers. Used by one station's
 /// serial executor only.
@@ -285,7 +286,7 @@ private final class SocketTransport: @unchecked Sendable {
                     headers: [
                         "Authorization": "Bearer \(token)", "Content-Type": "application/json",
                         "Idempotency-Key": action.idempotencyKey,
-                        HTTPActionTransport.clockHeader: Timestamp.iso8601(),
+                        ScanPickHTTPClient.clockHeader: Timestamp.iso8601(),
                     ], body: action.payload)
                 return true
             } catch {

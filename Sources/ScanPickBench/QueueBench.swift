@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import ScanPickClient
 
 /// `scanpick-bench queue`: durable enqueue latency next to bare SQLite commits on the same disk, then
 /// the time to drain `count` queued scans into the server at `port`. Prints JSON.
@@ -31,7 +32,7 @@ func queueBenchmark(port: UInt16, token: String, disk: String, enqueues: Int, dr
     }
     let server = URL(string: "http://127.0.0.1:\(port)")!
     let drainer = Drainer(
-        queue: drainQueue, transport: HTTPActionTransport(server: server, tokens: ["bench": token], timeout: 10),
+        queue: drainQueue, transport: ScanPickHTTPClient(server: server, tokens: ["bench": token], timeout: 10),
         backoff: BackoffPolicy(initial: 2, cap: 60))
     let drainStart = ContinuousClock.now
     let pass = try await drainer.drainPass()

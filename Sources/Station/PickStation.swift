@@ -1,6 +1,7 @@
 import ConfigFile
 import Foundation
 import Queue
+import ScanPickClient
 import Synchronization
 
 /// One pick station, built from its configuration in one place: the configuration in force (a
@@ -16,21 +17,26 @@ public struct PickStation: Sendable {
     public let queue: ActionQueue
     /// The pick list of the open batch, in the same database as the queue.
     public let cache: PickListCache
-    public let transport: HTTPActionTransport
+    /// The ScanPick API: the actions the drainer delivers, batches, heartbeats, probes.
+    public let transport: any ScanPickAPIClient
     public let drainer: Drainer
     /// The picker's call for the shift lead, sent with the heartbeats.
     public let help = HelpCall()
 
-    public init(configuration: StationConfiguration) throws {
+    /// `client` speaks to the server (default: HTTP to the config's `server`, with its tokens; a
+    /// test's in memory).
+    public init(configuration: StationConfiguration, client: (any ScanPickAPIClient)? = nil) throws {
         live = LiveConfiguration(configuration)
         if let problem = DatabaseFolder.accessProblem(forDatabase: configuration.databasePath) {
             throw StationOpenError(description: problem)
         }
         queue = try ActionQueue(path: configuration.databasePath, extraMigrations: PickListCache.migrations)
         cache = PickListCache(queue: queue)
-        transport = HTTPActionTransport(
-            server: configuration.server, tokens: configuration.tokens, timeout: configuration.queue.requestTimeout,
-            station: configuration.station)
+        transport =
+            client
+            ?? ScanPickHTTPClient(
+                server: configuration.server, tokens: configuration.tokens,
+                timeout: configuration.queue.requestTimeout, station: configuration.station)
         drainer = Drainer(
             queue: queue, transport: transport,
             backoff: BackoffPolicy(initial: configuration.queue.backoffInitial, cap: configuration.queue.backoffCap))

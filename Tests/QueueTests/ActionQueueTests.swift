@@ -1,6 +1,7 @@
 import Foundation
 import Queue
 import SQLiteStorage
+import ScanPickClient
 import Storage
 import TestSupport
 import Testing
@@ -112,7 +113,7 @@ import Testing
         }
         let queue = try ActionQueue(path: path)
         _ = try queue.enqueue(.pick(org: "acme", pickTaskId: "t1", location: nil, qty: 1, worker: "w"))
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: URL(string: "http://127.0.0.1:9")!, tokens: ["acme": "t"], timeout: 1)
         _ = try await Drainer(queue: queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
             .drainPass()

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import ScanPickClient
 import TestSupport
 import Testing
 
@@ -174,7 +175,7 @@ import Testing
         fixture.proxy.script(Array(repeating: .holdAnswer(seconds: 0.02), count: 30))
         // A second queue object is a second SQLite connection, as another process would have.
         let other = try ActionQueue(path: fixture.queue.database.path)
-        let transport = HTTPActionTransport(server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5)
+        let transport = ScanPickHTTPClient(server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5)
         let drainers = [
             fixture.drainer(), Drainer(queue: other, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60)),
         ]
@@ -264,7 +265,7 @@ import Testing
     @Test func aWrongTokenPausesAndTheNextAnswerLiftsThePause() async throws {
         let fixture = try await QueueFixture()
         let id = try fixture.pick(0)
-        let transport = HTTPActionTransport(server: fixture.proxy.url, tokens: ["acme": "wrong"], timeout: 5)
+        let transport = ScanPickHTTPClient(server: fixture.proxy.url, tokens: ["acme": "wrong"], timeout: 5)
         let wrong = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
         guard case .paused(let attention, _) = try await wrong.drainPass().stop else {
             throw TestFailure("a 401 must pause the queue")
@@ -314,7 +315,7 @@ import Testing
         let fixture = try await QueueFixture(store: store)
         let ids = [try fixture.pick(0), try fixture.pick(1)]
         let booted = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5, now: { booted })
         let wrong = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
         let pass = try await wrong.drainPass()

@@ -1,6 +1,7 @@
 import Foundation
 import Queue
 import SQLiteStorage
+import ScanPickClient
 import Storage
 import Synchronization
 import TestSupport
@@ -79,7 +80,7 @@ import Testing
 @Suite struct SyncServiceTests {
     @Test func drainsOnItsOwnAndCatchesUpAfterAnOutage() async throws {
         let fixture = try await QueueFixture()
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(
             queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 0.1, cap: 0.2))
@@ -116,7 +117,7 @@ import Testing
     /// probe again, it goes at once instead of waiting the backoff out (here ten minutes).
     @Test func aServerBackInReachIsSentToAtOnceWhateverTheOutagesBackoff() async throws {
         let fixture = try await QueueFixture()
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(
             queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 600, cap: 600),
@@ -141,7 +142,7 @@ import Testing
 
     @Test func noticesActionsQueuedByAnotherProcess() async throws {
         let fixture = try await QueueFixture()
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
         let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
@@ -161,7 +162,7 @@ import Testing
     func startedSync(
         _ fixture: QueueFixture, attention: AttentionBoard, log: @escaping @Sendable (String) -> Void
     ) -> SyncService {
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
         let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }

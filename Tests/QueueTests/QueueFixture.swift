@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import ScanPickClient
 import Synchronization
 import TestSupport
 
@@ -37,7 +38,7 @@ struct QueueFixture {
     /// A drainer talking to `url` (the proxy by default), on the test clock, with jitter pinned to
     /// the top of its range unless told otherwise.
     func drainer(to url: URL? = nil, timeout: TimeInterval = 5, unitRandom: Double = 1) -> Drainer {
-        let transport = HTTPActionTransport(server: url ?? proxy.url, tokens: ["acme": Self.token], timeout: timeout)
+        let transport = ScanPickHTTPClient(server: url ?? proxy.url, tokens: ["acme": Self.token], timeout: timeout)
         let clock = self.clock
         return Drainer(
             queue: queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60), now: { clock.now },

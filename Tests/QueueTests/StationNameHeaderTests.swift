@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServing
 import Queue
+import ScanPickClient
 import Synchronization
 import TestSupport
 import Testing
@@ -17,7 +18,7 @@ import Wire
         }
         defer { listener.stop() }
         let server = try #require(URL(string: "http://\(listener.address)"))
-        let transport = HTTPActionTransport(server: server, tokens: ["acme": "t"], timeout: 5, station: "dock-3")
+        let transport = ScanPickHTTPClient(server: server, tokens: ["acme": "t"], timeout: 5, station: "dock-3")
         let folder = try TemporaryDirectory()
         let queue = try ActionQueue(path: folder.file("station.sqlite"))
         let id = try queue.enqueue(.pick(org: "acme", pickTaskId: "t1", location: nil, qty: 1, worker: "w"))

@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import ScanPickClient
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 @Suite struct StuckActionTests {
     /// A drainer to the fixture's proxy on `clock`, its jitter pinned to the top of its range.
     private func drainer(_ fixture: QueueFixture, clock: TestClock) -> Drainer {
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: fixture.proxy.url, tokens: ["acme": QueueFixture.token], timeout: 5)
         return Drainer(
             queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60),
@@ -102,7 +103,7 @@ extension StuckActionTests {
         let key = try #require(try fixture.queue.action(head)?.idempotencyKey)
         let behind = try fixture.pick(3)
         // Offline for an hour: transport failures only, never "stuck".
-        let offline = HTTPActionTransport(
+        let offline = ScanPickHTTPClient(
             server: URL(string: "http://127.0.0.1:9")!, tokens: ["acme": QueueFixture.token], timeout: 1)
         let unreachable = Drainer(
             queue: fixture.queue, transport: offline, backoff: BackoffPolicy(initial: 2, cap: 60), now: { clock.now })

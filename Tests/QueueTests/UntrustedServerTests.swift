@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import ScanPickClient
 import Station
 import TestSupport
 import Testing
@@ -16,7 +17,7 @@ import Testing
         let folder = try TemporaryDirectory()
         let queue = try ActionQueue(path: folder.file("station.sqlite"))
         let id = try queue.enqueue(.pick(org: "acme", pickTaskId: "t1", location: nil, qty: 1, worker: "w"))
-        let transport = HTTPActionTransport(
+        let transport = ScanPickHTTPClient(
             server: server.baseURL, tokens: ["acme": ServerProcess.tokens["acme"] ?? ""], timeout: 5)
         let drainer = Drainer(queue: queue, transport: transport, backoff: BackoffPolicy(initial: 2, cap: 60))
         for _ in 0..<2 {

@@ -1,0 +1,17 @@
+import Foundation
+import Wire
+
+/// Why a batch could not be fetched.
+public enum FetchError: Error, Sendable, CustomStringConvertible {
+    case noToken(String)
+    case unreachable(URL, reason: String)
+    case refused(status: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noToken(let org): "no token is configured for organisation \(org)"
+        case .unreachable(let server, let reason): "cannot reach the server at \(ServerURL.redacted(server)): \(reason)"
+        case .refused(let status, let reason): "the server answered \(status): \(reason)"
+        }
+    }
+}
