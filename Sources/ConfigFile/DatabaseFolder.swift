@@ -21,6 +21,10 @@ public enum DatabaseFolder {
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             return "names \(path), which is not a regular file"
         }
+        if stat(path, &info) == 0, info.st_size > 0, let header = header(of: path), header != sqliteHeader {
+            return
+                "names \(path), which is not a SQLite database (it holds other data): name the database's own file, or a path where none exists yet"
+        }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
@@ -32,6 +36,20 @@ public enum DatabaseFolder {
         }
         return
             "is in \(folder), which does not exist: create it (mkdir -p \(folder)) or correct the path; scanpick creates a database's folder only inside the config's folder or \(packagedDataFolder)"
+    }
+
+    /// The first bytes of every SQLite database file.
+    static let sqliteHeader = Array("SQLite format 3\u{0}".utf8)
+
+    /// The first 16 bytes of the file at `path`, or nil when it cannot be read (an access problem is
+    /// ``accessProblem(forDatabase:)``'s to say). Opened without following a FIFO's wait.
+    private static func header(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 16) }
+        return count >= 0 ? Array(bytes.prefix(count)) : nil
     }
 
     /// Why this process cannot write the SQLite database at `path` (or create it), with the owner and

@@ -87,6 +87,16 @@ import Testing
             (#"{"listen": "127.0.0.1:8080", "database": ".", "organisations": {}}"#, "not a database file", []),
             (#"{"listen": "127.0.0.1:8080", "database": "nosuch/", "organisations": {}}"#, "not a database file", []),
             (#"{"listen": "127.0.0.1:8080", "database": "/dev/null", "organisations": {}}"#, "not a regular file", []),
+            // A file that exists but is no SQLite database (SQLite would say "file is not a database"
+            // at the first query, or a write would damage it).
+            (
+                #"{"listen": "127.0.0.1:8080", "database": "/etc/shadow", "organisations": {}}"#,
+                "\"database\" names /etc/shadow, which is not a SQLite database", []
+            ),
+            (
+                #"{"station": "s", "worker": "w", "server": "http://127.0.0.1:9", "database": "/etc/shadow", "organisations": {"a": {"token": "demo-acme-token"}}}"#,
+                "\"database\" names /etc/shadow, which is not a SQLite database", []
+            ),
         ]
         for (index, (json, message, options)) in cases.enumerated() {
             let file = try folder.write("c\(index).json", text: json)
