@@ -13,19 +13,34 @@ public enum NamedFile {
     public static let maxBytes = 64 * 1024
 
     /// The file's text without surrounding white space; throws the reason it cannot be had.
-    /// `limit` bounds the bytes read (a CA bundle needs more than a token).
-    public static func readText(_ path: String, limit: Int = maxBytes) throws(NamedFileError) -> String {
-        let bytes = try readBytes(path, limit: limit)
+    /// `limit` bounds the bytes read (a CA bundle needs more than a token). `secret`: the file holds
+    /// a secret, and a symbolic link is refused, naming the file it points to (whoever can change
+    /// the link chooses the secret, and advice about the link's mode would concern another file).
+    public static func readText(_ path: String, limit: Int = maxBytes, secret: Bool = false) throws(NamedFileError)
+        -> String
+    {
+        let bytes = try readBytes(path, limit: limit, followingLinks: !secret)
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw NamedFileError(path: path, problem: "is empty") }
         return text
     }
 
     /// The file's bytes, at most `limit` of them; throws the reason they cannot be had.
-    public static func readBytes(_ path: String, limit: Int) throws(NamedFileError) -> [UInt8] {
+    public static func readBytes(_ path: String, limit: Int, followingLinks: Bool = true) throws(NamedFileError)
+        -> [UInt8]
+    {
         // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever. It has no
         // effect on reading a regular file, the only kind accepted below.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let descriptor = open(
+            path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW))
+        if descriptor < 0, errno == ELOOP, !followingLinks {
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            throw NamedFileError(
+                path: path,
+                problem:
+                    "is a symbolic link to \(target): a secret is read only from its own file, so name \(target) in the config"
+            )
+        }
         guard descriptor >= 0 else { throw NamedFileError(path: path, problem: problem(errno, path)) }
         defer { close(descriptor) }
         var info = stat()

@@ -222,7 +222,7 @@ public struct StationConfiguration: Sendable, Equatable {
             if let file = given.file {
                 tokenFiles.append(resolve(file))
                 do {
-                    token = try NamedFile.readText(resolve(file))
+                    token = try NamedFile.readText(resolve(file), secret: true)
                 } catch {
                     throw organisation.error(
                         "tokenFile", error.othersMayChange ? "is refused: \(error)" : "cannot be read: \(error)")
@@ -360,7 +360,7 @@ public struct StationConfiguration: Sendable, Equatable {
             if let file = try options.string("tokenFile").map(resolve) {
                 let secret: String
                 do {
-                    secret = try NamedFile.readText(file)
+                    secret = try NamedFile.readText(file, secret: true)
                 } catch {
                     throw options.error(
                         "tokenFile", error.othersMayChange ? "is refused: \(error)" : "cannot be read: \(error)")

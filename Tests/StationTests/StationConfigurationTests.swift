@@ -322,6 +322,15 @@ import Testing
         chmod(tokenFile, 0o600)
         #expect(try load(viaFile, mode: 0o644).tokens == ["acme": "real-token"])
 
+        // A token file that is a symbolic link is refused, naming the real file: whoever can change
+        // the link (or its folder) chooses the secret, and chmod advice would go to the wrong file.
+        let real = try folder.writePrivate("real.token", bytes: Array("real-token\n".utf8))
+        symlink(real, folder.file("linked.token"))
+        let viaLink = viaFile.replacingOccurrences(of: "acme.token", with: "linked.token")
+        let linked = refusal { try load(viaLink, mode: 0o600) }
+        #expect(linked.contains("linked.token is a symbolic link to /"), "\(linked)")
+        #expect(linked.hasSuffix("/real.token in the config"), "\(linked)")
+
         // The README's demo token is exempt: the repository's example config is readable by all.
         let demo = minimal.replacingOccurrences(of: #""token": "t""#, with: #""token": "demo-acme-token""#)
         #expect(try load(demo, mode: 0o644).tokens == ["acme": "demo-acme-token"])
