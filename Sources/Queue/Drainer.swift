@@ -26,12 +26,19 @@ public final class Drainer: Sendable {
     private let lockPath: String
     private let now: @Sendable () -> Date
     private let unitRandom: @Sendable () -> Double
+    private let secondOpinion: SecondOpinion?
+
+    /// Asked about every refusal before it makes a dead letter: returns the outcome to act on, the
+    /// refusal itself when it stands (the station asks the server about a batch it says it does not
+    /// know, ``PickStation``). A throw fails the pass, and the action is tried again.
+    public typealias SecondOpinion = @Sendable (QueuedAction, DeliveryOutcome) async throws -> DeliveryOutcome
 
     /// `now` and `unitRandom` are injectable so tests set the time and the jitter instead of sleeping.
     public init(
         queue: ActionQueue, transport: any ActionTransport, backoff: BackoffPolicy,
         now: @escaping @Sendable () -> Date = { Date() },
-        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        secondOpinion: SecondOpinion? = nil
     ) {
         self.queue = queue
         self.transport = transport
@@ -39,6 +46,7 @@ public final class Drainer: Sendable {
         self.lockPath = queue.database.path + ".drain-lock"
         self.now = now
         self.unitRandom = unitRandom
+        self.secondOpinion = secondOpinion
     }
 
     /// One pass over the line. `onEvent` hears about each action as it is settled. A person running
@@ -67,7 +75,15 @@ public final class Drainer: Sendable {
                 pass.stop = .paused(pause.attention, retryAt: pause.retryAt)
                 return pass
             }
-            let outcome = await transport.deliver(action)
+            var outcome = await transport.deliver(action)
+            if case .refused = outcome, let secondOpinion {
+                do {
+                    outcome = try await secondOpinion(action, outcome)
+                } catch {
+                    try queue.recoverInFlight()  // not its fault: back in line untouched
+                    throw error
+                }
+            }
             let settled = now()
             if paused, outcome.reachedTheServer {
                 // The server took the station, and this organisation's token, again: that is mended.

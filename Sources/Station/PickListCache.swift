@@ -70,6 +70,15 @@ public final class PickListCache: Sendable {
         try queue.database.read { db in try Self.openBatch(db) }
     }
 
+    /// The batch of `org` the cache holds task `taskId` in (the open one, or one opened before), or
+    /// nil when it holds no such task: the server gave this station that task once.
+    public func batchId(ofTask taskId: String, org: String) throws -> String? {
+        try queue.database.read { db in
+            try db.row("SELECT batch_id FROM pick_list_tasks WHERE org = ? AND id = ?", [org, taskId])?.string(
+                "batch_id")
+        }
+    }
+
     /// The open batch read on `db` (inside the caller's transaction).
     static func openBatch(_ db: Database) throws -> (org: String, batchId: String)? {
         try db.row("SELECT org, batch_id FROM pick_list_batch").map {

@@ -39,7 +39,39 @@ public struct PickStation: Sendable {
                 timeout: configuration.queue.requestTimeout, station: configuration.station)
         drainer = Drainer(
             queue: queue, transport: transport,
-            backoff: BackoffPolicy(initial: configuration.queue.backoffInitial, cap: configuration.queue.backoffCap))
+            backoff: BackoffPolicy(initial: configuration.queue.backoffInitial, cap: configuration.queue.backoffCap),
+            secondOpinion: Self.doubtingNotFound(cache: cache, transport: transport))
+    }
+
+    /// A server pointed at a new, empty database answers `not_found` for every task: the station
+    /// must not dead-letter its whole backlog on that. A `not_found` for a task the cache holds
+    /// (the server gave this station its batch) is checked by asking for the batch: if the server
+    /// does not know the batch either, the queue pauses with attention instead; if it knows the
+    /// batch, the refusal of the task stands. A check that cannot reach the server leaves the
+    /// action to be tried again.
+    static func doubtingNotFound(cache: PickListCache, transport: any ScanPickAPIClient) -> Drainer.SecondOpinion {
+        { action, outcome in
+            guard case .refused(404, let reason) = outcome, reason.hasPrefix("not_found:"),
+                let batchId = try cache.batchId(ofTask: action.pickTaskId, org: action.org)
+            else { return outcome }
+            do {
+                _ = try await transport.fetchBatch(batchId, org: action.org)
+                return outcome  // the batch is there: the server really has no such task
+            } catch FetchError.refused(404, _) {
+                return .paused(
+                    Attention(
+                        code: "server_lost_batch",
+                        message:
+                            "the server does not know batch \(batchId) of \(action.org), which it gave this station (it answered not found for #\(action.id) \(action.label)) — was its database replaced? Nothing is sent or set aside meanwhile: point the station at the right server or restore its database; if the batch is really gone, scanpick queue park ID sets each action aside as a dead letter"
+                    ), status: 404)
+            } catch {
+                return .transient(
+                    status: nil,
+                    reason:
+                        "the server answered not found for it, and could not be asked about batch \(batchId): \(error)",
+                    retryAfter: nil)
+            }
+        }
     }
 
     /// The configuration in force (it changes when a corrected one is applied).
