@@ -4,7 +4,7 @@
 // Floors, bottom up (a target only imports targets on a lower floor, or on its own floor where an
 // arrow says so):
 //   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
-//                    CEvdev, CThreadName, CSystemd
+//                    CEvdev, CThreadName, CSystemd, CBuildVersion
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog → Logging → ServiceManager → Lifecycle,
 //                    Timestamps, JSONText, GS1 → Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
@@ -42,6 +42,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // pthread_setname_np (a GNU extension Swift's Glibc module hides): threads named for top and perf.
         .target(name: "CThreadName", path: "Sources/CShims/CThreadName"),
+        // The package version scripts/package-deb bakes in (a generated header; none in a checkout).
+        .target(name: "CBuildVersion", path: "Sources/CShims/CBuildVersion"),
         // Linux rtnetlink (kernel headers only): a C target, so its module reaches every dependent.
         .target(name: "CNetlink", path: "Sources/CShims/CNetlink"),
         // libv4l2 (libv4l-dev): its variadic calls and ioctl macros wrapped in plain C functions.
@@ -80,7 +82,7 @@ let package = Package(
         // JSON objects written by hand with their keys in order (log lines, `--json`, hot responses).
         .target(name: "JSONText", dependencies: ["Timestamps"]),
         // Codable types shared by the API server and the station: the HTTP contract and its field rules.
-        .target(name: "Wire", dependencies: ["GS1", "JSONText", "Timestamps"]),
+        .target(name: "Wire", dependencies: ["GS1", "JSONText", "Timestamps", "CBuildVersion"]),
         // Counters, histograms and Prometheus's text format, for the server's and the station's `/metrics`.
         .target(name: "Metrics"),
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
@@ -90,7 +92,9 @@ let package = Package(
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
-        .target(name: "HTTPServing", dependencies: ["CMicroHTTPD", "CThreadName", "JSONText", "Logging", "Lifecycle"]),
+        .target(
+            name: "HTTPServing",
+            dependencies: ["CMicroHTTPD", "CThreadName", "JSONText", "Logging", "Lifecycle", "Digest", "ConfigFile"]),
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),
@@ -175,7 +179,7 @@ let package = Package(
             name: "StationTests",
             dependencies: [
                 "Station", "Queue", "ScanPickClient", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage",
-                "Timestamps", "HTTPServing", "TestSupport",
+                "Timestamps", "HTTPServing", "TestSupport", "Digest",
                 "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

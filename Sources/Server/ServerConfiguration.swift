@@ -52,21 +52,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// `GET /metrics`: on the main listener, or on `listen` of its own; without a token only where the
     /// listener is loopback or `allowUnauthenticated` says so, else with a bearer token whose
     /// SHA-256 is in `tokenSha256` (the scrapers', apart from the organisations': the metrics span
-    /// every organisation).
-    public struct MetricsSettings: Sendable, Equatable {
-        /// A listener of its own for `/metrics` (then the main listener has no `/metrics`).
-        public var listen: ListenAddress?
-        /// SHA-256 (lower-case hex) of each bearer token a scraper may send.
-        public var tokenSha256: [String]
-        /// Serve `/metrics` without a token on an address other machines reach.
-        public var allowUnauthenticated: Bool
-
-        public init(listen: ListenAddress? = nil, tokenSha256: [String] = [], allowUnauthenticated: Bool = false) {
-            self.listen = listen
-            self.tokenSha256 = tokenSha256
-            self.allowUnauthenticated = allowUnauthenticated
-        }
-    }
+    /// every organisation). The station's config has the same object.
+    public typealias MetricsSettings = HTTPServing.MetricsSettings
 
     /// Where a server's TLS certificate chain and key are (absolute, or relative to the config file).
     public struct TLSFiles: Sendable, Equatable {
@@ -206,7 +193,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 "autoCloseMinutes", default: Defaults.batchAutoCloseMinutes, in: Self.batchAutoCloseRange)
             try batches.finish()
         }
-        let metrics = try Self.metricsSettings(&reader)
+        let metrics = try MetricsSettings.read(from: &reader)
         if let metricsListen = metrics.listen, let clash = Self.clash(metricsListen, listen) {
             throw reader.error("metrics.listen", clash)
         }
@@ -226,44 +213,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             maxStationsPerOrganisation: maxStations, metrics: metrics, batchAutoCloseMinutes: batchAutoCloseMinutes)
     }
 
-    /// Why the metrics listener cannot bind beside the API's, or nil: the same port (not 0, which
-    /// the system chooses) on the same address or on a wildcard one (`0.0.0.0`, `::`).
+    /// Why the metrics listener cannot bind beside the API's, or nil (``MetricsSettings/clash(_:_:key:)``).
     public static func clash(_ metrics: ListenAddress, _ api: ListenAddress) -> String? {
-        let wildcards: Set<String> = ["0.0.0.0", "::"]
-        guard metrics.port != 0, metrics.port == api.port,
-            metrics.host == api.host || wildcards.contains(metrics.host) || wildcards.contains(api.host)
-        else { return nil }
-        return
-            "is \(metrics), where listen (\(api)) already serves: leave metrics.listen out to serve /metrics there, or give it a port of its own"
-    }
-
-    /// The `metrics` object: `listen`, `tokenSha256`, `allowUnauthenticated`.
-    private static func metricsSettings(_ reader: inout ConfigReader) throws(ConfigError) -> MetricsSettings {
-        var settings = MetricsSettings()
-        guard var metrics = try reader.object("metrics") else { return settings }
-        if let text = try metrics.string("listen") {
-            do {
-                settings.listen = try ListenAddress(parsing: text)
-            } catch {
-                throw metrics.error("listen", "is not HOST:PORT (\(error.reason))")
-            }
-        }
-        settings.tokenSha256 = try metrics.strings("tokenSha256") ?? []
-        for hash in settings.tokenSha256 where !Self.isSHA256Hex(hash) {
-            throw metrics.error(
-                "tokenSha256",
-                "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org metrics`)"
-            )
-        }
-        settings.allowUnauthenticated = try metrics.bool("allowUnauthenticated", default: settings.allowUnauthenticated)
-        try metrics.finish()
-        return settings
+        MetricsSettings.clash(metrics, api)
     }
 
     /// Whether `/metrics` answers without a token: its listener (`metrics.listen`, else `listen`) is
     /// loopback, or `metrics.allowUnauthenticated` is set.
     public var metricsOpenWithoutToken: Bool {
-        metrics.allowUnauthenticated || (metrics.listen ?? listen).isLoopback
+        metrics.openWithoutToken(main: listen)
     }
 
     /// Why serving as configured would send bearer tokens over the network in the clear, or nil:
@@ -280,7 +238,5 @@ public struct ServerConfiguration: Sendable, Equatable {
             "listening on \(listen) in plain HTTP would send the organisations' bearer tokens over the network in the clear: set \"tls\": {\"certificate\": FILE, \"key\": FILE}, or \"allowPlainHTTP\": true to do it deliberately (a trusted network, or TLS ended in front of the server)"
     }
 
-    static func isSHA256Hex(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
+    static func isSHA256Hex(_ text: String) -> Bool { MetricsSettings.isSHA256Hex(text) }
 }

@@ -81,7 +81,8 @@ public struct PickStation: Sendable {
     /// scanning settings and the page's access (its secret, allowed hosts; see
     /// ``StationPage/apply(_:)``) apply at once, and a paused queue looks again. Returns the keys
     /// whose change needs a restart (the station's name and heartbeat interval, the database, the
-    /// queue's timings, the page's address, the camera, debounce), which keep their running values. A page whose address changed keeps all of
+    /// queue's timings, the page's address, the camera, debounce, scanners, metrics), which keep their
+    /// running values. A page whose address changed keeps all of
     /// its running settings: its access rules were checked against the new address, not this one.
     @discardableResult
     public func apply(_ new: StationConfiguration) -> [String] {
@@ -100,6 +101,7 @@ public struct PickStation: Sendable {
         keep("camera", \.camera)
         keep("debounce", \.debounce)
         keep("scanners", \.scanners)
+        keep("metrics", \.metrics)
         live.replace(merged)
         transport.update(server: merged.server, tokens: merged.tokens)
         return restart

@@ -40,6 +40,9 @@ public struct StationConfiguration: Sendable, Equatable {
     public var page: PageSettings
     /// Handheld scanners (`scanners`), read alongside the camera.
     public var scanners: [ScannerSettings] = []
+    /// `metrics`: `GET /metrics` on the page (the default) or on a listener of its own, and who may
+    /// scrape it (as the server's config has it).
+    public var metrics = MetricsSettings()
     /// `tls.caFile`: the private CA that signed the server's certificate (PEM), which must be in
     /// the machine's trust store (``SystemTrust``).
     public var certificateAuthorityFile: String?
@@ -378,6 +381,10 @@ public struct StationConfiguration: Sendable, Equatable {
             }
             try options.finish()
         }
+        let metrics = try MetricsSettings.read(from: &reader)
+        if let listen = metrics.listen, let clash = MetricsSettings.clash(listen, page.listen, key: "page.listen") {
+            throw reader.error("metrics.listen", clash)
+        }
         let requireSignIn = try reader.bool("requireSignIn", default: Self.defaultRequireSignIn)
         func pattern(_ key: String) throws(ConfigError) -> LabelPattern? {
             guard let text = try reader.string(key) else { return nil }
@@ -414,6 +421,7 @@ public struct StationConfiguration: Sendable, Equatable {
             organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
             certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
         configuration.heartbeatSeconds = heartbeatSeconds
+        configuration.metrics = metrics
         configuration.requireSignIn = requireSignIn
         configuration.workerBadgePattern = workerBadgePattern
         configuration.batchLabelPattern = batchLabelPattern

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import HTTPServing
 import JSONText
 import Queue
 import Scanning
@@ -180,7 +181,14 @@ public final class StationService: Sendable {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
             throw StationServiceError.pageCannotListen("\(error)")
         }
-        serveMetrics(on: page, sync: sync)
+        let scrapes: StationMetricsListener?
+        do {
+            scrapes = try serveMetrics(on: page, sync: sync, settings: configuration.metrics)
+        } catch {
+            page.stop()
+            await sync.stop()
+            throw StationServiceError.metricsCannotListen("\(error)")
+        }
         heartbeats.start()
         output("page: \(page.url)/")
         if let login = page.newLoginLink() { output("page login link (works once): \(page.url)\(login)") }
@@ -240,6 +248,7 @@ public final class StationService: Sendable {
         watcher.stop()
         trustWatcher.stop()
         page.stop()
+        scrapes?.stop()
         await heartbeats.stop()
         await sync.stop()
         // Each scanner thread sees the close within a quarter of a second.
@@ -630,11 +639,14 @@ public final class StationService: Sendable {
 
     private func poke() { state.withLock { $0.sync }?.poke() }
 
-    /// The page's `GET /metrics`: the queue's counts and what needs attention read as `scanpick
-    /// status` reads them, so the numbers agree.
-    private func serveMetrics(on page: StationPage, sync: SyncService) {
+    /// `GET /metrics`, on the page or on `metrics.listen` of its own (returned, to be stopped): the
+    /// queue's counts and what needs attention read as `scanpick status` reads them, so the numbers
+    /// agree.
+    private func serveMetrics(on page: StationPage, sync: SyncService, settings: MetricsSettings) throws
+        -> StationMetricsListener?
+    {
         let (station, attention, metrics) = (station, attention, metrics)
-        page.serveMetrics {
+        let text: @Sendable () -> [UInt8] = {
             var others = attention.current
             let counts: QueueCounts?
             do {
@@ -646,6 +658,18 @@ public final class StationService: Sendable {
             let items = StationJSON.attention(station, others: others)
             return metrics.text(queue: counts, attention: items.count, online: sync.isOnline).bytes
         }
+        guard let listen = settings.listen else {
+            page.serveMetrics(text)
+            return nil
+        }
+        let access = settings.access(main: page.address, config: "the station config")
+        let listener = try StationMetricsListener(listen: listen, access: access, text: text)
+        var line = JSONObjectWriter()
+        line.add("time", time: Date())
+        line.add("event", string: "metrics_listening")
+        line.add("address", string: listener.address.description)
+        log(line.finished())
+        return listener
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -690,12 +714,15 @@ public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvert
     case whichOrganisation
     /// The page cannot listen where the config says (the address in use, not an address here).
     case pageCannotListen(String)
+    /// `/metrics` cannot listen where the config's `metrics.listen` says.
+    case metricsCannotListen(String)
 
     public var description: String {
         switch self {
         case .whichOrganisation:
             "no organisation to scan for: no batch is open and the config has several organisations; open a batch or name one"
         case .pageCannotListen(let reason): "\(reason) (the address is the config's \"page.listen\")"
+        case .metricsCannotListen(let reason): "\(reason) (the address is the config's \"metrics.listen\")"
         }
     }
 }

@@ -8,7 +8,7 @@ enum ScanPick {
         CommandLineTool(
             name: "scanpick",
             abstract: "ScanPick Station: barcode scanning and a durable pick queue for warehouse pick stations.",
-            version: ScanPickVersion.current,
+            version: ScanPickVersion.description,
             commands: [
                 DecodeCommand.self, ScoreCommand.self, ServeCommand.self, MigrateCommand.self, TokenCommand.self,
                 TapCommand.self, QueueCommand.self, DrainCommand.self, StatusCommand.self, BatchCommand.self,

@@ -3,6 +3,7 @@ import Digest
 import Foundation
 import TestSupport
 import Testing
+import Wire
 
 @testable import Server
 
@@ -77,7 +78,16 @@ import Testing
         if store == .sqlite {
             #expect(scrape.value("scanpick_database_commit_batch_size_count") ?? 0 >= 3)
         }
-        for name in scrape.names { #expect(name.hasPrefix("scanpick_"), "\(name)") }
+        // The build and the process, as every Prometheus client exports them.
+        #expect(scrape.value("scanpick_build_info", ["version": ScanPickVersion.current]) == 1)
+        let started = try #require(scrape.value("process_start_time_seconds"))
+        #expect(started <= Date().timeIntervalSince1970 && started > Date().timeIntervalSince1970 - 600)
+        #expect(scrape.value("process_resident_memory_bytes") ?? 0 > 1_000_000)
+        #expect(scrape.value("process_open_fds") ?? 0 > 3)
+        #expect(scrape.value("process_cpu_seconds_total") ?? 0 > 0)
+        for name in scrape.names {
+            #expect(name.hasPrefix("scanpick_") || name.hasPrefix("process_"), "\(name)")
+        }
         for (family, type) in scrape.types where type == "counter" {
             #expect(scrape.names.contains(family + "_total"), "\(family)")
         }

@@ -1,9 +1,11 @@
 import Capture
+import Digest
 import Foundation
 import Synchronization
 import TestSupport
 import Testing
 import Timestamps
+import Wire
 
 @testable import Station
 
@@ -141,5 +143,56 @@ private final class FastCamera: FrameSource, Sendable {
     func unplug() {
         unplugged.withLock { $0 = true }
         slot.close()
+    }
+}
+
+/// The station's `metrics.listen`: `/metrics` on a listener of its own, as the server has it.
+@Suite struct StationMetricsListenerTests {
+    /// On an address other machines reach, it wants a scraper's token (never the page's secret or an
+    /// organisation's), answers only `/metrics`, carries the build and the process, and the page
+    /// no longer serves `/metrics` at all: a central Prometheus never needs the picker's page.
+    @Test func aMetricsListenerOfItsOwnWantsAScrapersToken() async throws {
+        let fixture = try await StationFixture()
+        try fixture.rewriteConfig { settings in
+            settings["metrics"] = ["listen": "0.0.0.0:0", "tokenSha256": [SHA256.hex(of: "scraper-token")]]
+        }
+        let station = try await StationProcess(config: fixture.config)
+        let listening = { station.logLines.first { $0["event"] as? String == "metrics_listening" } }
+        #expect(await eventually { listening() != nil })
+        let address = try #require(listening()?["address"] as? String)
+        let port = try #require(address.split(separator: ":").last.flatMap { Int($0) })
+        let metrics = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        for token in [nil, "wrong", ServerProcess.tokens["acme"]] {
+            let refused = try await APIClient(metrics, token: token).get("/metrics")
+            #expect(refused.status == 401, "\(token ?? "no token"): \(refused.text)")
+            #expect(refused.errorCode == "metrics_token_required")
+            #expect(refused.text.contains("the station config's metrics.tokenSha256"))
+            #expect(!refused.text.contains("scanpick_station_"))
+        }
+        let reply = try await APIClient(metrics, token: "scraper-token").get("/metrics")
+        #expect(reply.status == 200)
+        let scrape = try await PrometheusScrape.parse(reply.text)
+        #expect(scrape.value("scanpick_station_queue_actions", ["state": "pending"]) == 0)
+        #expect(scrape.value("scanpick_build_info", ["version": ScanPickVersion.current]) == 1)
+        #expect(scrape.value("process_resident_memory_bytes") ?? 0 > 1_000_000)
+        #expect(try await APIClient(metrics, token: "scraper-token").get("/api/status").status == 404)
+        #expect(try await APIClient(station.page, token: nil).get("/metrics").status == 404)
+        #expect(try await APIClient(station.page, token: nil).get("/api/status").status == 200)
+        #expect(await station.stop() == 0)
+    }
+
+    /// `metrics.listen` on the page's own port is refused at load, naming both keys.
+    @Test func aMetricsListenerOnThePagesPortIsRefused() async throws {
+        let fixture = try await StationFixture()
+        try fixture.rewriteConfig { settings in
+            settings["page"] = ["listen": "127.0.0.1:18377"]
+            settings["metrics"] = ["listen": "0.0.0.0:18377"]
+        }
+        #expect {
+            try StationConfiguration.load(path: fixture.config)
+        } throws: { error in
+            "\(error)".contains("metrics.listen")
+                && "\(error)".contains("where page.listen (127.0.0.1:18377) already serves")
+        }
     }
 }

@@ -78,6 +78,7 @@ extension ScanPickAPI {
         }
         var text = PrometheusText()
         metrics.write(to: &text)
+        ProcessMetrics.write(to: &text, version: ScanPickVersion.current)
         if let rounds = store.commitRoundSizes {
             text.family(
                 "scanpick_database_commit_batch_size", .histogram,

@@ -3,6 +3,7 @@ import Metrics
 import Queue
 import Synchronization
 import Timestamps
+import Wire
 
 /// The running station's numbers, for its page's `GET /metrics` (Prometheus's text format) and its
 /// heartbeats. The hot paths only add to atomic counters or observe into a histogram (no
@@ -138,6 +139,7 @@ public final class StationMetrics: Sendable {
         text.family(
             "scanpick_station_attention_items", .gauge, "Things that need a person (as scanpick status lists them).")
         text.sample("scanpick_station_attention_items", value: attention)
+        ProcessMetrics.write(to: &text, version: ScanPickVersion.current)
         return text
     }
 }
