@@ -49,8 +49,17 @@ import Wire
             }
             return count
         }
-        // The decoder has taken the last frame and waits for another: every frame is counted.
-        #expect(await eventually { camera.slot.waitingTakers == 1 })
+        // The decoder has taken the last frame and waits for another: every frame is counted. (A
+        // decoder that had not woken yet also waits, with the newest frame still in the slot: the
+        // counts are what say it took it.)
+        #expect(
+            try await eventually {
+                let scrape = try await Self.scrape(page)
+                let counted =
+                    (scrape.value("scanpick_station_frames_dropped_total") ?? 0)
+                    + (scrape.value("scanpick_station_frames_captured_total") ?? 0)
+                return counted == Double(offered) && camera.slot.waitingTakers == 1
+            })
         let busy = try await Self.scrape(page)
         let dropped = try #require(busy.value("scanpick_station_frames_dropped_total"))
         let decoded = try #require(busy.value("scanpick_station_frames_captured_total"))
