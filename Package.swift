@@ -117,7 +117,7 @@ let package = Package(
             dependencies: [
                 "Queue", "ScanPickClient", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage",
                 "SQLiteStorage", "Capture",
-                "Scanning", "TerminalText",
+                "Scanning", "TerminalText", "Digest",
                 "Imaging", "HTTPServing", "ServiceManager", "Metrics",
             ],
             resources: [.copy("Page")]),

@@ -21,6 +21,11 @@ public enum SHA256 {
         return String(decoding: hex, as: UTF8.self)
     }
 
+    /// Whether `text` is a SHA-256 as ``hex(of:)`` writes it: 64 lower-case hex digits.
+    public static func isHex(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// Compares two strings in time that does not depend on where they differ.
     public static func constantTimeEqual(_ first: String, _ second: String) -> Bool {
         let a = Array(first.utf8)

@@ -1,4 +1,5 @@
 import ConfigFile
+import Digest
 import Foundation
 import HTTPServing
 import Wire

@@ -134,3 +134,22 @@ public enum BatchOpeningError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension BatchOpening {
+    /// Why a batch could not be opened, in a picker's words (the detail is in the log and the
+    /// page's Diagnostics).
+    public static func pickerReason(_ error: any Error) -> String {
+        switch error {
+        case BatchOpeningError.neverOpened:
+            "the server cannot be reached, and this station needs it to open a batch the first time; try again when it is back"
+        case BatchOpeningError.creatingNeedsServer, FetchError.unreachable:
+            "the server cannot be reached; try again when it is back"
+        case FetchError.refused(let status, _) where status == 404:
+            "the server does not know that batch; check the label"
+        case FetchError.refused(let status, _) where status == 409:
+            "that batch is already closed"
+        default:
+            "ask your lead (support sees why in Diagnostics)"
+        }
+    }
+}

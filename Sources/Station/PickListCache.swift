@@ -61,6 +61,8 @@ public final class PickListCache: Sendable {
                 ALTER TABLE pick_list_tasks ADD COLUMN tote INTEGER;
                 ALTER TABLE pick_list_tasks ADD COLUMN qty_short INTEGER NOT NULL DEFAULT 0;
                 """),
+        // Which of the server's later refusals the picker has acknowledged (PickerRefusals).
+        PickerRefusals.migration,
     ]
 
     public init(queue: ActionQueue) { self.queue = queue }

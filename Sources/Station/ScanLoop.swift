@@ -98,7 +98,8 @@ public final class ScanLoop {
             let tasks = try PickListCache.tasks(db)
             let active = try PickListCache.activeTask(in: tasks, db)
             let verdict = ScanValidator.check(
-                code, symbology: symbology, in: tasks, active: active, batchId: open?.batchId)
+                code, symbology: symbology, in: tasks, active: active, batchId: open?.batchId,
+                scanToSelect: configuration.scanToSelect)
             guard case .accepted(let task, let units) = verdict, let org = open?.org else { return (verdict, nil) }
             // Scans count only for an organisation that has scanning on (the flag is the open batch's
             // organisation's, read now: the batch, or the configuration, may have changed since start).
@@ -133,12 +134,13 @@ public final class ScanLoop {
             return nil  // the validator refuses it
         }
         if let worker = configuration.workerBadgePattern?.value(in: code) {
+            let name = station.workers.name(of: worker)
             do {
-                try station.workers.signIn(id: worker, name: station.workers.name(of: worker))
+                try station.workers.signIn(id: worker, name: name)
             } catch let error as FieldError {
                 return .unacceptable(problem: "the badge's worker id \(error.problem)")
             }
-            return .workerBadge(workerId: worker)
+            return .workerBadge(workerId: worker, name: name ?? worker)
         }
         if let batchId = configuration.batchLabelPattern?.value(in: code) {
             guard Self.isBatchId(batchId) else {
@@ -198,8 +200,13 @@ public final class ScanLoop {
             }
         case .scanningOff(let org): line.add("org", string: org)
         case .batchLabel(let batchId): line.add("batch", string: batchId)
-        case .workerBadge(let workerId): line.add("worker", string: workerId)
-        case .noOpenBatch, .batchComplete, .unacceptable, .signInRequired: break
+        case .workerBadge(let workerId, _): line.add("worker", string: workerId)
+        case .unacceptable(let problem): line.add("detail", string: problem)
+        case .otherTask(let other, let current):
+            line.add("task", string: other.id)
+            line.add("location", string: other.location)
+            line.add("currentTask", string: current.id)
+        case .noOpenBatch, .batchComplete, .signInRequired: break
         }
         if let id = outcome.actionId { line.add("actionId", number: id) }
         line.add("message", string: outcome.verdict.message)

@@ -35,8 +35,11 @@ public enum ScanValidator {
         case signInRequired
         /// A batch label (`batchLabelPattern`): the picker asks to open this batch.
         case batchLabel(batchId: String)
-        /// A worker's badge (`workerBadgePattern`): this worker signs in.
-        case workerBadge(workerId: String)
+        /// A worker's badge (`workerBadgePattern`): this worker (`name` as the page shows it) signs in.
+        case workerBadge(workerId: String, name: String)
+        /// With scan to select off (`scanning.scanToSelect`): the code is `other`'s, an unfinished
+        /// task that is not the current pick.
+        case otherTask(PickTask, current: PickTask)
 
         public var isAccepted: Bool {
             if case .accepted = self { return true }
@@ -67,37 +70,41 @@ public enum ScanValidator {
             case .signInRequired: "sign_in_required"
             case .batchLabel: "batch_label"
             case .workerBadge: "worker_badge"
+            case .otherTask: "other_task"
             }
         }
 
-        /// A sentence for the picker, readable from a metre away.
+        /// A sentence for the picker, readable from a metre away: it names the product and the
+        /// location, never an id, a code or a command (those are in the log line's fields).
         public var message: String {
             switch self {
             case .accepted(let task, let units):
-                "✓ \(task.location): \(task.displayName) \(task.qtyPicked + units)/\(task.qtyRequired)"
+                "✓ \(task.displayName) at \(task.location): \(task.qtyPicked + units) of \(task.qtyRequired)"
                     + (units == 1 ? "" : " (a case of \(units))")
-            case .refused(let reason, let task): "✗ \(task.location): \(reason)"
+            case .refused(let reason, let task): "✗ \(task.displayName) at \(task.location): \(reason)"
             case .overPick(let units, let task):
-                "✗ \(units) units would go over: \(task.location) needs \(task.qtyRequired), \(task.qtyPicked) picked"
+                "✗ \(units) units would go over: \(task.displayName) at \(task.location) needs \(task.qtyRequired), \(task.qtyPicked) picked"
                     + (task.qtyShort > 0 ? ", \(task.qtyShort) short" : "")
-            case .mismatch(let expected, let seen, let task):
-                "✗ wrong item: saw \(seen), \(task.location) (task \(task.id)) expects \(expected)"
+            case .mismatch(_, _, let task):
+                "✗ Wrong item: that is not \(task.displayName) for \(task.location)"
+            case .otherTask(let other, let current):
+                "✗ \(other.displayName): that is for \(other.location); the current pick is \(current.location)"
             case .noOpenBatch:
-                "✗ no batch is open on this station (scanpick batch open ID)"
-            case .batchComplete(let batchId):
-                "✗ batch \(batchId) is over (every task picked or short, or closed): open the next batch"
-            case .scanningOff(let org):
-                "✗ scanning is off for \(org) (organisations.\(org).scanning.enabled): tap the row instead"
-            case .unacceptable(let problem):
-                "✗ not a barcode the server accepts: \(problem)"
+                "✗ No batch is open: choose one under Batches, or scan a batch label"
+            case .batchComplete:
+                "✗ This batch is done: open the next one under Batches"
+            case .scanningOff:
+                "✗ Scanning is off at this station: count on the screen instead"
+            case .unacceptable:
+                "✗ That code cannot be used here: scan the item's own barcode"
             case .alreadyComplete(let task):
-                "✗ already complete: \(task.location) \(task.displayName) \(task.qtyPicked)/\(task.qtyRequired)"
+                "✗ Already complete: \(task.displayName) at \(task.location), \(task.qtyPicked) of \(task.qtyRequired) picked"
             case .signInRequired:
-                "✗ scan your badge first: nobody is signed in at this station"
-            case .batchLabel(let batchId):
-                "batch label \(batchId)"
-            case .workerBadge(let workerId):
-                "badge \(workerId)"
+                "✗ Scan your badge first: nobody is signed in at this station"
+            case .batchLabel:
+                "Batch label: opening it …"
+            case .workerBadge(_, let name):
+                "Signed in: \(name)"
             }
         }
     }
@@ -137,9 +144,12 @@ public enum ScanValidator {
     /// task's code counts for it; another unfinished task's code counts for that task (the first in
     /// pick order), which the picker is then on; a complete task's code is "already complete"; any
     /// other code is refused as for the active task alone. The other task's verdict is its own (a
-    /// case that would over-pick it, another lot).
+    /// case that would over-pick it, another lot). With `scanToSelect` false another unfinished
+    /// task's code is refused instead (``Verdict/otherTask(_:current:)``): the picker stays on the
+    /// current pick.
     public static func check(
-        _ code: String, symbology: Symbology? = nil, in tasks: [PickTask], active: PickTask?, batchId: String?
+        _ code: String, symbology: Symbology? = nil, in tasks: [PickTask], active: PickTask?, batchId: String?,
+        scanToSelect: Bool = true
     ) -> Verdict {
         let verdict = check(code, symbology: symbology, against: active, batchId: batchId)
         switch verdict {
@@ -148,7 +158,9 @@ public enum ScanValidator {
         }
         let items = tasks.map { ($0, check(code, symbology: symbology, against: $0, batchId: batchId)) }
             .filter(\.1.isTasksItem)
-        if active != nil, let other = items.first(where: { !$0.0.isComplete }) { return other.1 }
+        if let active, let other = items.first(where: { !$0.0.isComplete }) {
+            return scanToSelect ? other.1 : .otherTask(other.0, current: active)
+        }
         if let done = items.first(where: { $0.0.isComplete }) { return .alreadyComplete(done.0) }
         return verdict
     }

@@ -1,5 +1,6 @@
 import Capture
 import ConfigFile
+import Digest
 import Foundation
 import HTTPServing
 import Queue
@@ -58,6 +59,29 @@ public struct StationConfiguration: Sendable, Equatable {
     public var batchLabelPattern: LabelPattern?
     /// `workers`: the names the page offers to sign in with (`[{"id", "name"}]`).
     public var workers: [Worker] = []
+    /// `scanning.scanToSelect`: a code of another unfinished task of the batch counts for it and
+    /// makes it the current pick; when false it is refused, naming where it belongs.
+    public var scanToSelect = Self.defaultScanToSelect
+    /// `support`: who may retry, clear and park dead letters from the page (``SupportSettings``).
+    public var support = SupportSettings()
+
+    /// How support signs in on the page: by a badge or a PIN. Without either, the page's queue is
+    /// read-only (`scanpick queue` at a shell still works).
+    public struct SupportSettings: Sendable, Equatable {
+        /// `support.badgePattern`: a badge it matches signs support in; its first capture group (or
+        /// the whole badge) is the name the station log records.
+        public var badgePattern: LabelPattern?
+        /// `support.pinSha256`: the SHA-256 (lower-case hex) of each PIN that signs support in.
+        public var pinSha256: [String] = []
+
+        public init() {}
+
+        /// Whether anyone can sign in as support on the page.
+        public var isConfigured: Bool { badgePattern != nil || !pinSha256.isEmpty }
+    }
+
+    /// The most PIN hashes `support.pinSha256` may list.
+    public static let maxSupportPins = 100
 
     /// A worker the page can sign in by name.
     public struct Worker: Sendable, Equatable, Codable {
@@ -129,6 +153,9 @@ public struct StationConfiguration: Sendable, Equatable {
 
     /// `requireSignIn` when the config does not say.
     public static let defaultRequireSignIn = false
+
+    /// `scanning.scanToSelect` when the config does not say.
+    public static let defaultScanToSelect = true
 
     /// `heartbeatSeconds` when the config does not say.
     public static let defaultHeartbeatSeconds = 30
@@ -415,6 +442,38 @@ public struct StationConfiguration: Sendable, Equatable {
             try options.finish()
             workers.append(Worker(id: id, name: name))
         }
+        var scanToSelect = Self.defaultScanToSelect
+        if var options = try reader.object("scanning") {
+            scanToSelect = try options.bool("scanToSelect", default: scanToSelect)
+            try options.finish()
+        }
+        var support = SupportSettings()
+        if var options = try reader.object("support") {
+            if let text = try options.string("badgePattern") {
+                do {
+                    support.badgePattern = try LabelPattern(text)
+                } catch {
+                    throw options.error("badgePattern", error.problem)
+                }
+            }
+            let hashes = try options.strings("pinSha256") ?? []
+            guard hashes.count <= Self.maxSupportPins else {
+                throw options.error("pinSha256", "may list at most \(Self.maxSupportPins) hashes")
+            }
+            for hash in hashes where !SHA256.isHex(hash) {
+                throw options.error(
+                    "pinSha256",
+                    "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `printf %s PIN | sha256sum`)"
+                )
+            }
+            support.pinSha256 = hashes
+            try options.finish()
+        }
+        if let support = support.badgePattern, let worker = workerBadgePattern, support.source == worker.source {
+            throw reader.error(
+                "support.badgePattern",
+                "is the same as workerBadgePattern: a support badge must be told from a picker's")
+        }
         try reader.finish()
         var configuration = StationConfiguration(
             station: station, worker: worker, server: server, databasePath: database, queue: queue,
@@ -426,6 +485,8 @@ public struct StationConfiguration: Sendable, Equatable {
         configuration.workerBadgePattern = workerBadgePattern
         configuration.batchLabelPattern = batchLabelPattern
         configuration.workers = workers
+        configuration.scanToSelect = scanToSelect
+        configuration.support = support
         return configuration
     }
 

@@ -7,20 +7,21 @@ import Wire
 /// two can never differ.
 public enum StationJSON {
     /// `{"online","serverReady","server","pending","inFlight","dead","oldestPendingAt","lastSyncAt","attention":[{"code","message"}]}`,
-    /// plus `"scanner"` (what the frame source is doing) and `"lastScan"` when given. `serverReady`
+    /// plus `"scanner"` (what the frame source is doing), `"lastScan"` and `"timeZone"` (the station's,
+    /// an IANA name: the page shows times in it) when given. `serverReady`
     /// says whether the server's database answers (null when the server did not say);
     /// `oldestPendingAt` is when the oldest action not yet sent was queued (null when none waits).
     /// Without `counts` (the queue could not be read) the counts are null: unknown, never a made-up 0.
     public static func status(
         online: Bool, serverReady: Bool? = nil, server: URL, counts: QueueCounts?, attention: [Attention],
-        scanner: String? = nil, lastScan: LastScan? = nil
+        scanner: String? = nil, lastScan: LastScan? = nil, timeZone: String? = nil
     ) throws -> String {
         try encode(
             Status(
                 online: online, serverReady: serverReady, server: ServerURL.redacted(server), pending: counts?.pending,
                 inFlight: counts?.inFlight, dead: counts?.dead, oldestPendingAt: counts?.oldestUnsentAt,
                 lastSyncAt: counts?.lastSyncAt, attention: attention,
-                scanner: scanner, lastScan: lastScan))
+                scanner: scanner, lastScan: lastScan, timeZone: timeZone))
     }
 
     /// The last scan's outcome, as the page shows it in large type and plays it: `feedback` is the
@@ -74,10 +75,11 @@ public enum StationJSON {
         var attention: [Attention]
         var scanner: String?
         var lastScan: LastScan?
+        var timeZone: String?
 
         private enum Keys: String, CodingKey {
             case online, serverReady, server, pending, inFlight, dead, oldestPendingAt, lastSyncAt, attention, scanner
-            case lastScan
+            case lastScan, timeZone
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -93,6 +95,7 @@ public enum StationJSON {
             try container.encode(attention, forKey: .attention)
             try container.encodeIfPresent(scanner, forKey: .scanner)  // only the running station has these
             try container.encodeIfPresent(lastScan, forKey: .lastScan)
+            try container.encodeIfPresent(timeZone, forKey: .timeZone)
         }
     }
 
@@ -119,16 +122,20 @@ public enum StationJSON {
         )
     }
 
-    /// `{"batchId","org","status","closed","activeTaskId","tasks":[PickTask + "pending" + "refused"]}`
+    /// `{"batchId","org","status","closed","activeTaskId","tasks":[PickTask + "pending" + "refused"],"refusals"}`
     /// for the open batch: `status` is `open`, `complete` (every task picked or short; it still takes
     /// corrections) or `closed` (finished here, or closed on the server: a supervisor, or its
     /// `batches.autoCloseMinutes`), null with no batch open; `closed` says the same as a boolean.
     /// `pending` while a row has an action not yet confirmed sent, `refused` while it has a dead
-    /// letter support has not retried or cleared.
+    /// letter support has not retried or cleared; `refusals` the server's later refusals the picker
+    /// has not acknowledged (``PickerRefusals``), of any batch.
     public static func pickList(_ station: PickStation) throws -> String {
+        let refusals = try station.refusals.unacknowledged()
         guard let open = try station.cache.openBatch() else {
             return try encode(
-                PickList(batchId: nil, org: nil, status: nil, closed: false, activeTaskId: nil, tasks: []))
+                PickList(
+                    batchId: nil, org: nil, status: nil, closed: false, activeTaskId: nil, tasks: [], refusals: refusals
+                ))
         }
         let state = try station.cache.openBatchState()
         let closed = state?.closed ?? false
@@ -140,7 +147,7 @@ public enum StationJSON {
         return try encode(
             PickList(
                 batchId: open.batchId, org: open.org, status: state?.status, closed: closed,
-                activeTaskId: try station.cache.activeTask()?.id, tasks: rows))
+                activeTaskId: try station.cache.activeTask()?.id, tasks: rows, refusals: refusals))
     }
 
     struct PickList: Encodable {
@@ -150,6 +157,7 @@ public enum StationJSON {
         var closed: Bool
         var activeTaskId: String?
         var tasks: [Row]
+        var refusals: [PickerRefusals.Refusal]
 
         /// A task of the list with the station's two marks beside its fields.
         struct Row: Encodable {
@@ -167,7 +175,7 @@ public enum StationJSON {
             }
         }
 
-        private enum Keys: String, CodingKey { case batchId, org, status, closed, activeTaskId, tasks }
+        private enum Keys: String, CodingKey { case batchId, org, status, closed, activeTaskId, tasks, refusals }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
@@ -177,6 +185,7 @@ public enum StationJSON {
             try container.encode(closed, forKey: .closed)
             try container.encode(activeTaskId, forKey: .activeTaskId)
             try container.encode(tasks, forKey: .tasks)
+            try container.encode(refusals, forKey: .refusals)
         }
     }
 

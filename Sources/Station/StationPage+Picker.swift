@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServing
+import JSONText
 import Queue
 import Synchronization
 import Wire
@@ -86,6 +87,24 @@ extension StationPage {
         return try StationJSON.pickList(station)
     }
 
+    // MARK: Later refusals
+
+    /// `POST /api/refusals/{id}/acknowledge` with `{}`: the picker has dealt with a later refusal
+    /// (put the unit back); it is no longer shown. Answers the pick list; 404 `no_such_refusal`.
+    func acknowledgeRefusal(_ text: String) throws -> String {
+        guard let id = Int(text), id > 0 else { throw PickerRefusalError.noSuchRefusal(0) }
+        let worker = try station.workers.current()?.id
+        try station.refusals.acknowledge(id, by: worker)
+        var line = JSONObjectWriter()
+        line.add("time", time: Date())
+        line.add("event", string: "refusal_acknowledged")
+        line.add("actionId", number: id)
+        if let worker { line.add("worker", string: worker) }
+        log(line.finished())
+        events.poke()
+        return try StationJSON.pickList(station)
+    }
+
     // MARK: Who is picking
 
     /// `GET /api/workers`: `{"requireSignIn","badges","signedIn":{"id","name","since"}|null,
@@ -156,19 +175,13 @@ extension StationPage {
         var detail: String
     }
 
-    /// `POST /api/queue/retry-all` with `{"status","by"}`: every dead letter refused with that HTTP
-    /// status back in line at once (after support fixed the cause), each recorded in the log.
+    /// `POST /api/queue/retry-all` with `{"status","session"}`: every dead letter refused with that
+    /// HTTP status back in line at once (after support fixed the cause), each recorded in the log
+    /// under the support sign-in's name.
     func retryAll(_ request: HTTPRequest) throws -> RetryAllAnswer {
-        struct Body: Decodable {
-            var status: Int
-            var by: String?
-        }
+        struct Body: Decodable { var status: Int }
         let body = try JSONDecoder().decode(Body.self, from: Data(request.body))
-        guard let by = body.by, ActionQueue.isSupportName(by) else {
-            throw HTTPError(
-                status: 400, code: "name_required",
-                message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
-        }
+        let by = try supportName(request)
         guard (100...599).contains(body.status) else {
             throw HTTPError(status: 400, code: "bad_request", message: "status is an HTTP status (100–599)")
         }

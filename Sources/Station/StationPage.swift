@@ -37,16 +37,24 @@ public final class StationPage: Sendable {
     private let access: Mutex<PageAccess>
     /// Makes `GET /metrics`'s text (see ``serveMetrics(_:)``).
     private let metricsText = Mutex<(@Sendable () -> [UInt8])?>(nil)
+    /// What takes a code typed into the page as a scan (``takeScans(_:)``).
+    private let scanHandler = Mutex<(@Sendable (String) -> ScanAnswer?)?>(nil)
+    /// Who is signed in as support (retry, clear and park need it).
+    let support = SupportSessions()
+    /// The station's JSON log lines (support's sign-ins).
+    let log: @Sendable (String) -> Void
 
     /// The address the page listens on (port 0 resolved).
     public let address: ListenAddress
 
-    /// `attention` holds what the running station noticed (shown with the queue's pause in the pill).
+    /// `attention` holds what the running station noticed (shown with the queue's pause in the pill);
+    /// `log` takes the page's JSON log lines.
     public init(
         station: PickStation, sync: SyncService, attention: AttentionBoard,
-        settings: StationConfiguration.PageSettings
+        settings: StationConfiguration.PageSettings, log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
         self.station = station
+        self.log = log
         self.sync = sync
         self.attention = attention
         var files: [String: (String, [UInt8])] = [:]
@@ -129,6 +137,25 @@ public final class StationPage: Sendable {
         metricsText.withLock { $0 = text }
     }
 
+    /// `POST /api/scans`'s answer: how the scan went, as its banner says it.
+    public struct ScanAnswer: Sendable, Encodable {
+        public var accepted: Bool
+        public var message: String
+
+        public init(accepted: Bool, message: String) {
+            self.accepted = accepted
+            self.message = message
+        }
+    }
+
+    /// Takes codes typed into the page (`POST /api/scans`: a handheld scanner in keyboard mode that
+    /// the station does not hold types a burst of keys ended by Enter) through `handler`, the
+    /// station's scan path, whose checks, banner, sound and log are a scanner's. It answers nil when
+    /// the scan could not be recorded.
+    public func takeScans(_ handler: @escaping @Sendable (String) -> ScanAnswer?) {
+        scanHandler.withLock { $0 = handler }
+    }
+
     /// Shows a scan's outcome on the page (the big banner readable from a metre away).
     public func show(scanAccepted accepted: Bool, message: String) {
         show(accepted ? .accepted : .refused, message: message)
@@ -165,6 +192,10 @@ public final class StationPage: Sendable {
         case retry(id: String)
         case clear(id: String)
         case park(id: String)
+        case supportSignIn
+        case supportSignOut
+        case acknowledgeRefusal(id: String)
+        case scan
         case metrics
         case retryAll
         case stationLog
@@ -193,6 +224,10 @@ public final class StationPage: Sendable {
             ("POST", "/api/queue/{}/retry", { .retry(id: $0[0]) }),
             ("POST", "/api/queue/{}/clear", { .clear(id: $0[0]) }),
             ("POST", "/api/queue/{}/park", { .park(id: $0[0]) }),
+            ("POST", "/api/support/sign-in", { _ in .supportSignIn }),
+            ("POST", "/api/support/sign-out", { _ in .supportSignOut }),
+            ("POST", "/api/refusals/{}/acknowledge", { .acknowledgeRefusal(id: $0[0]) }),
+            ("POST", "/api/scans", { _ in .scan }),
             ("GET", "/metrics", { _ in .metrics }),
             ("POST", "/api/queue/retry-all", { _ in .retryAll }),
             ("GET", "/api/log", { _ in .stationLog }),
@@ -246,6 +281,14 @@ public final class StationPage: Sendable {
                 return try json(200, Self.encode(try queueAction(.clear, id: id, request)))
             case .park(let id):
                 return try json(200, Self.encode(try queueAction(.park, id: id, request)))
+            case .supportSignIn:
+                return try json(200, Self.encode(try supportSignIn(request)))
+            case .supportSignOut:
+                return try json(200, Self.encode(try supportSignOut(request)))
+            case .acknowledgeRefusal(let id):
+                return json(200, try acknowledgeRefusal(id))
+            case .scan:
+                return try json(200, Self.encode(try scan(request)))
             case .metrics:
                 guard let text = metricsText.withLock({ $0 }) else { throw HTTPError.noSuchRoute(request.path) }
                 return HTTPResponse(
@@ -308,7 +351,11 @@ public final class StationPage: Sendable {
         switch error {
         case let refusal as HTTPError: refusal
         case let refusal as TapRefusal:
+            HTTPError(status: refusal.status, code: refusal.code, message: refusal.pickerMessage)
+        case let refusal as SupportRefusal:
             HTTPError(status: refusal.status, code: refusal.code, message: refusal.description)
+        case let refusal as PickerRefusalError:
+            HTTPError(status: 404, code: "no_such_refusal", message: refusal.description)
         case let refusal as OrganisationError:
             HTTPError(status: 400, code: "which_organisation", message: "\(refusal): choose one")
         case let refusal as BatchOpeningError:
@@ -348,7 +395,7 @@ public final class StationPage: Sendable {
         return try StationJSON.status(
             online: sync.isOnline, serverReady: sync.isServerReady, server: station.transport.server, counts: counts,
             attention: StationJSON.attention(station, others: noticed), scanner: scanner.withLock { $0 },
-            lastScan: lastScan.withLock { $0 })
+            lastScan: lastScan.withLock { $0 }, timeZone: TimeZone.current.identifier)
     }
 
     /// Changes come as JSON only: a form or text body from another page would need a preflight
@@ -402,6 +449,27 @@ public final class StationPage: Sendable {
         return answer
     }
 
+    /// The most characters a code typed into the page may have (the API's barcodes have far fewer:
+    /// the scan path refuses those, longer text is not even logged).
+    static let maxTypedCode = 256
+
+    /// `POST /api/scans` with `{"code"}`: the code as a scan (``takeScans(_:)``).
+    private func scan(_ request: HTTPRequest) throws -> ScanAnswer {
+        struct Body: Decodable { var code: String }
+        let body = try JSONDecoder().decode(Body.self, from: Data(request.body))
+        guard (1...Self.maxTypedCode).contains(body.code.utf8.count) else {
+            throw HTTPError(status: 400, code: "invalid_field", message: "code is 1–\(Self.maxTypedCode) characters")
+        }
+        guard let handler = scanHandler.withLock({ $0 }) else {
+            throw HTTPError(status: 503, code: "starting", message: "the station is not taking scans yet")
+        }
+        guard let answer = handler(body.code) else {
+            throw HTTPError(
+                status: 503, code: "storage", message: "the scan could not be recorded (the station's database)")
+        }
+        return answer
+    }
+
     /// What support does to a dead letter from the page, or to a pending action (park).
     enum SupportAction: String, Encodable {
         case retry
@@ -423,14 +491,8 @@ public final class StationPage: Sendable {
         guard let id = Int(text) else {
             throw HTTPError(status: 404, code: "not_found", message: "there is no action \(text.prefix(40))")
         }
-        // Support names who does it: the station log records a person, never "the page".
-        struct Body: Decodable { var by: String? }
-        let by = try? JSONDecoder().decode(Body.self, from: Data(request.body)).by
-        guard let by, ActionQueue.isSupportName(by) else {
-            throw HTTPError(
-                status: 400, code: "name_required",
-                message: "say who does this: \"by\" is your name (1–64 characters, no control characters)")
-        }
+        // Support's sign-in says who does it: the station log records a person, never "the page".
+        let by = try supportName(request)
         var answer = SupportAnswer(id: id, done: action)
         do {
             switch action {

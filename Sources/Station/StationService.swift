@@ -176,7 +176,8 @@ public final class StationService: Sendable {
         let heartbeats = HeartbeatSender(station: station, sync: sync, attention: attention, metrics: metrics, log: log)
         let page: StationPage
         do {
-            page = try StationPage(station: station, sync: sync, attention: attention, settings: configuration.page)
+            page = try StationPage(
+                station: station, sync: sync, attention: attention, settings: configuration.page, log: log)
         } catch {
             await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
             throw StationServiceError.pageCannotListen("\(error)")
@@ -189,6 +190,7 @@ public final class StationService: Sendable {
             await sync.stop()
             throw StationServiceError.metricsCannotListen("\(error)")
         }
+        takeScans(from: page)
         heartbeats.start()
         output("page: \(page.url)/")
         if let login = page.newLoginLink() { output("page login link (works once): \(page.url)\(login)") }
@@ -473,8 +475,29 @@ public final class StationService: Sendable {
             case .refused(let typed, let reason):
                 metrics.refused("not_a_scan")
                 log(Self.line("scanner_keys_refused", "\(device): \(typed.count) characters refused: \(reason)"))
-                state.withLock { $0.page }?.show(scanAccepted: false, message: "✗ not a scan: \(reason)")
+                state.withLock { $0.page }?.show(
+                    scanAccepted: false, message: "✗ Not a scan (keys typed, or some were lost): scan the item again")
             }
+        }
+    }
+
+    /// Codes typed into the page by a handheld scanner the station does not hold (a burst of keys
+    /// ended by Enter): each a scan, through the checks, banner, sound, log and metrics of the
+    /// station's own scanners, one at a time.
+    private func takeScans(from page: StationPage) {
+        let loop = Mutex(
+            ScanLoop(
+                station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, log: log,
+                onEnqueue: { [weak self] in self?.poke() }))
+        page.takeScans { [weak self] code in
+            guard let self else { return nil }
+            var answer: StationPage.ScanAnswer?
+            self.handle {
+                let outcome = try loop.withLock { try $0.submit(code: code) }
+                answer = StationPage.ScanAnswer(accepted: outcome.verdict.isAccepted, message: outcome.verdict.message)
+                return [outcome]
+            }
+            return answer
         }
     }
 
@@ -501,7 +524,11 @@ public final class StationService: Sendable {
             metrics.refused("not_recorded")
             state.withLock { $0.summary.failed += 1 }
             report("scan", "scan_failed", "a scan could not be recorded: \(error)")
-            page?.show(scanAccepted: false, message: "✗ the scan could not be recorded: \(error)")
+            page?.show(
+                scanAccepted: false,
+                message:
+                    "✗ The scan was not recorded (the station's storage failed): scan again; if it repeats, call support"
+            )
         }
     }
 
@@ -527,7 +554,10 @@ public final class StationService: Sendable {
         do {
             org = try station.organisation(requested: nil, preferOpenBatch: true)
         } catch {
-            page?.show(.refused, message: "✗ batch label \(batchId): \(error)")
+            page?.show(
+                .refused,
+                message: "✗ That batch label cannot be opened by scanning here: choose the batch under Batches")
+            log(Self.line("batch_open_failed", "batch \(batchId) from its scanned label: \(error)"))
             return
         }
         // One opening at a time: a label held in view, or scanned again and again, asks the server once.
@@ -536,17 +566,18 @@ public final class StationService: Sendable {
             return !state.openingLabel
         }
         guard first else { return }
-        page?.show(.info, message: "opening batch \(batchId) …")
+        page?.show(.info, message: "Opening the scanned batch …")
         let log = self.log
         Task { [weak self] in
             defer { self?.state.withLock { $0.openingLabel = false } }
             do {
                 let opening = try await station.openBatch(batchId, org: org)
                 let how = if case .reopenedFromCache = opening { " (offline: from the station's cache)" } else { "" }
-                page?.show(.info, message: "batch \(batchId) open\(how)")
+                let lines = (try? station.cache.tasks().count).map { ": \($0) lines" } ?? ""
+                page?.show(.info, message: "Batch open\(lines)\(how)")
                 log(Self.line("batch_opened", "batch \(batchId) (\(org)) opened from its scanned label\(how)"))
             } catch {
-                page?.show(.refused, message: "✗ batch \(batchId) could not be opened: \(error)")
+                page?.show(.refused, message: "✗ That batch could not be opened: \(BatchOpening.pickerReason(error))")
                 log(Self.line("batch_open_failed", "batch \(batchId) (\(org)) from its scanned label: \(error)"))
             }
         }

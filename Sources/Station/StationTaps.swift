@@ -37,8 +37,8 @@ public struct StationTaps: Sendable {
                 // Bounded on both sides (the cache refuses counts past its limit): no overflow.
                 throw TapRefusal.overPick(
                     task.qtyShort == 0
-                        ? "picking \(qty) more of \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
-                        : "picking \(qty) more of \(task.location) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked, \(task.qtyShort) short)"
+                        ? "\(qty) more of \(task.displayName) at \(task.location) would make \(task.qtyPicked + qty), over the \(task.qtyRequired) required"
+                        : "\(qty) more of \(task.displayName) at \(task.location) would go over the \(task.qtyRequired) required (\(task.qtyPicked) picked, \(task.qtyShort) short)"
                 )
             }
             return try .pick(org: org, pickTaskId: task.id, location: task.location, qty: qty, worker: worker)
@@ -54,14 +54,15 @@ public struct StationTaps: Sendable {
             guard try PickListCache.setPicked(from: from, to: to, task: taskId, org: org, in: db) else {
                 if task.qtyPicked != from {
                     throw TapRefusal.staleCount(
-                        "\(task.location) is at \(task.qtyPicked) now, not \(from) as shown: nothing was changed; look again and set it from \(task.qtyPicked)",
+                        "\(task.displayName) at \(task.location) is at \(task.qtyPicked) now, not \(from) as shown: nothing was changed; look again and set it from \(task.qtyPicked)",
                         current: task.qtyPicked)
                 }
                 if to < task.qtyLocked {
                     throw TapRefusal.lockedByShipment(
-                        "\(task.qtyLocked) units of \(task.location) are already in a box")
+                        "\(task.qtyLocked) units of \(task.displayName) at \(task.location) are already in a box")
                 }
-                throw TapRefusal.overPick("\(to) is over the \(task.qtyRequired) required at \(task.location)")
+                throw TapRefusal.overPick(
+                    "\(to) is over the \(task.qtyRequired) required of \(task.displayName) at \(task.location)")
             }
             return try .setQty(
                 org: org, pickTaskId: task.id, location: task.location, from: from, to: to, worker: worker)
@@ -76,7 +77,7 @@ public struct StationTaps: Sendable {
         return try tap(taskId) { db, org, task, worker in
             guard try PickListCache.addShort(qty, task: taskId, org: org, in: db) else {
                 throw TapRefusal.overPick(
-                    "\(qty) short at \(task.location) is more than the \(task.qtyOpen) still to pick (\(task.qtyRequired) required, \(task.qtyPicked) picked, \(task.qtyShort) short)"
+                    "\(qty) short of \(task.displayName) at \(task.location) is more than the \(task.qtyOpen) still to pick (\(task.qtyRequired) required, \(task.qtyPicked) picked, \(task.qtyShort) short)"
                 )
             }
             return try .short(
@@ -166,6 +167,17 @@ public enum TapRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .lockedByShipment(let message), .overPick(let message), .invalidQuantity(let message),
             .staleCount(let message, _):
             message
+        }
+    }
+
+    /// The refusal in a picker's words, for the page: no id and no command (``description`` is the
+    /// shell's, which names them).
+    public var pickerMessage: String {
+        switch self {
+        case .noOpenBatch: "No batch is open: choose one under Batches, or scan a batch label"
+        case .notInBatch: "That line is not in the open batch any more: look at the list again"
+        case .batchClosed: "This batch is closed: nothing more counts on it; open the next one under Batches"
+        default: description
         }
     }
 

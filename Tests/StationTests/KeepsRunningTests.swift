@@ -140,7 +140,7 @@ import Testing
         let codes = (status.json["attention"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
         #expect(codes.contains("database_failed"))
         let banner = status.json["lastScan"] as? [String: Any]
-        #expect((banner?["message"] as? String)?.contains("could not be recorded") == true)
+        #expect((banner?["message"] as? String)?.contains("was not recorded") == true)
         try queue.database.write { try $0.execute("ALTER TABLE actions_gone RENAME TO actions") }
         #expect(await station.stop() == 1)
     }

@@ -30,8 +30,8 @@ import Testing
         #expect(run.scans[0]["detail"] as? String == "lot L123 expected, L999 scanned")
         #expect(run.scans[1]["detail"] as? String == "expires 2026-12-01, needs ≥ 2027-01-01")
         #expect(run.scans[2]["units"] as? Int == 12)
-        #expect(run.standardOutput.contains("✓ G1: SKU-G1 12/30 (a case of 12)"))
-        #expect(run.standardOutput.contains("✓ G1: SKU-G1 13/30"))
+        #expect(run.standardOutput.contains("✓ SKU-G1 at G1: 12 of 30 (a case of 12)"))
+        #expect(run.standardOutput.contains("✓ SKU-G1 at G1: 13 of 30"))
         // Only the two accepted scans were queued; the server, applying the same rule, counts 13.
         #expect(run.scans.filter { $0["actionId"] != nil }.count == 2)
         let drained = try await fixture.scanpick(["drain"])
@@ -69,6 +69,6 @@ import Testing
         #expect(scans.count == 1, "\(asked.standardError)")
         #expect(scans.first?["symbology"] as? String == "DataMatrix")
         #expect(scans.first?["accepted"] as? Bool == true)
-        #expect(asked.standardOutput.contains("✓ M1: SKU-M1 1/2"))
+        #expect(asked.standardOutput.contains("✓ SKU-M1 at M1: 1 of 2"))
     }
 }

@@ -170,7 +170,7 @@ import Testing
     }
 
     @Test func supportRetriesEveryDeadLetterOfOneKindAndReadsTheLog() async throws {
-        let fixture = try await StationFixture()
+        let fixture = try await StationFixture(stationConfig: ["support": StationFixture.support])
         for task in ["task-gone-1", "task-gone-2"] {
             let tap = try await fixture.scanpick(["tap", "pick", task, "--org", "acme", "--outside-batch"])
             #expect(tap.status == 0, "\(tap.standardError)")
@@ -182,13 +182,15 @@ import Testing
         let rows = (try JSONSerialization.jsonObject(with: Data(dead.text.utf8)) as? [[String: Any]]) ?? []
         #expect(rows.map { $0["lastStatus"] as? Int } == [404, 404])
 
-        let nameless = try await page.post("/api/queue/retry-all", json: ["status": 404])
-        #expect(nameless.status == 400)
-        #expect(nameless.json["error"] as? String == "name_required")
-        let retried = try await page.post("/api/queue/retry-all", json: ["status": 404, "by": "support-al"])
+        let nameless = try await page.post("/api/queue/retry-all", json: ["status": 404, "by": "support-al"])
+        #expect(nameless.status == 403)
+        #expect(nameless.json["error"] as? String == "support_required")
+        let signIn = try await page.post("/api/support/sign-in", json: ["badge": "SUP-support-al"])
+        let session = try #require(signIn.json["session"] as? String)
+        let retried = try await page.post("/api/queue/retry-all", json: ["status": 404, "session": session])
         #expect(retried.status == 200)
         #expect((retried.json["retried"] as? [Int])?.count == 2)
-        let none = try await page.post("/api/queue/retry-all", json: ["status": 401, "by": "support-al"])
+        let none = try await page.post("/api/queue/retry-all", json: ["status": 401, "session": session])
         #expect((none.json["retried"] as? [Int]) == [])
 
         let log = try await page.get("/api/log")

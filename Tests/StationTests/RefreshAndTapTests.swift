@@ -104,7 +104,7 @@ import Timestamps
 
         let refused = try await fixture.scanpick(["tap", "qty", a1, "--org", "acme", "--from", "3", "--to", "1"])
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("2 units of A1 are already in a box"))
+        #expect(refused.standardError.contains("2 units of SKU-A1 at A1 are already in a box"))
         let queued = try await fixture.scanpick(["queue", "--json"]).standardOutput
         #expect(queued.components(separatedBy: "\"kind\"").count - 1 == 1)
 

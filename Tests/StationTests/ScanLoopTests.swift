@@ -13,15 +13,15 @@ import Testing
         let once = try await fixture.scanpick(["station", "--frames", held])
         #expect(once.status == 0, "\(once.standardError)")
         #expect(StationFixture.scanLines(once).count == 1)
-        #expect(once.standardOutput.contains("✓ A1: SKU-A1 1/3"))
+        #expect(once.standardOutput.contains("✓ SKU-A1 at A1: 1 of 3"))
 
         let deliberate = try fixture.frames("three", [(code, 10), (blank, 60), (code, 10), (blank, 60), (code, 10)])
         let three = try await fixture.scanpick(["station", "--frames", deliberate])
         let accepted = StationFixture.scanLines(three).filter { $0["accepted"] as? Bool == true }
         // A1 needs 3: one from the first run, two more; the third is for a complete task.
         #expect(accepted.count == 2)
-        #expect(three.standardOutput.contains("✓ A1: SKU-A1 3/3"))
-        #expect(three.standardOutput.contains("✗ already complete: A1 SKU-A1 3/3"))
+        #expect(three.standardOutput.contains("✓ SKU-A1 at A1: 3 of 3"))
+        #expect(three.standardOutput.contains("✗ Already complete: SKU-A1 at A1, 3 of 3 picked"))
         #expect(StationFixture.scanLines(three).last?["reason"] as? String == "already_complete")
         _ = try await fixture.scanpick(["drain"])
         #expect(try await fixture.picked() == [3, 0, 0])
@@ -62,11 +62,11 @@ import Testing
         let run = try await fixture.wedge(["96385074", "96385074", "SKU-7731", "5901234123457"], expecting: 4)
         #expect(run.scans.map { $0["accepted"] as? Bool } == [true, false, false, true])
         #expect(run.scans.map { $0["reason"] as? String } == [nil, "already_complete", "mismatch", nil])
-        #expect(run.standardOutput.contains("✓ C2: SKU-C2 1/1"))
-        #expect(run.standardOutput.contains("✗ already complete: C2 SKU-C2 1/1"))
+        #expect(run.standardOutput.contains("✓ SKU-C2 at C2: 1 of 1"))
+        #expect(run.standardOutput.contains("✗ Already complete: SKU-C2 at C2, 1 of 1 picked"))
         // A code no task has is checked against the active task: A1, the first incomplete one.
-        #expect(run.standardOutput.contains("✗ wrong item: saw SKU-7731, A1"))
-        #expect(run.standardOutput.contains("✓ B3: SKU-B3 1/2"))
+        #expect(run.standardOutput.contains("✗ Wrong item: that is not SKU-A1 for A1"))
+        #expect(run.standardOutput.contains("✓ SKU-B3 at B3: 1 of 2"))
         // B3's scan made it the active task (A1 is first in pick order but not picked).
         let list = try await fixture.scanpick(["pick-list", "--json"])
         let object = try #require(
@@ -76,12 +76,23 @@ import Testing
         #expect(try await fixture.picked() == [0, 1, 1])
     }
 
+    /// With `scanning.scanToSelect` false, another unfinished task's code is refused naming where it
+    /// belongs and the current pick, and counts nothing; the current pick's code still counts.
+    @Test func withScanToSelectOffAnotherTasksCodeIsRefused() async throws {
+        let fixture = try await StationFixture(stationConfig: ["scanning": ["scanToSelect": false]])
+        let run = try await fixture.wedge(["5901234123457", "036000291452"], expecting: 2)
+        #expect(run.scans.map { $0["reason"] as? String } == ["other_task", nil])
+        #expect(run.standardOutput.contains("✗ SKU-B3: that is for B3; the current pick is A1"))
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [1, 0, 0])
+    }
+
     @Test func aMismatchIsNeverQueuedAndGTINFormsMatch() async throws {
         let fixture = try await StationFixture()
         // No task of the batch has this Code 39: it is refused, and nothing reaches the queue.
         let wrong = try fixture.frames("wrong", [("clean/code39.png", 5)])
         let refused = try await fixture.scanpick(["station", "--frames", wrong])
-        #expect(refused.standardOutput.contains("✗ wrong item: saw SKU-7731, A1"))
+        #expect(refused.standardOutput.contains("✗ Wrong item: that is not SKU-A1 for A1"))
         let queue = try await fixture.scanpick(["queue", "--json"])
         #expect(queue.standardOutput == "[]\n")
 
@@ -100,7 +111,7 @@ import Testing
         try await fixture.server.stop()  // in the dead spot: the scans stay queued, the rows marked pending
         let wedge = try await fixture.wedge(["5901234123457", "5901234123457", "5901234123457"], expecting: 3)
         #expect(wedge.scans.map { $0["accepted"] as? Bool } == [true, true, false])
-        #expect(wedge.standardOutput.contains("✗ already complete: B3 SKU-B3 2/2"))
+        #expect(wedge.standardOutput.contains("✗ Already complete: SKU-B3 at B3, 2 of 2 picked"))
         let list = try await fixture.scanpick(["pick-list", "--json"])
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])
@@ -116,7 +127,7 @@ import Testing
         let fixture = try await StationFixture(openBatch: false)
         let wedge = try await fixture.wedge(["036000291452"], expecting: 1, arguments: ["--org", "acme"])
         #expect(wedge.scans.first?["reason"] as? String == "no_open_batch")
-        #expect(wedge.standardOutput.contains("no batch is open"))
+        #expect(wedge.standardOutput.contains("No batch is open"))
     }
 
     @Test func scanningOffNeverOpensAFrameSource() async throws {
@@ -159,7 +170,8 @@ import Testing
         let line = try #require(run.scans.first)
         #expect(line["accepted"] as? Bool == false)
         #expect(line["reason"] as? String == "scanning_off")
-        #expect(run.standardOutput.contains("scanning is off for globex"))
+        #expect(run.standardOutput.contains("Scanning is off at this station"))
+        #expect(line["org"] as? String == "globex")  // the log names the organisation, the picker's line does not
         #expect(try await fixture.scanpick(["queue", "--json"]).standardOutput == "[]\n")
         _ = try await fixture.scanpick(["drain"])
         #expect(try await scenario.picked(on: globex).values.allSatisfy { $0 == 0 })

@@ -49,6 +49,35 @@ import Testing
         #expect(config.tokens == ["acme": "t"])
     }
 
+    @Test func scanToSelectAndSupportSignInAreRead() throws {
+        let defaults = try load(minimal)
+        #expect(defaults.scanToSelect == true)
+        #expect(defaults.support.isConfigured == false)
+        let pin = String(repeating: "a1", count: 32)
+        let config = try load(
+            try Self.config([
+                "scanning": ["scanToSelect": false],
+                "support": ["badgePattern": "^SUP-(.+)$", "pinSha256": [pin]],
+            ]))
+        #expect(config.scanToSelect == false)
+        #expect(config.support.badgePattern?.value(in: "SUP-jo") == "jo")
+        #expect(config.support.pinSha256 == [pin])
+        #expect(config.support.isConfigured)
+        let short = try #require(try refusal(of: ["support": ["pinSha256": ["1234"]]]))
+        #expect(short.description.contains("\"support.pinSha256\" must hold 64-character lower-case hex SHA-256"))
+        #expect(short.description.contains("printf %s PIN | sha256sum"))
+        let upper = try refusal(of: ["support": ["pinSha256": [pin.uppercased()]]])
+        #expect(upper?.description.contains("support.pinSha256") == true)
+        let pattern = try refusal(of: ["support": ["badgePattern": "(unclosed"]])
+        #expect(pattern?.description.contains("support.badgePattern") == true)
+        let same = try refusal(of: ["workerBadgePattern": "^W-(.+)$", "support": ["badgePattern": "^W-(.+)$"]])
+        #expect(same?.description.contains("a support badge must be told from a picker's") == true)
+        let typo = try refusal(of: ["scanning": ["scanToSelekt": false]])
+        #expect(typo?.description.contains("scanToSelect") == true)
+        let notBool = try refusal(of: ["scanning": ["scanToSelect": "no"]])
+        #expect(notBool?.description.contains("scanning.scanToSelect") == true)
+    }
+
     @Test func tokensComeFromTheConfigAFileOrTheEnvironment() throws {
         let config = try load(
             #"{"station": "s", "worker": "w", "server": "https://api.example", "database": "db/s.sqlite", "queue": {"backoffCapSeconds": 30, "requestTimeoutSeconds": 5}, "organisations": {"a": {"tokenFile": "secret/a.token", "scanning": {"enabled": true}}, "b": {"tokenEnv": "B_TOKEN"}}}"#,

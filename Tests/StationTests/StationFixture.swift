@@ -68,6 +68,14 @@ struct StationFixture {
         }
     }
 
+    /// A station config's `support`: badges `SUP-name`, and the PIN 4711.
+    static var support: [String: Any] {
+        [
+            "badgePattern": "^SUP-(.+)$",
+            "pinSha256": ["de650d61f5bd166a91f8ccec3158297db18b9d50eaedca238cd29dc3a214a916"],
+        ]
+    }
+
     /// Runs `scanpick` with this station's config.
     func scanpick(_ arguments: [String], input: String? = nil) async throws -> ProcessResult {
         try await ProcessRunner.run(

@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func supportRetriesAndClearsDeadLettersFromThePage() async throws {
-        let fixture = try await StationFixture()
+        let fixture = try await StationFixture(stationConfig: ["support": StationFixture.support])
         // A tap for a task the server does not know: refused (404), so it goes dead.
         #expect(
             try await fixture.scanpick(["tap", "pick", "task-unknown", "--outside-batch", "--org", "acme"]).status == 0)
@@ -178,20 +178,98 @@ import Testing
         let dead = try #require((try JSONSerialization.jsonObject(with: queue.body) as? [[String: Any]])?.first)
         #expect(dead["state"] as? String == "dead")
         let id = try #require(dead["id"] as? Int)
-        // Support says who they are: the station log records a person, never "the page".
-        let anonymous = try await page.post("/api/queue/\(id)/retry", json: [:] as [String: Any])
-        #expect(anonymous.status == 400)
-        #expect(anonymous.errorCode == "name_required")
-        #expect(try await page.post("/api/queue/\(id)/retry", json: ["by": "support-al"]).status == 200)
+        // Support signs in: the station log records the person the sign-in names, never "the page";
+        // a name alone, a made-up session or a wrong PIN is not a sign-in.
+        for body: [String: Any] in [[:], ["by": "support-al"], ["session": "made-up"]] {
+            let refused = try await page.post("/api/queue/\(id)/retry", json: body)
+            #expect(refused.status == 403)
+            #expect(refused.errorCode == "support_required")
+        }
+        let wrong = try await page.post("/api/support/sign-in", json: ["pin": "1234"])
+        #expect(wrong.status == 403)
+        #expect(wrong.errorCode == "support_refused")
+        let al = try await page.post("/api/support/sign-in", json: ["pin": "4711", "name": "support-al"])
+        #expect(al.status == 200)
+        #expect(al.json["name"] as? String == "support-al")
+        let alSession = try #require(al.json["session"] as? String)
+        let jo = try await page.post("/api/support/sign-in", json: ["badge": "SUP-jo"])
+        #expect(jo.json["name"] as? String == "jo")
+        let joSession = try #require(jo.json["session"] as? String)
+        #expect(try await page.post("/api/queue/\(id)/retry", json: ["session": alSession]).status == 200)
         _ = try await fixture.scanpick(["drain"])
-        let cleared = try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"])
+        let cleared = try await page.post("/api/queue/\(id)/clear", json: ["session": joSession])
         #expect(cleared.status == 200)
-        #expect(try await page.post("/api/queue/\(id)/clear", json: ["by": "support-jo"]).status == 404)
+        #expect(try await page.post("/api/queue/\(id)/clear", json: ["session": joSession]).status == 404)
         #expect(try await page.get("/api/queue").text == "[]")
+        // Signed out, the session is no sign-in any more.
+        #expect(try await page.post("/api/support/sign-out", json: ["session": joSession]).status == 200)
+        #expect(try await page.post("/api/queue/\(id)/clear", json: ["session": joSession]).status == 403)
         #expect(await station.stop() == 0)
         let stationQueue = try ActionQueue(
             path: fixture.folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
-        #expect(try stationQueue.log().map(\.actor) == ["support-jo", "support-al"])
+        #expect(try stationQueue.log().map(\.actor) == ["jo", "support-al"])
+        // The station's log says who signed in, and how, never the PIN or badge typed.
+        let lines = station.logLines.filter { ($0["event"] as? String)?.hasPrefix("support_") == true }
+        #expect(
+            lines.map { $0["event"] as? String } == [
+                "support_sign_in_refused", "support_signed_in", "support_signed_in",
+            ])
+        #expect(lines.map { $0["by"] as? String } == [nil, "support-al", "jo"])
+        #expect(!station.standardError.contains("4711") && !station.standardError.contains("SUP-jo"))
+    }
+
+    /// Parking (an action a pause holds, moved to the dead letters) is support's too, from the page.
+    @Test func supportParksAnActionAPauseHoldsFromThePage() async throws {
+        let fixture = try await StationFixture(stationConfig: ["support": StationFixture.support])
+        try fixture.setAcmeToken("not-acme's-token")
+        #expect(try await fixture.scanpick(["tap", "pick", fixture.scenario.tasks[0]]).status == 0)
+        #expect(try await fixture.scanpick(["drain"]).status == 3)  // 401: the queue waits, paused
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let held = try #require(
+            (try JSONSerialization.jsonObject(with: try await page.get("/api/queue").body) as? [[String: Any]])?.first)
+        #expect(held["state"] as? String == "pending")
+        let id = try #require(held["id"] as? Int)
+        #expect(try await page.post("/api/queue/\(id)/park", json: [:] as [String: Any]).status == 403)
+        let signIn = try await page.post("/api/support/sign-in", json: ["pin": "4711", "name": "Sam"])
+        let session = try #require(signIn.json["session"] as? String)
+        #expect(try await page.post("/api/queue/\(id)/park", json: ["session": session]).status == 200)
+        let parked = try #require(
+            (try JSONSerialization.jsonObject(with: try await page.get("/api/queue").body) as? [[String: Any]])?.first)
+        #expect(parked["state"] as? String == "dead")
+        #expect(try await page.post("/api/queue/\(id)/park", json: ["session": session]).status == 409)  // not held now
+        let log = try JSONSerialization.jsonObject(with: try await page.get("/api/log").body) as? [[String: Any]]
+        #expect(log?.first?["event"] as? String == "park")
+        #expect(log?.first?["by"] as? String == "Sam")
+        #expect(await station.stop() == 0)
+    }
+
+    /// A code typed into the page by a handheld the station does not hold is a scan: the same
+    /// checks, banner and log as the station's own scanner, and never a tap.
+    @Test func aCodeTypedIntoThePageIsAScan() async throws {
+        let fixture = try await StationFixture()
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        let wrong = try await page.post("/api/scans", json: ["code": "SKU-7731"])
+        #expect(wrong.status == 200)
+        #expect(wrong.json["accepted"] as? Bool == false)
+        #expect(wrong.json["message"] as? String == "✗ Wrong item: that is not SKU-A1 for A1")
+        let right = try await page.post("/api/scans", json: ["code": "5901234123457"])  // B3's: scan to select
+        #expect(right.json["accepted"] as? Bool == true)
+        #expect(right.json["message"] as? String == "✓ SKU-B3 at B3: 1 of 2")
+        let long = try await page.post("/api/scans", json: ["code": String(repeating: "7", count: 300)])
+        #expect(long.status == 400)
+        let last = try await page.get("/api/status").json["lastScan"] as? [String: Any]
+        #expect(last?["message"] as? String == "✓ SKU-B3 at B3: 1 of 2")
+        #expect(await station.stop() == 0)
+        let scans = station.logLines.filter { $0["event"] as? String == "scan" }
+        #expect(scans.map { $0["reason"] as? String } == ["mismatch", nil])
+        _ = try await fixture.scanpick(["drain"])
+        #expect(try await fixture.picked() == [0, 1, 0])
+        let queue = try await fixture.scanpick(["queue", "--json"])
+        let kinds = (try JSONSerialization.jsonObject(with: Data(queue.standardOutput.utf8)) as? [[String: Any]])?
+            .map { $0["kind"] as? String }
+        #expect(kinds == ["scan"])
     }
 
     @Test func theLastScanIsShownOnThePage() async throws {
@@ -206,7 +284,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(last?["accepted"] as? Bool == false)
-        #expect((last?["message"] as? String)?.contains("wrong item") == true)
+        #expect((last?["message"] as? String)?.contains("Wrong item") == true)
         #expect(await station.stop() == 0)
     }
 }

@@ -56,6 +56,9 @@ final class StationProcess: Sendable {
     /// What the station printed so far (standard output).
     var standardOutput: String { output.text }
 
+    /// What the station logged so far (standard error), as written.
+    var standardError: String { errors.text }
+
     /// The JSON lines the station logged so far (standard error), e.g. its scans.
     var logLines: [[String: Any]] {
         errors.text.split(separator: "\n").compactMap {

@@ -9,7 +9,7 @@ import Testing
         let fixture = try await StationFixture(
             viaProxy: true, bulkQty: 1000,
             stationConfig: [
-                "station": "st-stuck", "heartbeatSeconds": 1,
+                "station": "st-stuck", "heartbeatSeconds": 1, "support": StationFixture.support,
                 // 0.6 s and five tries 0.1–0.2 s apart: stuck within seconds, on the real clock.
                 "queue": [
                     "requestTimeoutSeconds": 2, "backoffInitialSeconds": 0.1, "backoffCapSeconds": 0.2,
@@ -53,9 +53,11 @@ import Testing
         #expect(shown["behind"] as? Int == 2)
         #expect((shown["tries"] as? Int ?? 0) >= 5)
 
-        // Diagnostics: park it. A name is required; the two behind it go through; it keeps its key.
-        #expect(try await page.post("/api/queue/\(first)/park", json: [String: String]()).status == 400)
-        let parked = try await page.post("/api/queue/\(first)/park", json: ["by": "support-jo"])
+        // Diagnostics: park it. A support sign-in is required; the two behind it go through; it keeps its key.
+        #expect(try await page.post("/api/queue/\(first)/park", json: ["by": "support-jo"]).status == 403)
+        let signIn = try await page.post("/api/support/sign-in", json: ["badge": "SUP-jo"])
+        let session = try #require(signIn.json["session"] as? String)
+        let parked = try await page.post("/api/queue/\(first)/park", json: ["session": session])
         #expect(parked.status == 200, "\(parked.text)")
         let newId = try #require(parked.json["newId"] as? Int)
         #expect(newId > first + 2)

@@ -28,7 +28,7 @@ public final class StationMetrics: Sendable {
     /// scanner) and `not_recorded` (the database failed).
     public static let refusalReasons = [
         "mismatch", "refused", "over_pick", "no_open_batch", "batch_complete", "scanning_off", "unacceptable",
-        "already_complete", "sign_in_required", "not_a_scan", "not_recorded",
+        "already_complete", "sign_in_required", "other_task", "not_a_scan", "not_recorded",
     ]
 
     /// Decode times of a 1280×720 frame are milliseconds to tens of milliseconds.
