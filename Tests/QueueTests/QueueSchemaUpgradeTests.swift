@@ -131,7 +131,7 @@ import Wire
         }
         #expect(
             applied.map(\.0) == [
-                "picklist-1", "picklist-2", "picklist-3", "picklist-4", "queue-1", "queue-2", "queue-3",
+                "picklist-1", "picklist-2", "picklist-3", "picklist-4", "queue-1", "queue-2", "queue-3", "refusals-1",
             ])
         #expect(applied[0].1 == Date(timeIntervalSince1970: 1_796_032_800))  // 2026-11-30T10:00:00Z
         let texts = try queue.database.read { db in

@@ -26,7 +26,7 @@ import Testing
         #expect(late.standardError.contains("batch \(id) is closed: nothing more counts on it"))
         let scans = try await fixture.wedge(["96385074"], expecting: 1)
         #expect(scans.scans.first?["reason"] as? String == "batch_complete")
-        #expect(scans.standardOutput.contains("is over"))
+        #expect(scans.standardOutput.contains("This batch is done"))
         let list = try await fixture.scanpick(["pick-list", "--json"])
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])

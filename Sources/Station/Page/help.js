@@ -19,7 +19,7 @@
   cancel.id = "cancel-call";
   cancel.textContent = "Cancel";
   box.append(call, called, cancel);
-  (document.querySelector("header") || document.body).appendChild(box);
+  (document.querySelector("#help-slot") || document.querySelector("header") || document.body).appendChild(box);
 
   function show(state) {
     const on = Boolean(state && state.help);
