@@ -36,7 +36,7 @@ public struct MetricsSettings: Sendable, Equatable {
             }
         }
         settings.tokenSha256 = try metrics.strings("tokenSha256") ?? []
-        for hash in settings.tokenSha256 where !isSHA256Hex(hash) {
+        for hash in settings.tokenSha256 where !SHA256.isHex(hash) {
             throw metrics.error(
                 "tokenSha256",
                 "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org metrics`)"
@@ -69,10 +69,5 @@ public struct MetricsSettings: Sendable, Equatable {
         else { return nil }
         return
             "is \(metrics), where \(key) (\(main)) already serves: leave metrics.listen out to serve /metrics there, or give it a port of its own"
-    }
-
-    /// Whether `text` is a SHA-256 as configs hold it: 64 lower-case hex digits.
-    public static func isSHA256Hex(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

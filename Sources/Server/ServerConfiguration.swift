@@ -146,7 +146,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             if let problem = FieldRules.organisationProblem(name) { throw reader.error("organisations", problem) }
             guard var organisation = try organisationsReader.object(name) else { continue }
             let hashes = try organisation.strings("tokenSha256") ?? []
-            for hash in hashes where !Self.isSHA256Hex(hash) {
+            for hash in hashes where !SHA256.isHex(hash) {
                 throw organisation.error(
                     "tokenSha256",
                     "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `scanpick token new --org \(name)`)"
@@ -238,6 +238,4 @@ public struct ServerConfiguration: Sendable, Equatable {
         return
             "listening on \(listen) in plain HTTP would send the organisations' bearer tokens over the network in the clear: set \"tls\": {\"certificate\": FILE, \"key\": FILE}, or \"allowPlainHTTP\": true to do it deliberately (a trusted network, or TLS ended in front of the server)"
     }
-
-    static func isSHA256Hex(_ text: String) -> Bool { MetricsSettings.isSHA256Hex(text) }
 }
