@@ -107,7 +107,10 @@ let package = Package(
         .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(
-            name: "Queue", dependencies: ["Storage", "SQLiteStorage", "Wire", "JSONText", "Timestamps", "CNetlink"]),
+            name: "Queue",
+            dependencies: [
+                "Storage", "SQLiteStorage", "Wire", "JSONText", "Timestamps", "CNetlink", "Lifecycle", "Logging",
+            ]),
         // The ScanPick API as the station speaks it over HTTP (URLSession): actions, batches,
         // heartbeats, probes; the queue and the station see only Queue's `ScanPickAPIClient`.
         .target(name: "ScanPickClient", dependencies: ["Queue", "Wire", "Timestamps"]),
@@ -118,7 +121,7 @@ let package = Package(
                 "Queue", "ScanPickClient", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage",
                 "SQLiteStorage", "Capture",
                 "Scanning", "TerminalText", "Digest",
-                "Imaging", "HTTPServing", "ServiceManager", "Metrics",
+                "Imaging", "HTTPServing", "ServiceManager", "Metrics", "Lifecycle", "Logging",
             ],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
@@ -172,7 +175,7 @@ let package = Package(
             name: "QueueTests",
             dependencies: [
                 "Queue", "ScanPickClient", "Station", "Storage", "SQLiteStorage", "Wire", "HTTPServing", "TestSupport",
-                "scanpick",
+                "scanpick", "Lifecycle", "Logging",
             ]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "Imaging", "TestSupport", "scanpick"]),
         .testTarget(

@@ -3,7 +3,7 @@ import Foundation
 /// The one-drainer-per-database rule, across processes: an exclusive `flock` on a file beside the
 /// database. The kernel releases it when the holder closes it or dies, so a crashed drainer never
 /// leaves the queue locked.
-final class DrainLock {
+final class DrainLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock without waiting; nil when another drainer holds it. Any other failure (a lock

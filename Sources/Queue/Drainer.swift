@@ -1,4 +1,6 @@
 import Foundation
+import Lifecycle
+import Synchronization
 
 /// Sends queued actions to the server, oldest first, one at a time, each with its original key:
 ///
@@ -51,85 +53,135 @@ public final class Drainer: Sendable {
 
     /// One pass over the line. `onEvent` hears about each action as it is settled. A person running
     /// `scanpick drain` wants it now: `honouringBackoff: false` sends the head even if it is not due.
+    /// The queue's SQLite work runs on the blocking executor, one hop per action (its outcome
+    /// recorded and the next head claimed together); only the sending is the caller's.
     public func drainPass(honouringBackoff: Bool = true, onEvent: (DrainEvent) -> Void = { _ in }) async throws
         -> DrainPass
     {
-        guard let lock = try DrainLock(path: lockPath) else { return DrainPass(stop: .anotherDrainer) }
-        defer { withExtendedLifetime(lock) {} }
-        try queue.recoverInFlight()
-        var pass = DrainPass(stop: .empty)
-        var paused = try !queue.pauses().isEmpty
-        // Organisations paused during this pass: their actions wait, the others' go on.
-        var held: Set<String> = []
-        var lastPause: (attention: Attention, retryAt: Date)?
-        while let claim = try queue.claimHead(
-            now: now(), honouringBackoff: honouringBackoff, longestWait: backoff.cap, skipping: held)
-        {
-            let action: QueuedAction
-            switch claim {
-            case .due(let due): action = due
-            case .notDue(let until):
-                pass.stop = .notDue(until: until)
-                return pass
-            case .paused(let pause):
-                pass.stop = .paused(pause.attention, retryAt: pause.retryAt)
-                return pass
-            }
+        let run = PassRun(honouringBackoff: honouringBackoff)
+        defer { run.state.withLock { $0.lock = nil } }  // the drain lock, released however the pass ends
+        var step = try await BlockingExecutor.shared.run { try self.begin(run) }
+        while case .deliver(let action) = step {
             var outcome = await transport.deliver(action)
             if case .refused = outcome, let secondOpinion {
                 do {
                     outcome = try await secondOpinion(action, outcome)
                 } catch {
-                    try queue.recoverInFlight()  // not its fault: back in line untouched
+                    // Not its fault: back in line untouched.
+                    try await BlockingExecutor.shared.run { try self.queue.recoverInFlight() }
                     throw error
                 }
             }
-            let settled = now()
-            if paused, outcome.reachedTheServer {
-                // The server took the station, and this organisation's token, again: that is mended.
-                try queue.resume(org: action.org)
-                paused = try !queue.pauses().isEmpty
-            }
-            switch outcome {
-            case .delivered(let status):
-                try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: nil, now: settled)
-                pass.sent += 1
-                onEvent(.sent(action, status: status))
-            case .refused(let status, var reason):
-                if reason.hasPrefix("too_old_to_deduplicate:") {
-                    reason +=
-                        ". Support: compare with the server's count for task \(action.pickTaskId); if it was counted, `scanpick queue clear \(action.id)`, if not, `scanpick queue retry \(action.id) --as-new` (a fresh key, recorded in the station log)"
-                }
-                try queue.record(
-                    action.id, state: .dead, status: status, error: reason, nextAttemptAt: nil, now: settled)
-                pass.dead += 1
-                onEvent(.dead(action, status: status, reason: reason))
-            case .transient(let status, let reason, let retryAfter):
-                let wait = backoff.delay(afterTries: action.tries + 1, retryAfter: retryAfter, unitRandom: unitRandom())
-                let next = settled.addingTimeInterval(wait)
-                try queue.record(
-                    action.id, state: .pending, status: status, error: reason,
-                    nextAttemptAt: next, now: settled)
-                pass.stop = .transient(reason: reason, retryAt: next)
-                onEvent(.retryLater(action, status: status, reason: reason, retryAt: next))
-                return pass
-            case .paused(let attention, _) where outcome.concernsOneOrganisation:
-                // Its token or its place in the config: only this organisation's actions wait.
-                let retryAt = settled.addingTimeInterval(backoff.cap)
-                try queue.pause(action.id, org: action.org, because: attention, retryAt: retryAt, now: settled)
-                held.insert(action.org)
-                lastPause = (attention, retryAt)
-                onEvent(.paused(action, attention))
-            case .paused(let attention, _):
-                let retryAt = settled.addingTimeInterval(backoff.cap)
-                try queue.pause(action.id, because: attention, retryAt: retryAt, now: settled)
-                pass.stop = .paused(attention, retryAt: retryAt)
-                onEvent(.paused(action, attention))
-                return pass
-            }
+            let settled = outcome
+            let (events, next) = try await BlockingExecutor.shared.run { try self.settle(action, settled, run) }
+            for event in events { onEvent(event) }
+            step = next
         }
-        if let lastPause { pass.stop = .paused(lastPause.attention, retryAt: lastPause.retryAt) }
-        return pass
+        return run.state.withLock { $0.pass }
+    }
+
+    /// One pass's bookkeeping between its hops to the executor (each hop awaits the one before).
+    final class PassRun: Sendable {
+        struct State {
+            var lock: DrainLock?
+            var pass = DrainPass(stop: .empty)
+            var paused = false
+            /// Organisations paused during this pass: their actions wait, the others' go on.
+            var held: Set<String> = []
+            var lastPause: (attention: Attention, retryAt: Date)?
+        }
+        let honouringBackoff: Bool
+        let state = Mutex(State())
+        init(honouringBackoff: Bool) { self.honouringBackoff = honouringBackoff }
+    }
+
+    /// What the pass does next.
+    enum Step: Sendable {
+        case deliver(QueuedAction)
+        case finished
+    }
+
+    /// Takes the drain lock (another process holding it ends the pass), returns actions a drainer
+    /// that died left in flight to the line, and claims the head.
+    private func begin(_ run: PassRun) throws -> Step {
+        guard let lock = try DrainLock(path: lockPath) else {
+            run.state.withLock { $0.pass.stop = .anotherDrainer }
+            return .finished
+        }
+        try queue.recoverInFlight()
+        let paused = try !queue.pauses().isEmpty
+        run.state.withLock {
+            $0.lock = lock
+            $0.paused = paused
+        }
+        return try claim(run)
+    }
+
+    /// The next action due, or why the pass ends.
+    private func claim(_ run: PassRun) throws -> Step {
+        let held = run.state.withLock { $0.held }
+        let claim = try queue.claimHead(
+            now: now(), honouringBackoff: run.honouringBackoff, longestWait: backoff.cap, skipping: held)
+        return run.state.withLock { state in
+            switch claim {
+            case .due(let due): return .deliver(due)
+            case .notDue(let until): state.pass.stop = .notDue(until: until)
+            case .paused(let pause): state.pass.stop = .paused(pause.attention, retryAt: pause.retryAt)
+            case nil:
+                if let lastPause = state.lastPause {
+                    state.pass.stop = .paused(lastPause.attention, retryAt: lastPause.retryAt)
+                }
+            }
+            return .finished
+        }
+    }
+
+    /// Records what became of `action` and claims the next head unless the pass stops here.
+    private func settle(_ action: QueuedAction, _ outcome: DeliveryOutcome, _ run: PassRun) throws -> (
+        [DrainEvent], Step
+    ) {
+        let settled = now()
+        if run.state.withLock({ $0.paused }), outcome.reachedTheServer {
+            // The server took the station, and this organisation's token, again: that is mended.
+            try queue.resume(org: action.org)
+            let paused = try !queue.pauses().isEmpty
+            run.state.withLock { $0.paused = paused }
+        }
+        switch outcome {
+        case .delivered(let status):
+            try queue.record(action.id, state: .sent, status: status, error: nil, nextAttemptAt: nil, now: settled)
+            run.state.withLock { $0.pass.sent += 1 }
+            return ([.sent(action, status: status)], try claim(run))
+        case .refused(let status, var reason):
+            if reason.hasPrefix("too_old_to_deduplicate:") {
+                reason +=
+                    ". Support: compare with the server's count for task \(action.pickTaskId); if it was counted, `scanpick queue clear \(action.id)`, if not, `scanpick queue retry \(action.id) --as-new` (a fresh key, recorded in the station log)"
+            }
+            try queue.record(action.id, state: .dead, status: status, error: reason, nextAttemptAt: nil, now: settled)
+            run.state.withLock { $0.pass.dead += 1 }
+            return ([.dead(action, status: status, reason: reason)], try claim(run))
+        case .transient(let status, let reason, let retryAfter):
+            let wait = backoff.delay(afterTries: action.tries + 1, retryAfter: retryAfter, unitRandom: unitRandom())
+            let next = settled.addingTimeInterval(wait)
+            try queue.record(
+                action.id, state: .pending, status: status, error: reason, nextAttemptAt: next, now: settled)
+            run.state.withLock { $0.pass.stop = .transient(reason: reason, retryAt: next) }
+            return ([.retryLater(action, status: status, reason: reason, retryAt: next)], .finished)
+        case .paused(let attention, _) where outcome.concernsOneOrganisation:
+            // Its token or its place in the config: only this organisation's actions wait.
+            let retryAt = settled.addingTimeInterval(backoff.cap)
+            try queue.pause(action.id, org: action.org, because: attention, retryAt: retryAt, now: settled)
+            run.state.withLock {
+                $0.held.insert(action.org)
+                $0.lastPause = (attention, retryAt)
+            }
+            return ([.paused(action, attention)], try claim(run))
+        case .paused(let attention, _):
+            let retryAt = settled.addingTimeInterval(backoff.cap)
+            try queue.pause(action.id, because: attention, retryAt: retryAt, now: settled)
+            run.state.withLock { $0.pass.stop = .paused(attention, retryAt: retryAt) }
+            return ([.paused(action, attention)], .finished)
+        }
     }
 }
 

@@ -1,26 +1,30 @@
 import Foundation
+import Lifecycle
 import Synchronization
 
 /// Tells whether the ScanPick server is reachable (and whether its database is ready), and reports
 /// the online/offline edges: a cheap probe with a short timeout, run on a timer and at once whenever
-/// rtnetlink says the network changed.
+/// rtnetlink says the network changed. A service: it probes from its start until its task is
+/// cancelled, then waits for a probe in flight (it has a short timeout) rather than cancel it, so
+/// the process can exit with nothing of URLSession's still at work (see
+/// ``withShieldedCancellation(_:onCancel:)``).
 ///
-///     let monitor = NetworkMonitor(probe: { await transport.probe(timeout: 2) })
-///     monitor.start { online in if online { drainNow() } }
-public final class NetworkMonitor: Sendable {
+///     let monitor = NetworkMonitor(probe: { await client.probe(timeout: 2) })
+///     monitor.onEdge { online in if online { drainNow() } }
+///     let group = ServiceGroup([monitor, sync], logger: logger)
+public final class NetworkMonitor: Service {
+    public let name = "network-monitor"
     private let probe: @Sendable () async -> ServerProbe
     private let interval: TimeInterval
     private let heartbeat: @Sendable (_ probing: Bool) -> Void
     private let state = Mutex(State())
-    private let alarm = Alarm()
+    private let wake = WakeUp()
 
     private struct State {
         var online: Bool?
         var databaseReady: Bool?
-        var task: Task<Void, Never>?
-        var watcher: NetlinkWatcher?
-        var lastProbeAt: Date?
         var stopped = false
+        var observers: [@Sendable (Bool) -> Void] = []
     }
 
     /// `probe` looks at the server; it runs every `interval` seconds. `heartbeat` hears `true` as a
@@ -45,49 +49,39 @@ public final class NetworkMonitor: Sendable {
     /// Whether the server said its database answers (nil before the first probe, or when it did not say).
     public var isDatabaseReady: Bool? { state.withLock { $0.databaseReady } }
 
-    /// Probes now, then on the timer and on network changes; `onEdge` hears each change of state
-    /// (the first probe's answer counts as one).
-    public func start(onEdge: @escaping @Sendable (Bool) -> Void) {
-        let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
-        let task = Task { [weak self] in
-            while let self, !self.state.withLock({ $0.stopped }) {
-                self.heartbeat(true)
-                let found = await self.probe()
-                self.heartbeat(false)
-                let online = found.reachable
-                let changed = self.state.withLock { state -> Bool in
-                    state.lastProbeAt = Date()
-                    state.databaseReady = found.databaseReady
-                    defer { state.online = online }
-                    return state.online != online
-                }
-                if changed { onEdge(online) }
-                await self.sleep()
-            }
-        }
-        state.withLock {
-            $0.task = task
-            $0.watcher = watcher
+    /// `observer` hears each change of state from now on (the first probe's answer counts as one).
+    public func onEdge(_ observer: @escaping @Sendable (Bool) -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    /// Probes now, then on the timer and on network changes, until cancelled.
+    public func run() async {
+        await withShieldedCancellation { [self] in
+            await probeUntilStopped()
+        } onCancel: { [self] in
+            state.withLock { $0.stopped = true }
+            wake.ring()
         }
     }
 
     /// Cuts the current wait short: probe at once (a network change, or a failed send).
-    public func probeNow() { alarm.ring() }
+    public func probeNow() { wake.ring() }
 
-    /// Stops probing and waits for a probe in flight to finish (it has a short timeout), so the process
-    /// can exit with nothing of URLSession's still at work. The task is not cancelled: cancelling a task
-    /// inside URLSession's `data(for:)` while the request completes deadlocks on Linux (seen here:
-    /// swift_task_cancel and URLSession's completion each wait for the other's lock).
-    public func stop() async {
-        let (task, watcher) = state.withLock { state in
-            state.stopped = true
-            return (state.task, state.watcher)
+    private func probeUntilStopped() async {
+        let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
+        defer { watcher?.stop() }
+        while !state.withLock({ $0.stopped }) {
+            heartbeat(true)
+            let found = await probe()
+            heartbeat(false)
+            let online = found.reachable
+            let observers = state.withLock { state -> [@Sendable (Bool) -> Void] in
+                state.databaseReady = found.databaseReady
+                defer { state.online = online }
+                return state.online != online ? state.observers : []
+            }
+            for observer in observers { observer(online) }
+            await wake.sleep(for: .seconds(interval))
         }
-        watcher?.stop()
-        probeNow()
-        await task?.value
     }
-
-    /// Waits for the interval or an early wake-up, whichever comes first.
-    private func sleep() async { await alarm.sleep(for: interval) }
 }

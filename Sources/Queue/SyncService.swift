@@ -1,5 +1,6 @@
 import Foundation
-import JSONText
+import Lifecycle
+import Logging
 import Synchronization
 import Timestamps
 import Wire
@@ -14,27 +15,29 @@ import Wire
 ///
 /// Passes never overlap: one loop runs them. Nothing fails silently: a pass, a prune or a refresh
 /// that fails is logged (one JSON line) and shown on the ``AttentionBoard`` until one succeeds.
+/// A service, started after its ``NetworkMonitor`` (which it asks whether the server is online):
+/// cancelled, it stops after the pass in progress, never in the middle of a request (see
+/// ``withShieldedCancellation(_:onCancel:)``). Its SQLite work runs on the blocking executor.
 ///
 ///     let sync = SyncService(drainer: drainer, monitor: monitor, options: options)
-///     sync.start()
+///     let group = ServiceGroup([monitor, sync], logger: logger)
 ///     sync.poke()  // after an enqueue
-public final class SyncService: Sendable {
+public final class SyncService: Service {
+    public let name = "sync"
     public let drainer: Drainer
     public let monitor: NetworkMonitor
     private let options: QueueOptions
     private let attention: AttentionBoard
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
     private let onPass: @Sendable (DrainPass) -> Void
     private let onPassDuration: @Sendable (Duration) -> Void
     private let afterPass: (@Sendable () async throws -> Void)?
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let state = Mutex(State())
 
-    private let alarm = Alarm()
+    private let wake = WakeUp()
 
     private struct State {
-        var loop: Task<Void, Never>?
-        var watcher: Task<Void, Never>?
         var stopped = false
         /// The server answered a probe after it had not (or for the first time): the next pass
         /// tries the pending actions at once, whatever backoff the outage left on them.
@@ -48,7 +51,7 @@ public final class SyncService: Sendable {
     /// hears how long each pass took, failed ones included (for the station's metrics).
     public init(
         drainer: Drainer, monitor: NetworkMonitor, options: QueueOptions, attention: AttentionBoard = AttentionBoard(),
-        log: @escaping @Sendable (String) -> Void = { _ in },
+        logger: Logger = .discarding,
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
         onPassDuration: @escaping @Sendable (Duration) -> Void = { _ in },
         afterPass: (@Sendable () async throws -> Void)? = nil,
@@ -59,10 +62,11 @@ public final class SyncService: Sendable {
         self.monitor = monitor
         self.options = options
         self.attention = attention
-        self.log = log
+        self.logger = logger
         self.onPass = onPass
         self.afterPass = afterPass
         self.heartbeat = heartbeat
+        monitor.onEdge { [weak self] online in if online { self?.serverReachedAgain() } }
     }
 
     /// Whether the server answered the last probe.
@@ -71,18 +75,22 @@ public final class SyncService: Sendable {
     /// Whether the server said its database answers, at the last probe (nil when unknown).
     public var isServerReady: Bool? { monitor.isDatabaseReady }
 
-    public func start() {
-        monitor.start { [weak self] online in if online { self?.serverReachedAgain() } }
-        let loop = Task { [weak self] in _ = await self?.run() }
-        let watcher = Task { [weak self] in _ = await self?.watchOtherProcesses() }
-        state.withLock {
-            $0.loop = loop
-            $0.watcher = watcher
+    /// Drains until cancelled (then after the pass in progress), and watches other processes'
+    /// enqueues meanwhile.
+    public func run() async {
+        await withShieldedCancellation { [self] in
+            async let watching: Void = watchOtherProcesses()
+            await drainUntilStopped()
+            await watching
+        } onCancel: { [self] in
+            state.withLock { $0.stopped = true }
+            poke()
+            watchWake.ring()
         }
     }
 
     /// Asks for a pass as soon as possible (after an enqueue, or when the network came back).
-    public func poke() { alarm.ring() }
+    public func poke() { wake.ring() }
 
     /// The backoff after a failed send spares a server that cannot be reached; once one has just
     /// answered a probe, waiting out the rest of it (up to `backoffCapSeconds`) would only keep a
@@ -92,23 +100,9 @@ public final class SyncService: Sendable {
         poke()
     }
 
-    /// Stops the loop after the pass in progress (not cancelled: see ``NetworkMonitor/stop()``), and
-    /// the monitor.
-    public func stop() async {
-        let (loop, watcher) = state.withLock { state in
-            state.stopped = true
-            return (state.loop, state.watcher)
-        }
-        await monitor.stop()
-        watcher?.cancel()  // it only sleeps and reads SQLite
-        poke()
-        await loop?.value
-        await watcher?.value
-    }
-
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    private func run() async {
+    private func drainUntilStopped() async {
         var nextWake = Date()
         while !isStopped {
             heartbeat(false)
@@ -147,10 +141,11 @@ public final class SyncService: Sendable {
             case .empty: break
             }
             do {
-                try drainer.queue.pruneSent(olderThan: options.sentRetention)
+                let (queue, retention) = (drainer.queue, options.sentRetention)
+                try await BlockingExecutor.shared.run { try queue.pruneSent(olderThan: retention) }
                 attention.set("prune", nil)
             } catch {
-                report("prune", "prune_failed", "removing old sent actions failed: \(error)", error)
+                report("prune", "prune_failed", "removing old sent actions failed: \(error)", error, level: .warning)
             }
             guard let afterPass else { continue }
             do {
@@ -158,9 +153,11 @@ public final class SyncService: Sendable {
                 attention.set("refresh", nil)
             } catch let error as FetchError {
                 if case .unreachable = error { continue }  // the dead spot: the pill already says offline
-                report("refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error)
+                report(
+                    "refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error, level: .warning)
             } catch {
-                report("refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error)
+                report(
+                    "refresh", "refresh_failed", "refreshing the pick list failed: \(error)", error, level: .warning)
             }
         }
     }
@@ -173,18 +170,19 @@ public final class SyncService: Sendable {
             honouringBackoff: honouringBackoff, onEvent: { [heartbeat] _ in heartbeat(true) })
     }
 
-    /// Logs a failure as one JSON line and shows it as needing attention.
-    private func report(_ source: String, _ code: String, _ message: String, _ error: any Error) {
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("event", string: code)
-        line.add("error", string: String(describing: error))
-        log(line.finished())
+    /// Logs a failure as one JSON line (`level`: a failed pass is an error, a failed prune or
+    /// refresh a warning) and shows it as needing attention.
+    private func report(
+        _ source: String, _ code: String, _ message: String, _ error: any Error, level: Logger.Level = .error
+    ) {
+        logger.log(level, code, ["error": .error(error)])
         attention.set(source, Attention(code: code, message: message))
     }
 
-    /// Sleeps until `date`, or until poked.
-    private func waitUntil(_ date: Date) async { await alarm.sleep(for: date.timeIntervalSinceNow) }
+    /// Sleeps until `date` (at most a day at a time), or until poked.
+    private func waitUntil(_ date: Date) async {
+        await wake.sleep(for: .milliseconds(Int64(max(0, min(date.timeIntervalSinceNow, 86_400)) * 1000)))
+    }
 
     /// Other `scanpick` processes (a `scanpick tap` at a shell) enqueue through their own
     /// connection: SQLite's data_version changes when they commit.
@@ -193,28 +191,32 @@ public final class SyncService: Sendable {
     private func watchOtherProcesses() async {
         var last: Int?
         var failing = false
-        while !Task.isCancelled {
+        let queue = drainer.queue
+        while !isStopped {
             let version: Int
             do {
-                version = try drainer.queue.dataVersion()
+                version = try await BlockingExecutor.shared.run { try queue.dataVersion() }
                 if failing { attention.set("watch", nil) }
                 failing = false
             } catch {
                 if !failing {
                     report(
                         "watch", "queue_unreadable",
-                        "the queue cannot be read to notice other processes' actions: \(error)", error)
+                        "the queue cannot be read to notice other processes' actions: \(error)", error,
+                        level: .warning)
                 }
                 failing = true
-                await Self.pause()
+                await watchWake.sleep(for: Self.watchInterval)
                 continue
             }
             if let last, version != last, monitor.isOnline == true { poke() }
             last = version
-            await Self.pause()
+            await watchWake.sleep(for: Self.watchInterval)
         }
     }
 
-    /// How often the watch looks at the queue's data version (a cancelled sleep ends the watch).
-    private static func pause() async { try? await Task.sleep(for: .milliseconds(500)) }
+    /// How often the watch looks at the queue's data version.
+    private static let watchInterval = Duration.milliseconds(500)
+    /// Ends the watch's wait when the service stops.
+    private let watchWake = WakeUp()
 }

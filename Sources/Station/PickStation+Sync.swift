@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Queue
 import Wire
 
@@ -41,7 +42,7 @@ extension PickStation {
     /// on `attention`; `heartbeat` hears whether a pass is turning (``SyncService``), and
     /// `probeHeartbeat` whether the network monitor's probe is (``NetworkMonitor``).
     public func syncService(
-        attention: AttentionBoard = AttentionBoard(), log: @escaping @Sendable (String) -> Void = { _ in },
+        attention: AttentionBoard = AttentionBoard(), logger: Logger = .discarding,
         onPass: @escaping @Sendable (DrainPass) -> Void = { _ in },
         onPassDuration: @escaping @Sendable (Duration) -> Void = { _ in },
         heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in },
@@ -54,7 +55,7 @@ extension PickStation {
         }
         let station = self
         return SyncService(
-            drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, log: log,
+            drainer: drainer, monitor: monitor, options: configuration.queue, attention: attention, logger: logger,
             onPass: onPass, onPassDuration: onPassDuration, afterPass: { try await station.refreshPickList() },
             heartbeat: heartbeat)
     }

@@ -2,6 +2,8 @@ import Capture
 import Foundation
 import HTTPServing
 import JSONText
+import Lifecycle
+import Logging
 import Queue
 import Scanning
 import ServiceManager
@@ -168,18 +170,25 @@ public final class StationService: Sendable {
         clearStoredAttention()
         let metrics = self.metrics
         let sync = station.syncService(
-            attention: attention, log: log, onPass: { metrics.sent.add(UInt64(max(0, $0.sent))) },
+            attention: attention, logger: Logger(sink: LogSink(write: log)),
+            onPass: { metrics.sent.add(UInt64(max(0, $0.sent))) },
             onPassDuration: { metrics.drainPassSeconds.observe(Self.seconds($0)) }, heartbeat: syncLoop.beat,
             probeHeartbeat: probeLoop.beat)
         checkTrust(configuration)
-        sync.start()
+        // The network monitor and the sync loop as services, stopped in reverse.
+        let monitorRun = try await ServiceRun.start(sync.monitor)
+        let syncRun = try await ServiceRun.start(sync)
+        @Sendable func stopSync() async {
+            try? await syncRun.stop()
+            try? await monitorRun.stop()
+        }
         let heartbeats = HeartbeatSender(station: station, sync: sync, attention: attention, metrics: metrics, log: log)
         let page: StationPage
         do {
             page = try StationPage(
                 station: station, sync: sync, attention: attention, settings: configuration.page, log: log)
         } catch {
-            await sync.stop()  // never exit with the drainer mid-request (URLSession would hang the exit)
+            await stopSync()  // never exit with the drainer mid-request (URLSession would hang the exit)
             throw StationServiceError.pageCannotListen("\(error)")
         }
         let scrapes: StationMetricsListener?
@@ -187,7 +196,7 @@ public final class StationService: Sendable {
             scrapes = try serveMetrics(on: page, sync: sync, settings: configuration.metrics)
         } catch {
             page.stop()
-            await sync.stop()
+            await stopSync()
             throw StationServiceError.metricsCannotListen("\(error)")
         }
         takeScans(from: page)
@@ -252,7 +261,7 @@ public final class StationService: Sendable {
         page.stop()
         scrapes?.stop()
         await heartbeats.stop()
-        await sync.stop()
+        await stopSync()
         // Each scanner thread sees the close within a quarter of a second.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             scannersFinished.notify(queue: .global()) { continuation.resume() }

@@ -1,4 +1,6 @@
 import Foundation
+import Lifecycle
+import Logging
 import Queue
 import SQLiteStorage
 import ScanPickClient
@@ -18,7 +20,8 @@ import Testing
             probes.withLock { $0 += 1 }
             return reachable.withLock { $0 }
         }
-        monitor.start { online in edges.withLock { $0.append(online) } }
+        monitor.onEdge { online in edges.withLock { $0.append(online) } }
+        let running = try await ServiceRun.start(monitor)
         #expect(await eventually(30) { edges.withLock { $0 } == [true] })
         let seen = probes.withLock { $0 }
         #expect(await eventually(60) { probes.withLock { $0 } >= seen + 2 })
@@ -28,7 +31,7 @@ import Testing
         reachable.withLock { $0 = true }
         #expect(await eventually(30) { edges.withLock { $0 } == [true, false, true] })
         #expect(monitor.isOnline == true)
-        await monitor.stop()
+        try await running.stop()
     }
 
     @Test func probeNowCutsTheWaitShort() async throws {
@@ -37,13 +40,13 @@ import Testing
             probes.withLock { $0 += 1 }
             return true
         }
-        monitor.start { _ in }
+        let running = try await ServiceRun.start(monitor)
         #expect(await eventually(30) { probes.withLock { $0 } >= 1 })
         // Not "== 2": a network change (another test adds an address) also cuts the wait short.
         let before = probes.withLock { $0 }
         monitor.probeNow()
         #expect(await eventually(30) { probes.withLock { $0 } > before })
-        await monitor.stop()
+        try await running.stop()
     }
 
     /// The station's watchdog watches the probe: it hears a probe start and end.
@@ -54,9 +57,9 @@ import Testing
             inProbe.withLock { $0.append(beats.withLock { $0.last ?? false }) }
             return ServerProbe(reachable: true, databaseReady: nil)
         }
-        monitor.start { _ in }
+        let running = try await ServiceRun.start(monitor)
         #expect(await eventually(30) { beats.withLock { $0.count } >= 2 })
-        await monitor.stop()
+        try await running.stop()
         #expect(beats.withLock { Array($0.prefix(2)) } == [true, false])
         #expect(inProbe.withLock { $0.allSatisfy { $0 } })  // busy while probing
     }
@@ -90,8 +93,8 @@ import Testing
             return await transport.isReachable(timeout: 1)
         }
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
-        sync.start()
-        defer { Task { await sync.stop() } }
+        let running = try await SyncRun(sync)
+        defer { Task { await running.stop() } }
 
         _ = try fixture.pick(0)
         sync.poke()  // what the station does after an enqueue
@@ -133,8 +136,8 @@ import Testing
 
         let monitor = NetworkMonitor(interval: 0.1) { await transport.isReachable(timeout: 1) }
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
-        sync.start()
-        defer { Task { await sync.stop() } }
+        let running = try await SyncRun(sync)
+        defer { Task { await running.stop() } }
         try await fixture.server.start()
         #expect(try await eventually(30) { try fixture.queue.counts().sent == 1 })
         #expect(try await fixture.picked() == [1, 0, 0])
@@ -147,8 +150,8 @@ import Testing
         let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
         let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
-        sync.start()
-        defer { Task { await sync.stop() } }
+        let running = try await SyncRun(sync)
+        defer { Task { await running.stop() } }
         #expect(await eventually(30) { sync.isOnline })
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
         let tap = try await ProcessRunner.scanpick(
@@ -161,24 +164,25 @@ import Testing
     /// logs them to `log`.
     func startedSync(
         _ fixture: QueueFixture, attention: AttentionBoard, log: @escaping @Sendable (String) -> Void
-    ) -> SyncService {
+    ) async throws -> (SyncService, SyncRun) {
         let transport = ScanPickHTTPClient(
             server: fixture.server.baseURL, tokens: ["acme": QueueFixture.token], timeout: 2)
         let drainer = Drainer(queue: fixture.queue, transport: transport, backoff: BackoffPolicy(initial: 1, cap: 2))
         let monitor = NetworkMonitor(interval: 5) { await transport.isReachable(timeout: 1) }
         let sync = SyncService(
             drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600), attention: attention,
-            log: log)
-        sync.start()
-        return sync
+            logger: Logger(sink: LogSink(write: log)))
+        return (sync, try await SyncRun(sync))
     }
 
     @Test func aFailedPassIsLoggedAndShownNeverSwallowed() async throws {
         let fixture = try await QueueFixture()
         let attention = AttentionBoard()
         let logged = Mutex<[String]>([])
-        let sync = startedSync(fixture, attention: attention) { line in logged.withLock { $0.append(line) } }
-        defer { Task { await sync.stop() } }
+        let (sync, running) = try await startedSync(fixture, attention: attention) { line in
+            logged.withLock { $0.append(line) }
+        }
+        defer { Task { await running.stop() } }
         #expect(await eventually(30) { sync.isOnline })
 
         // The queue's table becomes unreadable under the running station (as a damaged page would).
@@ -203,8 +207,10 @@ import Testing
         let fixture = try await QueueFixture()
         let attention = AttentionBoard()
         let logged = Mutex<[String]>([])
-        let sync = startedSync(fixture, attention: attention) { line in logged.withLock { $0.append(line) } }
-        defer { Task { await sync.stop() } }
+        let (sync, running) = try await startedSync(fixture, attention: attention) { line in
+            logged.withLock { $0.append(line) }
+        }
+        defer { Task { await running.stop() } }
         #expect(await eventually(30) { sync.isOnline })
 
         // Another process commits a change that leaves page 1 in the file, not in the WAL: the
@@ -227,5 +233,22 @@ import Testing
         try other.execute("INSERT INTO scratch VALUES (2)")
         #expect(await eventually(30) { !attention.current.map(\.code).contains("queue_unreadable") })
         #expect(reports() == 1)
+    }
+}
+
+/// A sync service and its network monitor running as the station's group runs them: the monitor
+/// first, stopped last.
+final class SyncRun: Sendable {
+    let monitor: ServiceRun
+    let sync: ServiceRun
+
+    init(_ service: SyncService) async throws {
+        monitor = try await ServiceRun.start(service.monitor)
+        sync = try await ServiceRun.start(service)
+    }
+
+    func stop() async {
+        try? await sync.stop()
+        try? await monitor.stop()
     }
 }
