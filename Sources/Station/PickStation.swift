@@ -77,31 +77,12 @@ public struct PickStation: Sendable {
     /// The configuration in force (it changes when a corrected one is applied).
     public var configuration: StationConfiguration { live.current }
 
-    /// Takes a re-read configuration: the server, the tokens, the worker, each organisation's
-    /// scanning settings and the page's access (its secret, allowed hosts; see
-    /// ``StationPage/apply(_:)``) apply at once, and a paused queue looks again. Returns the keys
-    /// whose change needs a restart (the station's name and heartbeat interval, the database, the
-    /// queue's timings, the page's address, the camera, debounce, scanners, metrics), which keep their
-    /// running values. A page whose address changed keeps all of
-    /// its running settings: its access rules were checked against the new address, not this one.
+    /// Takes a re-read configuration by ``StationConfiguration/reloadTable``: its live keys apply
+    /// at once (the server and tokens reach the client for the next request), and every restart key
+    /// keeps its running value. Returns the restart keys that changed.
     @discardableResult
     public func apply(_ new: StationConfiguration) -> [String] {
-        let old = live.current
-        var merged = new
-        var restart: [String] = []
-        func keep<T: Equatable>(_ key: String, _ path: WritableKeyPath<StationConfiguration, T>) {
-            if new[keyPath: path] != old[keyPath: path] { restart.append(key) }
-            merged[keyPath: path] = old[keyPath: path]
-        }
-        keep("station", \.station)
-        keep("heartbeatSeconds", \.heartbeatSeconds)
-        keep("database", \.databasePath)
-        keep("queue", \.queue)
-        if new.page.listen != old.page.listen { keep("page.listen", \.page) }
-        keep("camera", \.camera)
-        keep("debounce", \.debounce)
-        keep("scanners", \.scanners)
-        keep("metrics", \.metrics)
+        let (merged, restart) = StationConfiguration.reloaded(new, over: live.current)
         live.replace(merged)
         transport.update(server: merged.server, tokens: merged.tokens)
         return restart

@@ -19,8 +19,12 @@ import Wire
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
 public final class ScanLoop {
     private let station: PickStation
-    private let reader: BarcodeReader
+    private var reader: BarcodeReader
     private var debouncer: Debouncer
+    /// Where the reader's options and the debounce come from before each frame (a reloaded config's
+    /// symbologies and debounce apply to the next frame), and what they were for the last.
+    private let settings: (@Sendable () -> Settings)?
+    private var applied: Settings
     private let log: (String) -> Void
     private let onEnqueue: () -> Void
     private let decodeTimes: Histogram?
@@ -38,20 +42,51 @@ public final class ScanLoop {
         public var actionId: Int?
     }
 
-    public init(
+    /// What a frame is read with: the symbologies looked for, and how codes are confirmed.
+    public struct Settings: Sendable, Equatable {
+        public var reader: ReaderOptions
+        public var debounce: Debouncer.Options
+
+        public init(reader: ReaderOptions, debounce: Debouncer.Options) {
+            self.reader = reader
+            self.debounce = debounce
+        }
+    }
+
+    public convenience init(
         station: PickStation, reader: ReaderOptions, debounce: Debouncer.Options, log: @escaping (String) -> Void,
         onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
     ) {
+        self.init(
+            station: station, settings: Settings(reader: reader, debounce: debounce), live: nil, log: log,
+            onEnqueue: onEnqueue, decodeTimes: decodeTimes)
+    }
+
+    /// A loop that asks `live` for its settings before each frame: what it answers differently from
+    /// the frame before (a reloaded config) applies from that frame on. A new debounce starts from
+    /// nothing seen.
+    public init(
+        station: PickStation, settings initial: Settings, live: (@Sendable () -> Settings)?,
+        log: @escaping (String) -> Void, onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
+    ) {
         self.decodeTimes = decodeTimes
         self.station = station
-        self.reader = BarcodeReader(options: reader)
-        self.debouncer = Debouncer(options: debounce)
+        self.reader = BarcodeReader(options: initial.reader)
+        self.debouncer = Debouncer(options: initial.debounce)
+        self.settings = live
+        self.applied = initial
         self.log = log
         self.onEnqueue = onEnqueue
     }
 
     /// Decodes one frame and handles every code that counts in it.
     public func process(_ frame: Frame) throws -> [Outcome] {
+        if let settings {
+            let now = settings()
+            if now.reader != applied.reader { reader = BarcodeReader(options: now.reader) }
+            if now.debounce != applied.debounce { debouncer = Debouncer(options: now.debounce) }
+            applied = now
+        }
         let started = ContinuousClock.now
         lastSeen = reader.read(frame.image)
         if let decodeTimes {

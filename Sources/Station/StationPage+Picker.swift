@@ -25,6 +25,14 @@ extension StationPage {
         return try callingServer { try await station.batchChoices(org: org) }
     }
 
+    /// `GET /api/organisations`: the configured organisations, sorted. The page asks each for its
+    /// batches when no batch is open and the station has several (`GET /api/batches` answers 400
+    /// `which_organisation` then).
+    func organisationNames() -> [String] { station.configuration.organisations.keys.sorted() }
+
+    /// The answer of `GET /api/organisations`.
+    struct Organisations: Encodable { var organisations: [String] }
+
     /// The organisation named (or the open batch's, or the only one), refused unless configured.
     private func configuredOrganisation(_ requested: String?) throws -> String {
         let org = try station.organisation(requested: requested, preferOpenBatch: true)

@@ -201,6 +201,7 @@ public final class StationPage: Sendable {
         case stationLog
         case events
         case batches
+        case organisations
         case openBatch(id: String)
         case closeBatch(id: String)
         case workers
@@ -233,6 +234,7 @@ public final class StationPage: Sendable {
             ("GET", "/api/log", { _ in .stationLog }),
             ("GET", "/api/events", { _ in .events }),
             ("GET", "/api/batches", { _ in .batches }),
+            ("GET", "/api/organisations", { _ in .organisations }),
             ("POST", "/api/batches/{}/open", { .openBatch(id: $0[0]) }),
             ("POST", "/api/batches/{}/close", { .closeBatch(id: $0[0]) }),
             ("GET", "/api/workers", { _ in .workers }),
@@ -313,6 +315,8 @@ public final class StationPage: Sendable {
                     ], stream)
             case .batches:
                 return try json(200, Self.encode(try batchChoices(request)))
+            case .organisations:
+                return try json(200, Self.encode(Organisations(organisations: organisationNames())))
             case .openBatch(let id):
                 return json(200, try openBatch(id, request))
             case .closeBatch(let id):

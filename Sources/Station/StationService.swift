@@ -33,8 +33,11 @@ public final class StationService: Sendable {
     private let output: @Sendable (String) -> Void
     private let log: @Sendable (String) -> Void
     private let state = Mutex(RunState())
-    private let done = DispatchSemaphore(value: 0)
-    private let scannersFinished = DispatchGroup()
+    /// True once ``stop()`` was called: the run waits on it.
+    private let stopped = LiveValue(false)
+    /// Whether the config has scanning on (``scanningWanted(_:org:)``): the camera, recorded frames
+    /// and handheld scanners wait on it, and are closed when it goes off.
+    private let scanning = LiveValue(false)
 
     /// Where scans come from. Besides these, the config's handheld scanners are read (each looked
     /// for again when it is missing or unplugged).
@@ -52,7 +55,7 @@ public final class StationService: Sendable {
         case codeSource(any CodeSource)
 
         /// Whether the run ends when this source does (a replay has nothing more to do).
-        var endsTheRun: Bool { if case .frames = self { true } else { false } }
+        var endsTheRun: Bool { if case .frames(_, _, loop: false) = self { true } else { false } }
     }
 
     /// What a run did.
@@ -71,6 +74,14 @@ public final class StationService: Sendable {
         /// What `stop()` closes so that a thread blocked on it returns: the camera, the scanners,
         /// sources the caller passed.
         var openSources: [String: @Sendable () -> Void] = [:]
+        /// The sources of `openSources` that scanning switched off closes (it opens them again).
+        var closedWhenScanningStops: Set<String> = []
+        /// As ``scanning`` says, under this lock: a source opened as scanning stops is closed at once.
+        var scanningOn = false
+        /// The organisation the run was started for (`--org`), if named.
+        var requestedOrg: String?
+        /// The open batch's organisation as last read, and when (read at most once a second).
+        var openBatchOrg: (org: String?, readAt: ContinuousClock.Instant)?
         /// What each source is doing, for the page ("camera: YUYV 1280x720", "scanner 1: ready").
         var sourceStates: [String: String] = [:]
         var sync: SyncService?
@@ -126,17 +137,16 @@ public final class StationService: Sendable {
     public func run(sources: [Source], org requested: String?) async throws -> Summary {
         let configuration = station.configuration
         let open = try station.cache.openBatch()
-        // What can refuse the run is checked before anything is printed or started.
-        let org: String
-        do {
-            org = try station.organisation(requested: requested, preferOpenBatch: true)
-        } catch is OrganisationError {
-            throw StationServiceError.whichOrganisation
-        }
-        let organisation = try configuration.organisation(org)
+        // What can refuse the run is checked before anything is printed or started. With several
+        // organisations and no batch open, none is settled yet: the page asks which batch to open,
+        // and scans follow the open batch's organisation.
+        if let requested { _ = try configuration.organisation(requested) }
+        let org = try? station.organisation(requested: requested, preferOpenBatch: true)
+        state.withLock { $0.requestedOrg = requested }
+        let scanningOn = Self.scanningWanted(configuration, org: requested)
         // Frames from a folder that is not there fail now, clearly (when scanning is on: with it
-        // off, no frame source is ever opened).
-        for case .frames(let folder, let fps, _) in sources where organisation.scanningEnabled {
+        // off, no frame source is opened until it is switched on).
+        for case .frames(let folder, let fps, _) in sources where scanningOn {
             _ = try RecordedFrames(folder: folder, fps: fps)
         }
         if let task = try station.cache.activeTask() {
@@ -147,7 +157,7 @@ public final class StationService: Sendable {
                     ? "no batch is open: open one from the page, by scanning a batch label, or with scanpick batch open ID"
                     : "every task of the open batch is done (picked or short)")
         }
-        if let open, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
+        if let open, let org, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")
         }
 
@@ -213,45 +223,35 @@ public final class StationService: Sendable {
             $0.page = page
         }
 
-        let sourcesFinished = DispatchGroup()
-        if !organisation.scanningEnabled {
+        if !scanningOn {
             output(
-                "scanning is off for organisation \(org) (organisations.\(org).scanning.enabled is false): no camera or scanner is opened; taps still work"
+                "\(Self.scanningOff(configuration, org: requested)): no camera or scanner is opened until it is switched on; taps still work"
             )
-            page.show(scanner: "scanning off")
             if sources.contains(where: \.endsTheRun) { stop() }  // a replay has nothing to do
-        } else {
-            for (index, source) in sources.enumerated() {
-                if case .camera(nil) = source, !configuration.camera.enabled { continue }
-                // A wedge's read blocked on input is left to the exit; every other source returns
-                // once closed, so the run waits for it to finish its frame.
-                let waitedFor: Bool = if case .wedge = source { false } else { true }
-                if waitedFor { sourcesFinished.enter() }
-                let thread = Thread { [self] in
-                    self.scan(source, number: index + 1, organisation: organisation, page: page, watchdog: watchdog)
-                    if waitedFor { sourcesFinished.leave() }
+        }
+        applyScanning(configuration)
+        // The wedge's read blocked on input is left to the exit: it is not waited for.
+        for (index, source) in sources.enumerated() {
+            guard case .wedge = source else { continue }
+            let thread = Thread { [self] in _ = self.scan(source, number: index + 1, page: page, loops: nil) }
+            thread.name = "scanpick-scan-\(index + 1)"
+            thread.start()
+        }
+        let sourcesRun = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (index, source) in sources.enumerated() {
+                    if case .wedge = source { continue }
+                    if case .camera(nil) = source, !configuration.camera.enabled { continue }
+                    group.addTask { await self.keepScanning(source, number: index + 1, page: page, watchdog: watchdog) }
                 }
-                thread.name = "scanpick-scan-\(index + 1)"
-                thread.start()
-            }
-            for (index, scanner) in configuration.scanners.enumerated() {
-                let heartbeat = watchdog.loop("scanner-\(index + 1)")
-                scannersFinished.enter()
-                let thread = Thread { [self] in
-                    self.read(scanner, number: index + 1, organisation: organisation, heartbeat: heartbeat)
-                    self.scannersFinished.leave()
+                for (index, scanner) in configuration.scanners.enumerated() {
+                    let heartbeat = watchdog.loop("scanner-\(index + 1)")
+                    group.addTask { await self.keepReading(scanner, number: index + 1, heartbeat: heartbeat) }
                 }
-                thread.name = "scanpick-scanner-\(index + 1)"
-                thread.start()
             }
         }
         ServiceManager.ready(status: "page on \(page.url)/")
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                self.done.wait()
-                continuation.resume()
-            }
-        }
+        await stopped.wait { $0 }
 
         ServiceManager.stopping()
         watchdog.stop()
@@ -262,26 +262,110 @@ public final class StationService: Sendable {
         scrapes?.stop()
         await heartbeats.stop()
         await stopSync()
-        // Each scanner thread sees the close within a quarter of a second.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            scannersFinished.notify(queue: .global()) { continuation.resume() }
-        }
+        // Each scanner sees the close within a quarter of a second; a camera or replay finishes its frame.
+        sourcesRun.cancel()
+        await sourcesRun.value
         clearStoredAttention()
-        // A camera or replay thread finishes its frame.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            sourcesFinished.notify(queue: .global()) { continuation.resume() }
-        }
         return state.withLock { $0.summary }
     }
 
     /// Ends the run after the frame in hand (safe from any thread, more than once).
     public func stop() {
-        let (first, closers) = state.withLock { state in
+        let closers = state.withLock { state in
             defer { state.stopped = true }
-            return (!state.stopped, Array(state.openSources.values))
+            return Array(state.openSources.values)
         }
         for close in closers { close() }  // wakes a thread waiting for the next frame or code
-        if first { done.signal() }
+        stopped.set(true)
+    }
+
+    /// Whether a source keeps reading: not once the station stops, nor, for a source that scanning
+    /// switched off closes, once it is off.
+    private func keepsReading(closedWhenScanningStops: Bool) -> Bool {
+        state.withLock { !$0.stopped && ($0.scanningOn || !closedWhenScanningStops) }
+    }
+
+    private var isScanningOn: Bool { state.withLock { $0.scanningOn } }
+
+    /// Whether the config has scanning on for this station: for `org` when the run was started for
+    /// one (`--org`), else for any of its organisations (a scan counts only for an open batch whose
+    /// organisation has it on: ``ScanLoop``).
+    static func scanningWanted(_ configuration: StationConfiguration, org: String?) -> Bool {
+        if let org { return configuration.organisations[org]?.scanningEnabled == true }
+        return configuration.organisations.values.contains { $0.scanningEnabled }
+    }
+
+    private static func scanningOff(_ configuration: StationConfiguration, org requested: String?) -> String {
+        let only = configuration.organisations.count == 1 ? configuration.organisations.keys.first : nil
+        guard let org = requested ?? only else {
+            return "scanning is off for every organisation (organisations.*.scanning.enabled)"
+        }
+        return "scanning is off for organisation \(org) (organisations.\(org).scanning.enabled is false)"
+    }
+
+    /// Opens the camera, recorded frames and handheld scanners or closes them, as `configuration`
+    /// says (at start and on every reload: within a frame or a quarter of a second).
+    private func applyScanning(_ configuration: StationConfiguration) {
+        let change = state.withLock { state -> (on: Bool, org: String?, closers: [@Sendable () -> Void])? in
+            let on = Self.scanningWanted(configuration, org: state.requestedOrg)
+            guard state.scanningOn != on else { return nil }
+            state.scanningOn = on
+            var closers: [@Sendable () -> Void] = []
+            if !on {
+                for name in state.closedWhenScanningStops {
+                    if let close = state.openSources.removeValue(forKey: name) { closers.append(close) }
+                }
+                state.closedWhenScanningStops = []
+                // What the closed sources said (found, lost) no longer holds; each says again when reopened.
+                state.sourceStates = state.sourceStates.filter { $0.key == "wedge" }
+            }
+            return (on, state.requestedOrg, closers)
+        }
+        guard let change else { return }
+        let on = change.on
+        scanning.set(on)
+        for close in change.closers { close() }
+        if on {
+            log(Self.line("scanning_on", "scanning is on: the camera and handheld scanners are opened"))
+        } else {
+            metrics.setCamera(.off)
+            attention.set("camera", nil)
+            log(
+                Self.line(
+                    "scanning_off",
+                    "\(Self.scanningOff(configuration, org: change.org)): the camera and handheld scanners are closed"))
+        }
+        showSources()
+    }
+
+    /// The reader's symbologies and the debounce for the next frame: the symbologies of the
+    /// organisation scans are for (`--org`'s, else the open batch's, else those of every organisation
+    /// with scanning on).
+    private func scanSettings() -> ScanLoop.Settings {
+        let configuration = station.configuration
+        let org = state.withLock { $0.requestedOrg } ?? openBatchOrg()
+        let symbologies: Set<Symbology>
+        if let org, let organisation = configuration.organisations[org] {
+            symbologies = organisation.symbologies
+        } else {
+            let on = configuration.organisations.values.filter(\.scanningEnabled)
+            symbologies = on.isEmpty ? Symbology.defaults : on.reduce(into: []) { $0.formUnion($1.symbologies) }
+        }
+        return ScanLoop.Settings(reader: ReaderOptions(symbologies: symbologies), debounce: configuration.debounce)
+    }
+
+    /// The open batch's organisation, read from the cache at most once a second (a frame asks).
+    private func openBatchOrg() -> String? {
+        let now = ContinuousClock.now
+        if let known = state.withLock({ $0.openBatchOrg }), now - known.readAt < .seconds(1) { return known.org }
+        let org: String?
+        do {
+            org = try station.cache.openBatch()?.org
+        } catch {
+            return state.withLock { $0.openBatchOrg?.org }  // read again with the next frame
+        }
+        state.withLock { $0.openBatchOrg = (org, now) }
+        return org
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
@@ -297,6 +381,7 @@ public final class StationService: Sendable {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
             let restart = station.apply(configuration)
+            applyScanning(station.configuration)
             checkTrust(configuration)
             page?.apply(station.configuration.page)
             attention.set(
@@ -363,62 +448,96 @@ public final class StationService: Sendable {
         attention.set("tls-ca", Attention(code: "tls_ca_not_installed", message: message))
     }
 
-    // MARK: The scan thread
+    // MARK: The scan threads
 
+    /// Scans one source for as long as the station runs. The camera and recorded frames are opened
+    /// when scanning comes on and closed when it goes off (each open period on a thread of its own);
+    /// a source the caller opened is read throughout, its scans dropped while scanning is off.
+    private func keepScanning(
+        _ source: Source, number: Int, page: StationPage, watchdog: ServiceManager.Watchdog
+    ) async {
+        let loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
+        if case .camera = source {
+            loops = (watchdog.loop("capture"), watchdog.loop("decode"))
+            loops?.capture.idle()  // until scanning opens the camera
+            loops?.decode.idle()
+        } else {
+            loops = nil
+        }
+        let reopens: Bool = if case .frames = source { true } else if case .camera = source { true } else { false }
+        while !Task.isCancelled {
+            if reopens { await scanning.wait { $0 } }
+            guard !Task.isCancelled, keepsReading(closedWhenScanningStops: false) else { return }
+            let again = await BlockingExecutor.runOnOwnThread(named: "scanpick-scan-\(number)") {
+                self.scan(source, number: number, page: page, loops: loops)
+            }
+            guard again else { return }
+        }
+    }
+
+    /// Reads `source` until it ends, the station stops or (for the camera and recorded frames)
+    /// scanning goes off; returns whether to open it again when scanning comes back on.
     private func scan(
-        _ source: Source, number: Int, organisation: StationConfiguration.Organisation, page: StationPage,
-        watchdog: ServiceManager.Watchdog
-    ) {
+        _ source: Source, number: Int, page: StationPage,
+        loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
+    ) -> Bool {
         let configuration = station.configuration
         let loop = ScanLoop(
-            station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
-            debounce: configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() },
-            decodeTimes: metrics.decodeSeconds)
+            station: station, settings: scanSettings(),
+            live: { [weak self] in self?.scanSettings() ?? .init(reader: ReaderOptions(), debounce: .init()) },
+            log: log, onEnqueue: { [weak self] in self?.poke() }, decodeTimes: metrics.decodeSeconds)
         let name = "source-\(number)"
         switch source {
         case .frames(let folder, let fps, let repeating):
-            do {
-                try scanFrames(try RecordedFrames(folder: folder, fps: fps, loop: repeating), loop: loop, page: page)
+            do throws(any Error) {
+                let frames = try RecordedFrames(folder: folder, fps: fps, loop: repeating)
+                // Nothing to close: the loop looks at the station and at scanning before each frame.
+                guard opened(name, closing: {}, closedWhenScanningStops: true) else { return true }
+                defer { closed(name) }
+                try scanFrames(frames, loop: loop, page: page, closedWhenScanningStops: true)
             } catch {
                 report("scanner", "frames_failed", "reading the recorded frames failed: \(error)")
             }
-            stop()  // a replay ends with its frames
+            if keepsReading(closedWhenScanningStops: true) { stop() }  // a replay ends with its frames
+            return true
         case .frameSource(let frames):
             // The caller's source stands for a camera: the metrics and heartbeats show it capturing,
             // its dropped frames, and missing once it fails (not in use once it has ended).
-            opened(name, closing: frames.close)
+            _ = opened(name, closing: frames.close, closedWhenScanningStops: false)
             metrics.readDroppedFrames { frames.droppedFrames }
             metrics.setCamera(.ok)
             do {
-                try scanFrames(frames, loop: loop, page: page)
+                try scanFrames(frames, loop: loop, page: page, closedWhenScanningStops: false)
                 metrics.setCamera(.off)
             } catch {
                 metrics.setCamera(.missing)
                 if !isStopped { report(name, "frames_failed", "reading frames failed: \(error)") }
             }
             state.withLock { $0.summary.dropped = frames.droppedFrames }
+            return false
         case .camera(let requested):
             let device = requested ?? configuration.camera.device
-            let capture = watchdog.loop("capture")
-            let decode = watchdog.loop("decode")
             let camera = V4L2Camera.waitingFor(
                 device: device, width: configuration.camera.width, height: configuration.camera.height,
                 fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
-                onState: { [weak self] state in self?.camera(device, state) }, heartbeat: capture.beat,
+                onState: { [weak self] state in self?.camera(device, state) }, heartbeat: { loops?.capture.beat($0) },
                 open: devices.openCamera)
-            opened("camera", closing: camera.close)
+            defer { state.withLock { $0.summary.dropped += camera.droppedFrames } }
+            guard opened("camera", closing: camera.close, closedWhenScanningStops: true) else { return true }
+            defer { closed("camera") }
             metrics.readDroppedFrames { camera.droppedFrames }
             // The camera looks for its device again by itself; its frames end only when it is closed,
             // so an error here is one it could not get past, and the picker must hear of it.
-            do { try scanFrames(camera, loop: loop, page: page, decode: decode) } catch {
-                if !isStopped {
-                    report(
-                        "camera", "frames_failed",
-                        "the camera stopped: \(error); no more scans from it until the station restarts; taps still work"
-                    )
-                }
+            do {
+                try scanFrames(camera, loop: loop, page: page, decode: loops?.decode, closedWhenScanningStops: true)
+            } catch {
+                guard keepsReading(closedWhenScanningStops: true) else { return true }
+                report(
+                    "camera", "frames_failed",
+                    "the camera stopped: \(error); no more scans from it until the station restarts; taps still work")
+                return false
             }
-            state.withLock { $0.summary.dropped = camera.droppedFrames }
+            return true
         case .wedge:
             show("wedge", "scanner: reading")
             var ending = "the keyboard-wedge scanner's input ended"
@@ -431,36 +550,54 @@ public final class StationService: Sendable {
                     "scanner", "scanner_input_ended",
                     "\(ending): no more scans are read until the station restarts; taps still work")
             }
+            return false
         case .codeSource(let codes):
-            opened(name, closing: codes.close)
+            _ = opened(name, closing: codes.close, closedWhenScanningStops: false)
             do { try scanCodes(codes, loop: loop, device: name) } catch {
                 if !isStopped { report(name, "scanner_lost", "reading codes failed: \(error)") }
             }
+            return false
         }
     }
 
-    /// Remembers how to close a source, so that ``stop()`` wakes the thread blocked on it (closed at
-    /// once when the station has already stopped).
-    private func opened(_ name: String, closing close: @escaping @Sendable () -> Void) {
-        let stopped = state.withLock { state in
+    /// Remembers how to close a source, so that ``stop()`` (and, when `closedWhenScanningStops`,
+    /// scanning switched off) wakes the thread blocked on it. Returns false when it was closed at
+    /// once instead: the station has stopped, or scanning went off meanwhile.
+    private func opened(
+        _ name: String, closing close: @escaping @Sendable () -> Void, closedWhenScanningStops: Bool
+    ) -> Bool {
+        let keep = state.withLock { state in
+            guard !state.stopped, state.scanningOn || !closedWhenScanningStops else { return false }
             state.openSources[name] = close
-            return state.stopped
+            if closedWhenScanningStops { state.closedWhenScanningStops.insert(name) }
+            return true
         }
-        if stopped { close() }
+        if !keep { close() }
+        return keep
+    }
+
+    /// Forgets a source that was closed (or ended).
+    private func closed(_ name: String) {
+        state.withLock { state in
+            state.openSources[name] = nil
+            state.closedWhenScanningStops.remove(name)
+        }
     }
 
     /// The frame loop, whatever the frames' source: each frame to the scan loop (and the page's
     /// preview when someone watches) until the source ends or the station stops.
     private func scanFrames(
-        _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil
+        _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil,
+        closedWhenScanningStops: Bool
     ) throws {
         defer { decode?.idle() }
         var skipped = SkippedFrames()
         defer { skipped.report(frames.skippedFrames, final: true, log: log) }
-        while !isStopped {
+        while keepsReading(closedWhenScanningStops: closedWhenScanningStops) {
             decode?.idle()  // waiting for a frame is the capture loop's to watch
             guard let frame = try frames.nextFrame() else { return }
             skipped.report(frames.skippedFrames, log: log)
+            guard isScanningOn else { continue }  // a caller's source, read on while scanning is off
             decode?.alive()
             handle { try loop.process(frame) }
             metrics.framesCaptured.add()
@@ -478,6 +615,10 @@ public final class StationService: Sendable {
             heartbeat?.idle()  // a scanner may rest for hours
             guard let read = try codes.nextRead(), !isStopped else { return }
             heartbeat?.alive()
+            guard isScanningOn else {
+                log(Self.line("scan_ignored", "\(device): a code read while scanning is off was not counted"))
+                continue
+            }
             switch read {
             case .code(let code):
                 handle { [try loop.submit(code: code)] }
@@ -594,22 +735,39 @@ public final class StationService: Sendable {
 
     // MARK: Handheld scanners
 
-    /// Reads one handheld scanner until the station stops: opened (and grabbed) when it is there,
-    /// looked for again with backoff when it is not or is unplugged. Each code is one scan (the
-    /// scanner has already made one deliberate read of it: no debounce); keys typed by a person are
-    /// refused and logged without what they typed.
+    /// Reads one handheld scanner for as long as the station runs and scanning is on: opened (and
+    /// grabbed) when scanning comes on, closed when it goes off; the device is read on a thread of
+    /// its own while it is open.
+    private func keepReading(
+        _ settings: StationConfiguration.ScannerSettings, number: Int, heartbeat: ServiceManager.Watchdog.Loop
+    ) async {
+        metrics.setScanner(number, ready: false)
+        heartbeat.idle()
+        while !Task.isCancelled {
+            await scanning.wait { $0 }
+            guard !Task.isCancelled, keepsReading(closedWhenScanningStops: true) else { break }
+            await BlockingExecutor.runOnOwnThread(named: "scanpick-scanner-\(number)") {
+                self.read(settings, number: number, heartbeat: heartbeat)
+            }
+            metrics.setScanner(number, ready: false)
+        }
+        heartbeat.idle()
+    }
+
+    /// Reads one handheld scanner until the station stops or scanning goes off: opened (and
+    /// grabbed) when it is there, looked for again with backoff when it is not or is unplugged. Each
+    /// code is one scan (the scanner has already made one deliberate read of it: no debounce); keys
+    /// typed by a person are refused and logged without what they typed.
     private func read(
-        _ settings: StationConfiguration.ScannerSettings, number: Int, organisation: StationConfiguration.Organisation,
-        heartbeat: ServiceManager.Watchdog.Loop
+        _ settings: StationConfiguration.ScannerSettings, number: Int, heartbeat: ServiceManager.Watchdog.Loop
     ) {
         let source = "scanner-\(number)"
         let loop = ScanLoop(
-            station: station, reader: ReaderOptions(symbologies: organisation.symbologies),
-            debounce: station.configuration.debounce, log: log, onEnqueue: { [weak self] in self?.poke() })
+            station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, log: log,
+            onEnqueue: { [weak self] in self?.poke() })
         var backoff = 0.5
         var lastProblem: String?
-        metrics.setScanner(number, ready: false)
-        while !isStopped {
+        while keepsReading(closedWhenScanningStops: true) {
             heartbeat.alive()
             let scanner: any CodeSource
             do {
@@ -625,7 +783,7 @@ public final class StationService: Sendable {
                 backoff = min(backoff * 2, 5)
                 continue
             }
-            opened(source, closing: scanner.close)
+            guard opened(source, closing: scanner.close, closedWhenScanningStops: true) else { break }
             backoff = 0.5
             lastProblem = nil
             metrics.setScanner(number, ready: true)
@@ -635,28 +793,38 @@ public final class StationService: Sendable {
             log(Self.line("scanner_ready", "\(settings.device): \(scanner.name), grabbed"))
             do {
                 try scanCodes(scanner, loop: loop, device: settings.device, heartbeat: heartbeat)  // ends when closed
-            } catch {
+            } catch  where keepsReading(closedWhenScanningStops: true) {
                 metrics.setScanner(number, ready: false)
                 show(source, "scanner \(number): unplugged")
                 report(source, "scanner_lost", "\(error); looking for it again")
                 lastProblem = nil
-            }
-            state.withLock { _ = $0.openSources.removeValue(forKey: source) }
+            } catch {}  // closed as scanning went off, or the station stopped
+            closed(source)
         }
+        state.withLock { _ = $0.sourceStates.removeValue(forKey: source) }
+        attention.set(source, nil)
         heartbeat.idle()
     }
 
-    /// Sleeps for `seconds`, or less when the station stops.
+    /// Sleeps for `seconds`, or less when the station stops or scanning goes off.
     private func pause(seconds: Double) {
         let end = Date().addingTimeInterval(seconds)
-        while !isStopped, Date() < end { Thread.sleep(forTimeInterval: min(0.1, end.timeIntervalSinceNow)) }
+        while keepsReading(closedWhenScanningStops: true), Date() < end {
+            Thread.sleep(forTimeInterval: min(0.1, end.timeIntervalSinceNow))
+        }
     }
 
     /// Shows what one source is doing on the page, next to the others'.
     private func show(_ source: String, _ text: String) {
+        state.withLock { $0.sourceStates[source] = text }
+        showSources()
+    }
+
+    /// Shows on the page what the sources are doing ("scanning off" while it is).
+    private func showSources() {
         let (page, summary) = state.withLock { state in
-            state.sourceStates[source] = text
-            return (state.page, state.sourceStates.sorted { $0.key < $1.key }.map(\.value).joined(separator: " · "))
+            let states = state.sourceStates.sorted { $0.key < $1.key }.map(\.value).joined(separator: " · ")
+            return (state.page, state.scanningOn ? states : "scanning off")
         }
         page?.show(scanner: summary)
     }
@@ -751,7 +919,6 @@ public final class StationService: Sendable {
 
 /// Why the station cannot start.
 public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvertible {
-    case whichOrganisation
     /// The page cannot listen where the config says (the address in use, not an address here).
     case pageCannotListen(String)
     /// `/metrics` cannot listen where the config's `metrics.listen` says.
@@ -759,8 +926,6 @@ public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvert
 
     public var description: String {
         switch self {
-        case .whichOrganisation:
-            "no organisation to scan for: no batch is open and the config has several organisations; open a batch or name one"
         case .pageCannotListen(let reason): "\(reason) (the address is the config's \"page.listen\")"
         case .metricsCannotListen(let reason): "\(reason) (the address is the config's \"metrics.listen\")"
         }

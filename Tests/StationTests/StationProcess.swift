@@ -74,6 +74,16 @@ final class StationProcess: Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
+    /// The names of the station's threads now (a source being read has its own: `scanpick-scan-1`).
+    var threadNames: [String] {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.compactMap { id in
+            (try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     /// Types a code on the wedge scanner.
     func scan(_ code: String) {
         input.fileHandleForWriting.write(Data((code + "\n").utf8))

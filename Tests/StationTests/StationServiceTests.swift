@@ -164,7 +164,8 @@ import Testing
 
 /// A source that hands out what it was given, then blocks, as a camera between frames or an idle
 /// scanner does, until it is closed.
-private final class HeldSource<Item: Sendable>: @unchecked Sendable {
+/// Items handed out one by one, then a wait until closed (as a camera between frames, an idle scanner).
+final class HeldSource<Item: Sendable>: @unchecked Sendable {
     private let items: Mutex<[Item]>
     private let closed = DispatchSemaphore(value: 0)
     private let closedFlag = Mutex(false)

@@ -537,33 +537,50 @@ async function showBatches(reason) {
   panel.classList.toggle("done", reason === "done");
   $("#batches-title").textContent = reason === "done" ? "Batch complete: open the next one"
     : reason === "none" ? "No batch is open: choose one, or scan a batch label" : "Open a batch";
-  let choices;
+  let lists;
   try {
-    choices = await api("/api/batches");
+    lists = await batchChoices();
   } catch (error) {
     $("#batches-note").textContent = error.code === "busy" ? "The station is busy: try again in a moment"
       : "The batches could not be listed: try again in a moment";
     $("#batch-list").replaceChildren();
     return;
   }
+  const fromCache = lists.some((choices) => choices.fromCache);
+  const count = lists.reduce((sum, choices) => sum + choices.batches.length, 0);
   const note = $("#batches-note");
-  note.className = choices.fromCache ? "offline" : "";
-  note.textContent = choices.fromCache
+  note.className = fromCache ? "offline" : "";
+  note.textContent = fromCache
     ? "Offline: the batches this station has saved (the server may have closed some)."
-    : `${choices.batches.length} open ${choices.batches.length === 1 ? "batch" : "batches"}.`;
-  $("#batch-list").replaceChildren(...choices.batches.map((batch, index) => {
+    : `${count} open ${count === 1 ? "batch" : "batches"}.`;
+  $("#batch-list").replaceChildren(...lists.flatMap((choices) => choices.batches.map((batch, index) => {
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.batch = batch.id;
     const made = when(batch.createdAt);
-    button.textContent = `${made ? `Batch of ${made}` : `Batch ${index + 1}`} · ${batch.tasks} ${batch.tasks === 1 ? "line" : "lines"}, ${batch.complete} done`
+    button.textContent = (lists.length > 1 ? `${choices.org} · ` : "")
+      + `${made ? `Batch of ${made}` : `Batch ${index + 1}`} · ${batch.tasks} ${batch.tasks === 1 ? "line" : "lines"}, ${batch.complete} done`
       + (batch.id === pickList.batchId ? " · open here" : "") + (choices.fromCache ? " · saved here" : "");
     if (batch.id === pickList.batchId) button.className = "current";
     button.onclick = () => openBatch(batch.id, choices.org);
     item.append(button);
     return item;
-  }));
+  })));
+}
+
+// The open batches to choose from: the station's organisation's, or, on a station with several
+// and no batch open, each organisation's in turn.
+async function batchChoices() {
+  try {
+    return [await api("/api/batches")];
+  } catch (error) {
+    if (error.code !== "which_organisation") throw error;
+  }
+  const { organisations } = await api("/api/organisations");
+  const lists = [];
+  for (const org of organisations) lists.push(await api(`/api/batches?org=${encodeURIComponent(org)}`));
+  return lists;
 }
 
 async function openBatch(id, org) {

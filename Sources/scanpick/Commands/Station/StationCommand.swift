@@ -45,14 +45,17 @@ enum StationCommand: Command {
                 draining (network monitor, timer, each new scan) until SIGINT or SIGTERM; then it finishes the
                 current frame, stops the drainer and closes the database. SIGHUP, or any change to the config
                 file or a token file, re-reads the config: the server, tokens, worker and scanning settings
-                apply at once, and a queue paused by a refusal of the station (a wrong token) looks again.
+                apply at once (scanning switched on opens the camera and scanners, switched off closes
+                them), a queue paused by a refusal of the station (a wrong token) looks again, and keys
+                that need a restart are named in the log and on the page.
 
                 Frames come from the camera unless --frames or --wedge names another source.
 
-                Scanning is off unless organisations.ORG.scanning.enabled is true for the station's
-                organisation (the open batch's, or --org); when off, no frame source is opened. A scan is
+                Scanning is off unless organisations.ORG.scanning.enabled is true for --org's organisation
+                (without --org: for any of the config's); when off, no camera or scanner is opened. A scan is
                 only ever queued for an organisation whose scanning is on: while the open batch belongs to
-                one with scanning off, every scan is refused, whatever --org says.
+                one with scanning off, every scan is refused, whatever --org says. A station with several
+                organisations starts without --org: its page asks which batch to open.
                 """)
     }
 
@@ -76,12 +79,7 @@ enum StationCommand: Command {
                 StandardStream.output.flush()  // a long-running command: every line is seen when it happens
             },
             log: { StandardStream.error.write(JournalPriority.tagged($0) + "\n") })
-        let summary: StationService.Summary
-        do {
-            summary = try await service.run(source: source, org: arguments[\.org])
-        } catch StationServiceError.whichOrganisation {
-            throw UsageError("which organisation? open a batch or pass --org ORG")
-        }
+        let summary = try await service.run(source: source, org: arguments[\.org])
         let pending = try station.queue.counts().pending
         StandardStream.output.write(
             "stopped: \(summary.accepted) scans accepted, \(summary.rejected) rejected"
