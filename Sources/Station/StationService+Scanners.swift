@@ -1,0 +1,95 @@
+import Capture
+import Foundation
+import HTTPServing
+import JSONText
+import Lifecycle
+import Logging
+import Queue
+import Scanning
+import ServiceManager
+import Synchronization
+import Timestamps
+import Wire
+
+/// The config's handheld scanners: each opened (and grabbed) while scanning is on, looked for
+/// again with backoff when missing or unplugged.
+extension StationService {
+    /// Reads one handheld scanner for as long as the station runs and scanning is on: opened (and
+    /// grabbed) when scanning comes on, closed when it goes off; the device is read on a thread of
+    /// its own while it is open.
+    func keepReading(
+        _ settings: StationConfiguration.ScannerSettings, number: Int, heartbeat: ServiceManager.Watchdog.Loop
+    ) async {
+        metrics.setScanner(number, ready: false)
+        heartbeat.idle()
+        while !Task.isCancelled {
+            await scanning.wait { $0 }
+            guard !Task.isCancelled, keepsReading(closedWhenScanningStops: true) else { break }
+            await BlockingExecutor.runOnOwnThread(named: "scanpick-scanner-\(number)") {
+                self.read(settings, number: number, heartbeat: heartbeat)
+            }
+            metrics.setScanner(number, ready: false)
+        }
+        heartbeat.idle()
+    }
+
+    /// Reads one handheld scanner until the station stops or scanning goes off: opened (and
+    /// grabbed) when it is there, looked for again with backoff when it is not or is unplugged. Each
+    /// code is one scan (the scanner has already made one deliberate read of it: no debounce); keys
+    /// typed by a person are refused and logged without what they typed.
+    func read(
+        _ settings: StationConfiguration.ScannerSettings, number: Int, heartbeat: ServiceManager.Watchdog.Loop
+    ) {
+        let source = "scanner-\(number)"
+        let loop = ScanLoop(
+            station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, log: log,
+            onEnqueue: { [weak self] in self?.poke() })
+        var backoff = 0.5
+        var lastProblem: String?
+        while keepsReading(closedWhenScanningStops: true) {
+            heartbeat.alive()
+            let scanner: any CodeSource
+            do {
+                scanner = try devices.openScanner(settings.device, settings.decoding)
+            } catch {
+                show(source, "scanner \(number): not found")
+                if error.description != lastProblem {  // said once per problem, not per retry
+                    lastProblem = error.description
+                    report(source, "scanner_unavailable", "\(error); looking for it again")
+                }
+                heartbeat.idle()
+                pause(seconds: backoff)
+                backoff = min(backoff * 2, 5)
+                continue
+            }
+            guard opened(source, closing: scanner.close, closedWhenScanningStops: true) else { break }
+            backoff = 0.5
+            lastProblem = nil
+            metrics.setScanner(number, ready: true)
+            attention.set(source, nil)
+            output("scanner \(settings.device): \(scanner.name)")
+            show(source, "scanner \(number): ready")
+            log(Self.line("scanner_ready", "\(settings.device): \(scanner.name), grabbed"))
+            do {
+                try scanCodes(scanner, loop: loop, device: settings.device, heartbeat: heartbeat)  // ends when closed
+            } catch  where keepsReading(closedWhenScanningStops: true) {
+                metrics.setScanner(number, ready: false)
+                show(source, "scanner \(number): unplugged")
+                report(source, "scanner_lost", "\(error); looking for it again")
+                lastProblem = nil
+            } catch {}  // closed as scanning went off, or the station stopped
+            closed(source)
+        }
+        state.withLock { _ = $0.sourceStates.removeValue(forKey: source) }
+        attention.set(source, nil)
+        heartbeat.idle()
+    }
+
+    /// Sleeps for `seconds`, or less when the station stops or scanning goes off.
+    func pause(seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while keepsReading(closedWhenScanningStops: true), Date() < end {
+            Thread.sleep(forTimeInterval: min(0.1, end.timeIntervalSinceNow))
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Capture
+import Foundation
+import HTTPServing
+import JSONText
+import Lifecycle
+import Logging
+import Queue
+import Scanning
+import ServiceManager
+import Synchronization
+import Timestamps
+import Wire
+
+/// The frame and code sources given to ``run(sources:org:)``: each read on a thread of its own, the
+/// camera and recorded frames opened and closed as scanning goes on and off.
+extension StationService {
+    /// Scans one source for as long as the station runs. The camera and recorded frames are opened
+    /// when scanning comes on and closed when it goes off (each open period on a thread of its own);
+    /// a source the caller opened is read throughout, its scans dropped while scanning is off.
+    func keepScanning(
+        _ source: Source, number: Int, page: StationPage, watchdog: ServiceManager.Watchdog
+    ) async {
+        let loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
+        if case .camera = source {
+            loops = (watchdog.loop("capture"), watchdog.loop("decode"))
+            loops?.capture.idle()  // until scanning opens the camera
+            loops?.decode.idle()
+        } else {
+            loops = nil
+        }
+        let reopens: Bool = if case .frames = source { true } else if case .camera = source { true } else { false }
+        while !Task.isCancelled {
+            if reopens { await scanning.wait { $0 } }
+            guard !Task.isCancelled, keepsReading(closedWhenScanningStops: false) else { return }
+            let again = await BlockingExecutor.runOnOwnThread(named: "scanpick-scan-\(number)") {
+                self.scan(source, number: number, page: page, loops: loops)
+            }
+            guard again else { return }
+        }
+    }
+
+    /// Reads `source` until it ends, the station stops or (for the camera and recorded frames)
+    /// scanning goes off; returns whether to open it again when scanning comes back on.
+    func scan(
+        _ source: Source, number: Int, page: StationPage,
+        loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
+    ) -> Bool {
+        let configuration = station.configuration
+        let loop = ScanLoop(
+            station: station, settings: scanSettings(),
+            live: { [weak self] in self?.scanSettings() ?? .init(reader: ReaderOptions(), debounce: .init()) },
+            log: log, onEnqueue: { [weak self] in self?.poke() }, decodeTimes: metrics.decodeSeconds)
+        let name = "source-\(number)"
+        switch source {
+        case .frames(let folder, let fps, let repeating):
+            do throws(any Error) {
+                let frames = try RecordedFrames(folder: folder, fps: fps, loop: repeating)
+                // Nothing to close: the loop looks at the station and at scanning before each frame.
+                guard opened(name, closing: {}, closedWhenScanningStops: true) else { return true }
+                defer { closed(name) }
+                try scanFrames(frames, loop: loop, page: page, closedWhenScanningStops: true)
+            } catch {
+                report("scanner", "frames_failed", "reading the recorded frames failed: \(error)")
+            }
+            if keepsReading(closedWhenScanningStops: true) { stop() }  // a replay ends with its frames
+            return true
+        case .frameSource(let frames):
+            // The caller's source stands for a camera: the metrics and heartbeats show it capturing,
+            // its dropped frames, and missing once it fails (not in use once it has ended).
+            _ = opened(name, closing: frames.close, closedWhenScanningStops: false)
+            metrics.readDroppedFrames { frames.droppedFrames }
+            metrics.setCamera(.ok)
+            do {
+                try scanFrames(frames, loop: loop, page: page, closedWhenScanningStops: false)
+                metrics.setCamera(.off)
+            } catch {
+                metrics.setCamera(.missing)
+                if !isStopped { report(name, "frames_failed", "reading frames failed: \(error)") }
+            }
+            state.withLock { $0.summary.dropped = frames.droppedFrames }
+            return false
+        case .camera(let requested):
+            let device = requested ?? configuration.camera.device
+            let camera = V4L2Camera.waitingFor(
+                device: device, width: configuration.camera.width, height: configuration.camera.height,
+                fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
+                onState: { [weak self] state in self?.camera(device, state) }, heartbeat: { loops?.capture.beat($0) },
+                open: devices.openCamera)
+            defer { state.withLock { $0.summary.dropped += camera.droppedFrames } }
+            guard opened("camera", closing: camera.close, closedWhenScanningStops: true) else { return true }
+            defer { closed("camera") }
+            metrics.readDroppedFrames { camera.droppedFrames }
+            // The camera looks for its device again by itself; its frames end only when it is closed,
+            // so an error here is one it could not get past, and the picker must hear of it.
+            do {
+                try scanFrames(camera, loop: loop, page: page, decode: loops?.decode, closedWhenScanningStops: true)
+            } catch {
+                guard keepsReading(closedWhenScanningStops: true) else { return true }
+                report(
+                    "camera", "frames_failed",
+                    "the camera stopped: \(error); no more scans from it until the station restarts; taps still work")
+                return false
+            }
+            return true
+        case .wedge:
+            show("wedge", "scanner: reading")
+            var ending = "the keyboard-wedge scanner's input ended"
+            do { try scanCodes(StandardInputCodes(), loop: loop, device: "standard input") } catch {
+                ending = "reading the keyboard-wedge scanner's input failed: \(error)"
+            }
+            if !isStopped {
+                show("wedge", "scanner: input ended")
+                report(
+                    "scanner", "scanner_input_ended",
+                    "\(ending): no more scans are read until the station restarts; taps still work")
+            }
+            return false
+        case .codeSource(let codes):
+            _ = opened(name, closing: codes.close, closedWhenScanningStops: false)
+            do { try scanCodes(codes, loop: loop, device: name) } catch {
+                if !isStopped { report(name, "scanner_lost", "reading codes failed: \(error)") }
+            }
+            return false
+        }
+    }
+
+    /// Remembers how to close a source, so that ``stop()`` (and, when `closedWhenScanningStops`,
+    /// scanning switched off) wakes the thread blocked on it. Returns false when it was closed at
+    /// once instead: the station has stopped, or scanning went off meanwhile.
+    func opened(
+        _ name: String, closing close: @escaping @Sendable () -> Void, closedWhenScanningStops: Bool
+    ) -> Bool {
+        let keep = state.withLock { state in
+            guard !state.stopped, state.scanningOn || !closedWhenScanningStops else { return false }
+            state.openSources[name] = close
+            if closedWhenScanningStops { state.closedWhenScanningStops.insert(name) }
+            return true
+        }
+        if !keep { close() }
+        return keep
+    }
+
+    /// Forgets a source that was closed (or ended).
+    func closed(_ name: String) {
+        state.withLock { state in
+            state.openSources[name] = nil
+            state.closedWhenScanningStops.remove(name)
+        }
+    }
+
+    /// The frame loop, whatever the frames' source: each frame to the scan loop (and the page's
+    /// preview when someone watches) until the source ends or the station stops.
+    func scanFrames(
+        _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil,
+        closedWhenScanningStops: Bool
+    ) throws {
+        defer { decode?.idle() }
+        var skipped = SkippedFrames()
+        defer { skipped.report(frames.skippedFrames, final: true, log: log) }
+        while keepsReading(closedWhenScanningStops: closedWhenScanningStops) {
+            decode?.idle()  // waiting for a frame is the capture loop's to watch
+            guard let frame = try frames.nextFrame() else { return }
+            skipped.report(frames.skippedFrames, log: log)
+            guard isScanningOn else { continue }  // a caller's source, read on while scanning is off
+            decode?.alive()
+            handle { try loop.process(frame) }
+            metrics.framesCaptured.add()
+            page.preview.offer(frame.image) { loop.sightings() }
+            state.withLock { $0.summary.frames += 1 }
+        }
+    }
+
+    /// The code loop, whatever the codes' source: each code is one scan; keys a person typed are
+    /// refused and logged without what they typed (it may be anything, a password).
+    func scanCodes(
+        _ codes: any CodeSource, loop: ScanLoop, device: String, heartbeat: ServiceManager.Watchdog.Loop? = nil
+    ) throws {
+        while !isStopped {
+            heartbeat?.idle()  // a scanner may rest for hours
+            guard let read = try codes.nextRead(), !isStopped else { return }
+            heartbeat?.alive()
+            guard isScanningOn else {
+                log(Self.line("scan_ignored", "\(device): a code read while scanning is off was not counted"))
+                continue
+            }
+            switch read {
+            case .code(let code):
+                handle { [try loop.submit(code: code)] }
+            case .refused(let typed, let reason):
+                metrics.refused("not_a_scan")
+                log(Self.line("scanner_keys_refused", "\(device): \(typed.count) characters refused: \(reason)"))
+                state.withLock { $0.page }?.show(
+                    scanAccepted: false, message: "✗ Not a scan (keys typed, or some were lost): scan the item again")
+            }
+        }
+    }
+
+    /// Frames a source could not read (an unreadable recorded file, a corrupt MJPEG frame) are said
+    /// in the log, at most once every 10 seconds however fast they come, and once more at the end.
+    struct SkippedFrames {
+        private var said = 0
+        private var saidAt: ContinuousClock.Instant?
+
+        mutating func report(_ total: Int, final: Bool = false, log: (String) -> Void) {
+            guard total > said, final || saidAt.map({ ContinuousClock.now - $0 >= .seconds(10) }) ?? true else {
+                return
+            }
+            log(
+                StationService.line(
+                    "frames_skipped", "\(total - said) frames could not be read and were skipped (\(total) so far)"))
+            said = total
+            saidAt = .now
+        }
+    }
+}
