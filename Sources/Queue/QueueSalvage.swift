@@ -22,7 +22,8 @@ public struct SalvagedAction: Codable, Sendable, Equatable {
     /// The exact JSON body sent on every try.
     public var payload: String
 
-    init(_ action: QueuedAction) {
+    /// The action as a salvage writes it.
+    public init(_ action: QueuedAction) {
         id = action.id
         org = action.org
         kind = action.kind.rawValue
@@ -42,10 +43,22 @@ public struct SalvagedAction: Codable, Sendable, Equatable {
 public struct Salvage: Sendable {
     /// Every readable pending, in-flight or dead action, oldest first.
     public var actions: [SalvagedAction]
-    /// Ids of rows that could not be read.
-    public var unreadable: [Int]
-    /// Set when the damage went on so long that the salvage stopped: no row after this id was read.
-    public var stoppedAfter: Int?
+    /// Actions the file shows exist (an index lists them, or a row's place in the table) whose row
+    /// could not be read whole, oldest first: not sent as far as the file tells.
+    public var unreadable: [Unreadable]
+    /// Ids up to the highest the queue handed out that no path of the file accounts for (sent and
+    /// pruned, cleared, or lost with a damaged page): listed only when no index of the file read
+    /// whole, since a whole index lists every row there is.
+    public var unaccounted: [ClosedRange<Int>]
+
+    /// An action known to exist whose row could not be read: what the file still says of it.
+    public struct Unreadable: Sendable, Equatable {
+        public var id: Int
+        /// Its key, when the key index still holds it (ask the server whether it counted it).
+        public var idempotencyKey: String?
+        /// Its state, when the state index still holds it.
+        public var state: String?
+    }
 }
 
 /// What an import did.
@@ -58,9 +71,18 @@ public struct QueueImport: Sendable, Equatable {
 
 extension ActionQueue {
     /// Reads every readable unsent action (pending, in flight, dead) of the queue database at
-    /// `path`, without checking or changing it: the way out of a damaged queue. A whole-table read
-    /// is tried first; if a damaged page breaks it, the ids are walked in order, stepping over the
-    /// damage one id at a time, and the rows that cannot be read are listed.
+    /// `path`, without checking or changing it: the way out of a damaged queue. It reads through every
+    /// path the file holds, since a damaged page can answer wrongly instead of failing:
+    ///
+    /// - SQLite's own reads: the whole table, else its ids walked in order, stepping over damage;
+    /// - the file page by page (``RawDatabaseFile``, with the committed `-wal`): the table's b-tree
+    ///   from its root, then every other table page that is not on the freelist (the leaves a
+    ///   damaged interior page no longer points to), each row checked as an import checks it;
+    /// - the `idempotency_key` and state indexes, which say which ids exist, with their keys and
+    ///   states, whatever became of their rows.
+    ///
+    /// Ids an index lists whose row reads nowhere are ``Salvage/unreadable``; ids no path accounts for
+    /// are ``Salvage/unaccounted``.
     public static func salvage(path: String) throws(QueueError) -> Salvage {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .storage("there is no queue database at \(path) to salvage (see `database` in the station config)")
@@ -76,61 +98,28 @@ extension ActionQueue {
                 "it is not a SQLite database (it does not begin as one does), so it holds no action to salvage: is \"database\" in the station config the queue's file?"
             )
         }
-        let db: Database
+        let file: RawDatabaseFile
         do {
-            db = try Database(readingOnly: path)
+            file = try RawDatabaseFile(path: path)
         } catch {
-            throw .damaged(path, "it cannot be opened at all: \(error)")
+            throw .damaged(path, "it cannot be read: \(error)")
         }
-        let unsent: Set<ActionState> = [.pending, .inFlight, .dead]
-        if let rows = try? db.rows("SELECT * FROM actions ORDER BY id"),
-            let actions = try? rows.map(QueuedAction.init)
-        {
-            return Salvage(
-                actions: actions.filter { unsent.contains($0.state) }.map(SalvagedAction.init), unreadable: [])
-        }
-        // Walk the ids in order; where the walk meets a damaged page, step over it id by id (each row
-        // that cannot be read is listed) and walk on. No id is too large to reach.
-        var salvage = Salvage(actions: [], unreadable: [])
-        func readRow(_ id: Int) {
-            do {
-                guard let action = try db.row("SELECT * FROM actions WHERE id = ?", [id]).map(QueuedAction.init)
-                else { return }  // sent and pruned, or cleared
-                if unsent.contains(action.state) { salvage.actions.append(SalvagedAction(action)) }
-            } catch {
-                salvage.unreadable.append(id)
-            }
-        }
-        var after = 0
-        var steppedOver = 0
-        while true {
-            let next: Int?
-            do {
-                next = try db.row("SELECT id FROM actions WHERE id > ? ORDER BY id LIMIT 1", [after])?.int("id")
-            } catch {
-                guard after <= Int.max - Self.salvageStep, steppedOver < Self.salvageStepLimit else {
-                    salvage.stoppedAfter = after
-                    break
-                }
-                for id in (after + 1)...(after + Self.salvageStep) { readRow(id) }
-                after += Self.salvageStep
-                steppedOver += Self.salvageStep
-                continue
-            }
-            guard let next, next > after else { break }
-            readRow(next)
-            after = next
-        }
-        guard !salvage.actions.isEmpty || !salvage.unreadable.isEmpty || salvage.stoppedAfter == nil else {
+        let db = try? Database(readingOnly: path)
+        var reading = SalvageReading()
+        reading.readPageByPage(file, columns: db.flatMap(Self.columns) ?? QueueSchema.actionColumns)
+        if let db { reading.readThroughSQLite(db) }
+        let salvage = reading.salvage()
+        guard !salvage.actions.isEmpty || !salvage.unreadable.isEmpty || reading.anyPathRead else {
             throw .damaged(path, "not one of its actions can be read")
         }
         return salvage
     }
 
-    /// Ids a salvage looks up one by one past a damaged page before it tries to walk on.
-    static let salvageStep = 256
-    /// Ids a salvage looks up one by one in all, at most, before it stops (and says where).
-    static let salvageStepLimit = 10_000_000
+    /// The `actions` table's columns in their order, as SQLite reads its schema (nil when it cannot).
+    private static func columns(_ db: Database) -> [String]? {
+        guard let rows = try? db.rows("PRAGMA table_info(actions)"), !rows.isEmpty else { return nil }
+        return try? rows.map { try $0.string("name") }
+    }
 
     /// Puts salvaged actions into this queue with their own keys, in one transaction: in-flight ones
     /// as pending, dead ones still dead. One whose key is already here is left alone, so importing

@@ -3,6 +3,13 @@ import Storage
 /// The station's queue database: one row per tap, scan or close, oldest first by `id`, and a log of what
 /// support did to the queue (a cleared action is recorded there in full, never silently lost).
 enum QueueSchema {
+    /// The columns of `actions`, in their order in a row's record: what a salvage reads a row as when
+    /// SQLite cannot read the schema (queue-1 and queue-2 both have them so).
+    static let actionColumns = [
+        "id", "org", "kind", "pick_task_id", "label", "payload", "idempotency_key", "state", "tries", "created_at",
+        "updated_at", "next_attempt_at", "last_status", "last_error", "sent_at",
+    ]
+
     static let migrations = [
         Migration(
             "queue-1",

@@ -28,14 +28,23 @@ extension QueueCommand {
                 "salvaged \(salvage.actions.count) unsent actions (\(salvage.actions.count - dead) to send, \(dead) dead) to \(target)\n"
             )
             if !salvage.unreadable.isEmpty {
-                let ids = salvage.unreadable.prefix(20).map { "#\($0)" }.joined(separator: ", ")
+                let shown = salvage.unreadable.prefix(20).map { missing in
+                    "#\(missing.id)" + (missing.idempotencyKey.map { " (key \($0))" } ?? "")
+                }
                 StandardStream.output.write(
-                    "\(salvage.unreadable.count) rows could not be read (\(ids)\(salvage.unreadable.count > 20 ? ", …" : "")): compare with the server\n"
+                    "\(salvage.unreadable.count) actions could not be read (\(shown.joined(separator: ", "))\(salvage.unreadable.count > 20 ? ", …" : "")): ask the server whether it has their keys\n"
                 )
             }
-            if let stopped = salvage.stoppedAfter {
+            if !salvage.unaccounted.isEmpty {
+                let ranges = salvage.unaccounted.prefix(20).map {
+                    $0.count == 1 ? "#\($0.lowerBound)" : "#\($0.lowerBound)–#\($0.upperBound)"
+                }
                 StandardStream.output.write(
-                    "the damage went on past #\(stopped): no later row was read; compare with the server\n")
+                    "ids not accounted for (sent and pruned, cleared, or lost with the damage; no index read whole): \(ranges.joined(separator: ", "))\(salvage.unaccounted.count > 20 ? ", …" : ""): compare with the server\n"
+                )
+            }
+            if salvage.unreadable.isEmpty && salvage.unaccounted.isEmpty {
+                StandardStream.output.write("no action is missing: every id the file lists was read\n")
             }
             StandardStream.output.write(
                 "next: move \(configuration.databasePath) (and its -wal and -shm files) aside, then scanpick queue import \(target)\n"
