@@ -194,6 +194,25 @@ public final class ActionQueue: Sendable {
         }
     }
 
+    /// Throws ``SQLiteError/fileGone(path:reason:)`` when the queue's file was deleted or replaced
+    /// while this process has it open: every write is then refused, since its commit would be lost.
+    public func checkFileInPlace() throws {
+        try database.write { db in try db.checkFileInPlace() }
+    }
+
+    /// Copies everything the open queue holds (whatever became of its file's name) into a new file
+    /// beside its path, `<database>.rescued-<time>` (its folder made again if it was removed too);
+    /// returns that file's path. What a deleted queue held stays reachable for `scanpick queue
+    /// salvage --database` or to be put back in its place.
+    public func rescue(now: Date = Date()) throws -> String {
+        let folder = (database.path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let stamp = Timestamp.iso8601(now).replacingOccurrences(of: ":", with: "")
+        let copy = database.path + ".rescued-" + stamp
+        try database.write { db in try db.backup(to: copy) }
+        return copy
+    }
+
     /// SQLite's `data_version`: it changes when another connection (another process) commits.
     public func dataVersion() throws -> Int {
         try database.read { db in try db.row("PRAGMA data_version")?.int("data_version") ?? 0 }

@@ -20,6 +20,28 @@ public struct Attention: Sendable, Equatable, Codable {
         self.code = code
         self.message = message
     }
+
+    /// What the station shows when the server answers that it cannot store anything (503
+    /// `storage_full` or `storage_failed`), from that answer's text (`"storage_full: …"`); nil for
+    /// any other answer.
+    public static func serverStorage(_ answer: String) -> Attention? {
+        let waits = "the queue waits, nothing is lost, and it is sent once the server can store again"
+        if answer.hasPrefix("storage_full:") {
+            return Attention(
+                code: "server_storage_full",
+                message:
+                    "the server cannot store actions (disk full): its database's disk has no room; \(waits) (the server's operator must free space)"
+            )
+        }
+        if answer.hasPrefix("storage_failed:") {
+            return Attention(
+                code: "server_storage_failed",
+                message:
+                    "the server cannot store actions (its storage failed: \(answer.dropFirst("storage_failed:".count).trimmingCharacters(in: .whitespaces).prefix(200))); \(waits)"
+            )
+        }
+        return nil
+    }
 }
 
 /// The attention items of a running station, each owned by the part that noticed it (keyed by

@@ -3,9 +3,12 @@
 public struct ServerProbe: Sendable, Equatable {
     public var reachable: Bool
     public var databaseReady: Bool?
+    /// Set when the server said it cannot store anything now (`storage_full`, `storage_failed`).
+    public var storageProblem: Attention?
 
-    public init(reachable: Bool, databaseReady: Bool?) {
+    public init(reachable: Bool, databaseReady: Bool?, storageProblem: Attention? = nil) {
         self.reachable = reachable
         self.databaseReady = databaseReady
+        self.storageProblem = storageProblem
     }
 }

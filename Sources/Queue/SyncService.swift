@@ -42,6 +42,9 @@ public final class SyncService: Service {
         /// The server answered a probe after it had not (or for the first time): the next pass
         /// tries the pending actions at once, whatever backoff the outage left on them.
         var reachedAgain = false
+        /// The queue's file was deleted or replaced under the station: no pass runs (every write
+        /// would be refused) until the station restarts.
+        var databaseGone = false
     }
 
     /// `afterPass` runs after each pass while online (the station refreshes its pick list); a
@@ -110,7 +113,7 @@ public final class SyncService: Service {
             if isStopped { break }
             heartbeat(true)
             nextWake = Date().addingTimeInterval(options.drainInterval)
-            guard monitor.isOnline == true else { continue }
+            guard monitor.isOnline == true, !state.withLock({ $0.databaseGone }) else { continue }
             let afterOutage = state.withLock { state in
                 defer { state.reachedAgain = false }
                 return state.reachedAgain
@@ -131,6 +134,12 @@ public final class SyncService: Service {
                 continue
             }
             onPass(pass)
+            // A server that answers but cannot store anything (its disk is full) is said as such.
+            if case .transient(let reason, _) = pass.stop, let problem = Attention.serverStorage(reason) {
+                attention.set("server", problem)
+            } else if pass.sent > 0 || pass.stop == .empty {
+                attention.set("server", nil)
+            }
             switch pass.stop {
             case .notDue(let until): nextWake = min(nextWake, until)
             case .transient(_, let retryAt):
@@ -192,7 +201,9 @@ public final class SyncService: Service {
         var last: Int?
         var failing = false
         let queue = drainer.queue
+        var file = FileWatch()
         while !isStopped {
+            await watchFile(&file)
             let version: Int
             do {
                 version = try await BlockingExecutor.shared.run { try queue.dataVersion() }
@@ -219,4 +230,46 @@ public final class SyncService: Service {
     private static let watchInterval = Duration.milliseconds(500)
     /// Ends the watch's wait when the service stops.
     private let watchWake = WakeUp()
+
+    /// What the watch knows of the queue's file: whether it is gone, and where what it held was copied.
+    private struct FileWatch {
+        var said: String?
+        var rescued: String?
+    }
+
+    /// The queue's file deleted or replaced under the running station (at every look, two `stat`s):
+    /// said at once in `attention` (code `database_gone`), what the open file holds copied out beside
+    /// its path (tried again at every look until a copy is made), and no more passes.
+    private func watchFile(_ watch: inout FileWatch) async {
+        let queue = drainer.queue
+        let copied = watch.rescued
+        let look: (gone: any Error, copy: Result<String, any Error>?)? = await BlockingExecutor.shared.run {
+            do {
+                try queue.checkFileInPlace()
+                return nil
+            } catch {
+                guard copied == nil else { return (error, nil) }
+                return (error, Result { try queue.rescue() })
+            }
+        }
+        guard let look else { return }
+        state.withLock { $0.databaseGone = true }
+        let path = queue.database.path
+        var copyFailure: (any Error)?
+        switch look.copy {
+        case .success(let copy): watch.rescued = copy
+        case .failure(let error): copyFailure = error
+        case nil: break
+        }
+        let refused = "\(look.gone): taps and scans are refused, since nothing written to it could be found again"
+        let message =
+            if let copy = watch.rescued {
+                "\(refused). Everything it held was copied to \(copy): stop the station, remove any \(path)-wal and \(path)-shm, move that copy to \(path) and start the station again (or set \"database\" to the copy and run scanpick queue salvage)"
+            } else {
+                "\(refused). Copying what it held out failed (\(copyFailure.map { "\($0)" } ?? "unknown")) and is tried again every half second: do not stop the station before a copy is made (its open file is the only one left); make room in \((path as NSString).deletingLastPathComponent)"
+            }
+        guard message != watch.said else { return }
+        watch.said = message
+        report("database", "database_gone", message, look.gone)
+    }
 }

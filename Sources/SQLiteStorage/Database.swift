@@ -15,6 +15,8 @@ public final class Database {
     private var handle: OpaquePointer?
     private var statements: [String: CachedStatement] = [:]
     private var statementUses = 0
+    /// The device and inode of the -wal this connection writes (a writing connection's, once seen).
+    private var walIdentity: (device: UInt64, inode: UInt64)?
     /// Prepared statements kept at most.
     public static let statementCacheSize = 64
 
@@ -56,6 +58,64 @@ public final class Database {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         guard !readOnly else { return }
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        walIdentity = Self.identity(path + "-wal")
+    }
+
+    /// The device and inode of the file at `path`, or nil when there is none.
+    private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Throws ``SQLiteError/fileGone(path:reason:)`` when the file at the database's path is no
+    /// longer the one this connection has open (deleted, or another file put in its place), or its
+    /// -wal is not (a commit there would be lost at the next restart). Two `stat`s: cheap enough
+    /// for every commit (``transaction(_:_:)`` calls it before committing a write).
+    public func checkFileInPlace() throws(SQLiteError) {
+        guard let handle else { return }
+        var moved: Int32 = 0
+        if sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK, moved != 0 {
+            throw .fileGone(
+                path: path,
+                reason: access(path, F_OK) == 0 ? "another file was put in its place" : "it was deleted")
+        }
+        guard let wal = walIdentity else {
+            walIdentity = Self.identity(path + "-wal")  // made by the first write
+            return
+        }
+        guard let now = Self.identity(path + "-wal") else {
+            throw .fileGone(path: path, reason: "its -wal was deleted")
+        }
+        if now != wal { throw .fileGone(path: path, reason: "another file was put in the place of its -wal") }
+    }
+
+    /// Copies the whole database as this connection reads it (its open file and -wal, wherever
+    /// their names now are) into a new file at `destination`, readable by its owner alone: the way
+    /// to keep what a deleted database held. Refuses a destination that exists.
+    public func backup(to destination: String) throws(SQLiteError) {
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .sqlite(
+                code: SQLITE_CANTOPEN, message: "\(destination): \(String(cString: strerror(errno)))", sql: nil)
+        }
+        close(descriptor)
+        var target: OpaquePointer?
+        defer { sqlite3_close_v2(target) }
+        var status = sqlite3_open_v2(destination, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let target else {
+            throw .sqlite(code: status, message: "\(destination): cannot open the copy", sql: nil)
+        }
+        guard let backup = sqlite3_backup_init(target, "main", handle, "main") else {
+            throw .sqlite(code: sqlite3_errcode(target), message: String(cString: sqlite3_errmsg(target)), sql: nil)
+        }
+        status = sqlite3_backup_step(backup, -1)
+        let finished = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE, finished == SQLITE_OK else {
+            throw .sqlite(
+                code: status == SQLITE_DONE ? finished : status,
+                message: "copying \(path) to \(destination): \(String(cString: sqlite3_errmsg(target)))", sql: nil)
+        }
     }
 
     deinit {
@@ -112,10 +172,13 @@ public final class Database {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// A write (``TransactionKind/immediate``) is committed only while the database's files are the
+    /// ones open (``checkFileInPlace()``): a commit to a deleted file would be confirmed and lost.
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try run("BEGIN \(kind.rawValue)")  // run(), not execute(): the statements stay prepared
         do {
             let result = try body()
+            if kind == .immediate { try checkFileInPlace() }
             try run("COMMIT")
             return result
         } catch {

@@ -138,7 +138,12 @@ final class GroupCommitter: Sendable {
                 if ordered.count == 1, let only = ordered.first {
                     // Alone in its round: its own transaction, no savepoint to set and release.
                     ran.append(only)
-                    try database.run(only.run(alone: database) ? "COMMIT" : "ROLLBACK")
+                    if only.run(alone: database) {
+                        try database.checkFileInPlace()  // never confirm a write to a deleted file
+                        try database.run("COMMIT")
+                    } else {
+                        try database.run("ROLLBACK")
+                    }
                 } else {
                     for job in ordered {
                         if job.isBulk, ran.contains(where: \.isBulk),
@@ -152,6 +157,7 @@ final class GroupCommitter: Sendable {
                         // whole transaction; the writes before it must not then be answered as committed.
                         guard database.isInTransaction else { throw SQLiteError.rolledBack }
                     }
+                    try database.checkFileInPlace()
                     try database.run("COMMIT")
                 }
             } catch {

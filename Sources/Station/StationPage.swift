@@ -377,6 +377,12 @@ public final class StationPage: Sendable {
             HTTPError(status: 400, code: "invalid_field", message: "\(refusal.field) \(refusal.problem)")
         case let refusal as DecodingError:
             HTTPError(status: 400, code: "bad_request", message: JSONDecodingProblem.describe(refusal, body: body))
+        case SQLiteError.fileGone:
+            HTTPError(
+                status: 503, code: "database_gone",
+                message:
+                    "not saved: the station's queue file was removed while it ran, so nothing more can be kept; call support (what was saved before is kept)"
+            )
         case is SQLiteError, is StorageError:
             HTTPError(
                 status: 503, code: "storage", message: "the station could not use its database (\(error)); try again")

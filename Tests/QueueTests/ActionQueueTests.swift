@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func actionsCarryTheirKeyInTheBodyAndAReadableLabel() throws {
-        let (queue, _) = try queue()
+        let (queue, folder) = try queue()
+        defer { withExtendedLifetime(folder) {} }  // its folder is removed with it
         let scan = try NewAction.scan(
             org: "acme", pickTaskId: "t1", location: "A1", barcode: "036000291452", worker: "worker-003",
             scannedAt: Date(timeIntervalSince1970: 0))
@@ -56,7 +57,8 @@ import Testing
     /// A body that could never be sent as its action (empty, not JSON, another key) is refused at
     /// the enqueue, never queued to die later.
     @Test func anActionWhoseBodyIsNotItsOwnIsNeverQueued() throws {
-        let (queue, _) = try queue()
+        let (queue, folder) = try queue()
+        defer { withExtendedLifetime(folder) {} }  // its folder is removed with it
         for payload in ["", "not json", #"{"idempotencyKey":"another","pickTaskId":"t1"}"#] {
             let action = NewAction(
                 org: "acme", kind: .pick, pickTaskId: "t1", payload: Array(payload.utf8), idempotencyKey: "k-1",
@@ -68,7 +70,8 @@ import Testing
 
     /// A stored pause that cannot be read is an error to show, never read as "not paused".
     @Test func anUnreadableStoredPauseIsAnErrorNotAnOpenQueue() throws {
-        let (queue, _) = try queue()
+        let (queue, folder) = try queue()
+        defer { withExtendedLifetime(folder) {} }  // its folder is removed with it
         try queue.database.write { db in
             _ = try db.run("INSERT INTO queue_state (key, value) VALUES ('pause', 'not a pause')")
         }
@@ -91,7 +94,8 @@ import Testing
     }
 
     @Test func sentActionsArePrunedAfterTheirRetention() throws {
-        let (queue, _) = try queue()
+        let (queue, folder) = try queue()
+        defer { withExtendedLifetime(folder) {} }  // its folder is removed with it
         let id = try queue.enqueue(NewAction.pick(org: "a", pickTaskId: "t", location: nil, qty: 1, worker: "w"))
         let now = Date()
         // Record a delivery the way the drainer does.
