@@ -25,6 +25,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         isConnectionFailure || sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false
     }
 
+    /// The server's disk is full (SQLSTATE 53100 `disk_full`).
+    public var isDiskFull: Bool { sqlState == "53100" }
+
+    /// The server is out of resources (class 53: memory, connections, disk) or failed to read or
+    /// write its files (58030 `io_error`).
+    public var isStorageFailure: Bool { sqlState.map { $0.hasPrefix("53") || $0 == "58030" } ?? false }
+
     public var description: String {
         "PostgreSQL" + (sqlState.map { " error \($0)" } ?? "") + ": " + message
     }

@@ -210,7 +210,8 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
     /// server's database does (`GET /health/ready`), each with a short timeout. Any answer below 500
     /// counts as reachable, and so does a failed TLS handshake: a wrong base URL or certificate is
     /// then found by the next send and shown as needing attention, not hidden as "offline". A 503
-    /// `database_unavailable` is a server that answers but cannot take work now.
+    /// `database_unavailable` is a server that answers but cannot take work now; a 503 `storage_full`
+    /// or `storage_failed` one that cannot store anything (``ServerProbe/storageProblem``).
     public func probe(timeout: TimeInterval) async -> ServerProbe {
         guard await isReachable(timeout: timeout) else { return ServerProbe(reachable: false, databaseReady: nil) }
         var request = makeRequest(server, "/health/ready")
@@ -221,6 +222,13 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
             if status == 200 { return ServerProbe(reachable: true, databaseReady: true) }
             if status == 503, Self.errorCode(body) == "database_unavailable" {
                 return ServerProbe(reachable: true, databaseReady: false)
+            }
+            // A server that answers but cannot store anything (its disk is full, its storage failed).
+            if status == 503, let code = Self.errorCode(body) {
+                let message = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["message"] as? String
+                if let problem = Attention.serverStorage("\(code): \(message ?? "")") {
+                    return ServerProbe(reachable: true, databaseReady: false, storageProblem: problem)
+                }
             }
         } catch {}  // unknown: the server answered /health; a slow or missing readiness says nothing more
         return ServerProbe(reachable: true, databaseReady: nil)

@@ -84,6 +84,19 @@ extension APIError {
         case .tooOldToDeduplicate: self = .unprocessable("too_old_to_deduplicate", error.description)
         case .clockSkew: self = .unprocessable("clock_skew", error.description)
         case .unavailable: self = .databaseUnavailable
+        // The engine's words (a file's path, its error) stay in the server's log.
+        case .storageFull:
+            self.init(
+                status: 503, code: "storage_full",
+                message:
+                    "the server cannot store anything now: its database's disk is full; nothing was changed, and it is safe to retry once space is freed"
+            )
+        case .storageFailed:
+            self.init(
+                status: 503, code: "storage_failed",
+                message:
+                    "the server cannot store anything now: its database's storage failed (an I/O error, or its file was deleted or replaced: the server's log says which); nothing was changed, and it is safe to retry"
+            )
         case .storage: self = .internalError
         }
     }

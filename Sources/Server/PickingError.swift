@@ -46,6 +46,12 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The database cannot be reached for now (a broken connection, a server restarting): nothing
     /// was changed.
     case unavailable(String)
+    /// The database's disk is full (SQLite's SQLITE_FULL, PostgreSQL's 53100): nothing was changed,
+    /// and nothing will be until space is freed.
+    case storageFull(String)
+    /// The database's storage failed (an I/O error, its file deleted or replaced under the server,
+    /// PostgreSQL out of resources): nothing was changed.
+    case storageFailed(String)
     /// The database failed in a way no retry by the client will fix soon.
     case storage(String)
 
@@ -104,6 +110,10 @@ enum PickingError: Error, Equatable, Sendable, CustomStringConvertible {
             "this action happened at \(time), before the server's idempotency horizon (keys are kept \(days) days, less a \(hours) h margin), and its key is not known here: it may already have been counted. Compare with the server's count, then drop it or send it again under a new key"
         case .clockSkew(let station, let server, let hours):
             "the station's time \(station) is more than \(Self.hours(hours)) from the server's \(server): set the station's clock (NTP); nothing was changed"
+        case .storageFull(let reason):
+            "the server cannot store anything now: its database's disk is full (\(reason)); nothing was changed and it is safe to retry once space is freed"
+        case .storageFailed(let reason):
+            "the server cannot store anything now: its database's storage failed (\(reason)); nothing was changed and it is safe to retry"
         case .unavailable(let reason), .storage(let reason): reason
         }
     }

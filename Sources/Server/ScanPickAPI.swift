@@ -5,6 +5,7 @@ import JSONText
 import Logging
 import Metrics
 import Storage
+import Synchronization
 import Timestamps
 import Wire
 
@@ -36,6 +37,9 @@ public final class ScanPickAPI: Sendable {
     public let batchAutoClose: Duration
     /// Stations whose requests were refused for their token (the fleet view says why they are silent).
     let refusedTokens = RefusedTokens()
+    /// Why the last write failed for want of storage (a full disk, failed storage), until a write
+    /// succeeds again: `/health/ready` is not ready meanwhile.
+    private let storageTrouble = Mutex<PickingError?>(nil)
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -282,6 +286,7 @@ public final class ScanPickAPI: Sendable {
             return refusal.response
         case let failure as PickingError:
             let refusal = APIError(failure)
+            noteStorage(failure)
             if refusal.status >= 500 {
                 logInternalError(request, failure)
                 metrics.countDatabaseError()
@@ -326,10 +331,37 @@ public final class ScanPickAPI: Sendable {
     /// watchdog, a commit that never ends is a wedged database.
     public var commitRunningFor: UInt64 { store.commitRunningFor }
 
-    /// `GET /health/ready`: 200 when the database answers a query, 503 when it does not.
+    /// Remembers a failure for want of storage, for `/health/ready`.
+    private func noteStorage(_ failure: PickingError) {
+        switch failure {
+        case .storageFull, .storageFailed: storageTrouble.withLock { $0 = failure }
+        default: break
+        }
+    }
+
+    /// A write went through: the storage takes writes again.
+    private func storageWorks() {
+        storageTrouble.withLock { $0 = nil }
+    }
+
+    /// `GET /health/ready`: 200 when the database answers a query, and, after a write failed for
+    /// want of storage, takes a write again; 503 (`database_unavailable`, `storage_full`,
+    /// `storage_failed`) when it does not.
     private func ready() throws(APIError) -> HTTPResponse {
         do {
+            if storageTrouble.withLock({ $0 }) != nil {
+                try store.checkWritable()
+                storageWorks()
+            }
             try store.checkReady()
+        } catch let failure as PickingError {
+            logInternalError(HTTPRequest(method: "GET", path: "/health/ready"), failure)
+            metrics.countDatabaseError()
+            noteStorage(failure)
+            switch failure {
+            case .storageFull, .storageFailed: throw APIError(failure)
+            default: throw APIError.databaseUnavailable
+            }
         } catch {
             logInternalError(HTTPRequest(method: "GET", path: "/health/ready"), error)
             metrics.countDatabaseError()
@@ -567,7 +599,9 @@ public final class ScanPickAPI: Sendable {
             self.inFlight.release(org: write.org, key: write.key)
             let response: HTTPResponse
             switch result {
-            case .success(let answer): response = answer
+            case .success(let answer):
+                response = answer
+                self.storageWorks()
             case .failure(let error): response = self.response(for: error, request)
             }
             respond(response, self.account(request, response, organisation: write.org, route: route, since: start))
@@ -601,7 +635,9 @@ public final class ScanPickAPI: Sendable {
         _ path: String, _ priority: WritePriority = .quick,
         _ body: @escaping (any SQLConnection) throws -> T
     ) throws -> T {
-        try store.write(priority, timed(path, body))
+        let result = try store.write(priority, timed(path, body))
+        storageWorks()
+        return result
     }
 
     /// `body`, logging a `slow_transaction` when it holds the writer longer than ``writerHoldLimit``.

@@ -4,6 +4,7 @@ import Metrics
 import PostgresStorage
 import SQLiteStorage
 import Storage
+import Timestamps
 
 /// Where the API keeps its data: one SQLite file (one server process), or PostgreSQL (several server
 /// processes sharing one database). Both run the same statements through ``SQLConnection``; the few
@@ -29,6 +30,9 @@ protocol ServerStore: Sendable {
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Throws unless the database answers a query now (`GET /health/ready`).
     func checkReady() throws
+    /// Throws unless the database takes a write now: a transaction that adds a row and removes it,
+    /// so it needs room on the disk and changes nothing (`GET /health/ready` after writes failed).
+    func checkWritable() throws
     /// How long the store's own committing work in progress has run, in nanoseconds (0: none; a
     /// store whose writes run on the caller's thread has none).
     var commitRunningFor: UInt64 { get }
@@ -118,13 +122,40 @@ struct SQLiteServerStore: ServerStore {
     }
 
     func checkReady() throws {
-        _ = try Self.inDomainTerms { try reader.read { db in try Migration.applied(in: db) } }
+        _ = try Self.inDomainTerms {
+            try reader.read { db in
+                try db.checkFileInPlace()  // a deleted file still answers reads, and takes no write
+                return try Migration.applied(in: db)
+            }
+        }
     }
 
+    /// A write that fits in pages the -wal already holds can pass while every larger one fails, so
+    /// the database's filesystem must also have ``roomNeeded`` bytes free.
+    func checkWritable() throws {
+        var info = statvfs()
+        let folder = (queue.path as NSString).deletingLastPathComponent
+        if statvfs(folder.isEmpty ? "." : folder, &info) == 0 {
+            let free = UInt64(info.f_bavail) &* UInt64(info.f_frsize)
+            guard free >= Self.roomNeeded else {
+                throw PickingError.storageFull("\(free) bytes free on the filesystem of \(queue.path)")
+            }
+        }
+        _ = try Self.inDomainTerms { try queue.groupCommit(.quick) { db in try Self.probeWrite(db) } }
+    }
+
+    /// Bytes a filesystem must have free before a server whose writes failed for want of room says
+    /// it is ready again.
+    static let roomNeeded: UInt64 = 1 << 20
+
     /// SQLite's failures as the domain's: one writer at a time, so a constraint never arbitrates
-    /// between requests here; every engine failure is the store's own (500, logged).
+    /// between requests here. A full disk or failed storage is said as such (503, the client
+    /// retries); every other engine failure is the store's own (500, logged).
     static func domainError(_ error: any Error) -> any Error {
         switch error {
+        case let error as SQLiteError where error.isFull: PickingError.storageFull(String(describing: error))
+        case let error as SQLiteError where error.isStorageFailure:
+            PickingError.storageFailed(String(describing: error))
         case is SQLiteError, is StorageError: PickingError.storage(String(describing: error))
         default: error
         }
@@ -166,6 +197,10 @@ struct PostgresServerStore: ServerStore {
         _ = try Self.inDomainTerms { try pool.withConnection { db in try db.row("SELECT 1 AS one", []) } }
     }
 
+    func checkWritable() throws {
+        try write(.quick) { db in try Self.probeWrite(db) }
+    }
+
     /// PostgreSQL's failures as the domain's. The one unique key two requests race for is an
     /// idempotency key: another server process stored it between this request's look and its insert,
     /// its transaction won and this one rolled back, and retrying replays its answer. A broken
@@ -174,6 +209,8 @@ struct PostgresServerStore: ServerStore {
         switch error {
         case let error as PostgresError where error.isUniqueViolation: PickingError.keyInUse
         case let error as PostgresError where error.isUnavailable: PickingError.unavailable(error.description)
+        case let error as PostgresError where error.isDiskFull: PickingError.storageFull(error.description)
+        case let error as PostgresError where error.isStorageFailure: PickingError.storageFailed(error.description)
         case is PostgresError, is StorageError: PickingError.storage(String(describing: error))
         default: error
         }
@@ -181,6 +218,14 @@ struct PostgresServerStore: ServerStore {
 }
 
 extension ServerStore {
+    /// A write that needs room on the disk and leaves nothing behind (``checkWritable()``).
+    static func probeWrite(_ db: any SQLConnection) throws {
+        _ = try db.run(
+            "INSERT INTO schema_migrations (identifier, applied_at) VALUES ('ready-probe', ?)",
+            [Timestamp.iso8601()])
+        _ = try db.run("DELETE FROM schema_migrations WHERE identifier = 'ready-probe'", [])
+    }
+
     /// Runs `body`, rethrowing its engine's errors as ``PickingError``s (see each store's `domainError`).
     static func inDomainTerms<T>(_ body: () throws -> T) throws -> T {
         do {

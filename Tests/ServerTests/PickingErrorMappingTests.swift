@@ -1,4 +1,6 @@
 import GS1
+import PostgresStorage
+import SQLiteStorage
 import Testing
 import Wire
 
@@ -50,7 +52,9 @@ import Wire
                 422, "clock_skew"
             ),
             (.unavailable("PostgreSQL: the database system is shutting down"), 503, "database_unavailable"),
-            (.storage("SQLite error 13: database or disk is full"), 500, "internal_error"),
+            (.storageFull("SQLite error 13: database or disk is full"), 503, "storage_full"),
+            (.storageFailed("SQLite error 10: disk I/O error"), 503, "storage_failed"),
+            (.storage("SQLite error 1: no such table: orders"), 500, "internal_error"),
         ]
         for (error, status, code) in table {
             let answer = APIError(error)
@@ -71,5 +75,30 @@ import Wire
         #expect(unavailable == .databaseUnavailable)
         #expect(!unavailable.message.contains("refused"))
         #expect(!APIError(.storage("SQLite error 13: disk full")).message.contains("disk"))
+        #expect(!APIError(.storageFull("SQLite error 13: /var/lib/scanpick/x.sqlite")).message.contains("/var"))
+        #expect(!APIError(.storageFailed("SQLite error 10: /var/lib/scanpick/x.sqlite")).message.contains("/var"))
+    }
+
+    /// Each engine's "no room" and "storage failed" become the domain's, so both stores answer 503
+    /// `storage_full` or `storage_failed` (a PostgreSQL disk cannot be filled in a test here).
+    @Test func bothEnginesStorageFailuresAreSaidAsSuch() {
+        func code(_ error: any Error) -> String? { (error as? PickingError).map { APIError($0).code } }
+        let postgres = { (state: String) in
+            PostgresServerStore.domainError(
+                PostgresError(sqlState: state, message: "could not extend file", isConnectionFailure: false))
+        }
+        #expect(code(postgres("53100")) == "storage_full")
+        #expect(code(postgres("53200")) == "storage_failed")  // out of memory
+        #expect(code(postgres("58030")) == "storage_failed")  // io_error
+        #expect(code(postgres("42P01")) == "internal_error")
+        let sqlite = { (code: Int32) in
+            SQLiteServerStore.domainError(SQLiteError.sqlite(code: code, message: "m", sql: nil))
+        }
+        #expect(code(sqlite(13)) == "storage_full")
+        #expect(code(sqlite(10 | 3 << 8)) == "storage_failed")  // SQLITE_IOERR_WRITE
+        #expect(code(sqlite(1)) == "internal_error")
+        #expect(
+            code(SQLiteServerStore.domainError(SQLiteError.fileGone(path: "/x", reason: "it was deleted")))
+                == "storage_failed")
     }
 }

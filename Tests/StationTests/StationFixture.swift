@@ -15,12 +15,14 @@ struct StationFixture {
     let proxy: FaultProxy?
 
     /// `globexScanning`, when given, adds globex to the station's config with scanning set so;
-    /// `serverConfig` is merged into the server's config, `stationConfig` into the station's.
+    /// `serverConfig` is merged into the server's config, `stationConfig` into the station's;
+    /// `serverDatabase` is the server's SQLite file (a fresh one by default).
     init(
         scanning: Bool = true, openBatch: Bool = true, viaProxy: Bool = false, bulkQty: Int? = nil,
-        globexScanning: Bool? = nil, serverConfig: [String: Any] = [:], stationConfig: [String: Any] = [:]
+        globexScanning: Bool? = nil, serverConfig: [String: Any] = [:], stationConfig: [String: Any] = [:],
+        serverDatabase: String? = nil
     ) async throws {
-        server = try await ServerProcess(extraConfig: serverConfig)
+        server = try await ServerProcess(database: serverDatabase, extraConfig: serverConfig)
         acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         scenario = try await PickingScenario.create(on: acme, bulkQty: bulkQty)
         folder = try TemporaryDirectory("scanpick-station")

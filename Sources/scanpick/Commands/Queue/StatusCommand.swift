@@ -41,6 +41,7 @@ enum StatusCommand: Command {
         let counts = try station.queue.counts()
         // The queue's pauses, and what a running station noticed (kept in its database).
         var attention = StationJSON.attention(station, others: try station.queue.stationAttention())
+        if let problem = probe.storageProblem, !attention.contains(problem) { attention.append(problem) }
         if !databaseExisted {
             attention.append(
                 Attention(
