@@ -30,27 +30,14 @@ import Testing
     }
 
     /// SQLITE_FULL as a full disk gives it: the database on a small tmpfs, the rest of it filled.
-    @Test(.enabled(if: getuid() == 0, "mounting a small filesystem needs root"))
+    @Test(.enabled(if: SmallFilesystem.canMount, "mounting a small filesystem needs root"))
     func aFullDiskAnswersStorageFullAndIsNotReadyUntilSpaceIsFreed() async throws {
-        let folder = try TemporaryDirectory("scanpick-full-disk")
-        let small = folder.file("small")
-        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
-        guard mount("tmpfs", small, "tmpfs", 0, "size=8m,mode=0700") == 0 else {
-            throw ServerProcessError(message: "mount tmpfs on \(small): \(String(cString: strerror(errno)))")
-        }
-        defer { umount2(small, Int32(MNT_DETACH)) }
-        let server = try await ServerProcess(database: small + "/server.sqlite")
+        let disk = try SmallFilesystem()
+        let server = try await ServerProcess(database: disk.file("server.sqlite"))
         let acme = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         #expect(try await acme.post("/api/orders", json: Self.orders(2, prefix: "before-")).status == 200)
 
-        // Fill what is left of the filesystem.
-        let filler = small + "/filler"
-        let descriptor = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        #expect(descriptor >= 0)
-        let chunk = [UInt8](repeating: 0xA5, count: 64 << 10)
-        while chunk.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
-        #expect(errno == ENOSPC)
-        close(descriptor)
+        try disk.fill()
 
         let full = try await acme.post("/api/orders", json: Self.orders(400, prefix: "full-"))
         #expect(full.status == 503, "\(full.text)")
@@ -61,10 +48,11 @@ import Testing
         #expect(ready.errorCode == "storage_full")
 
         // Room again: ready, and the same orders are taken.
-        try FileManager.default.removeItem(atPath: filler)
+        try disk.free()
         #expect(try await acme.get("/health/ready").status == 200)
         let again = try await acme.post("/api/orders", json: Self.orders(400, prefix: "full-"))
         #expect(again.status == 200, "\(again.text)")
         try await server.stop()
+        withExtendedLifetime(disk) {}  // unmounted once the server is stopped
     }
 }

@@ -6,28 +6,17 @@ import Testing
 /// attention). The station now says the server cannot store its actions, keeps them, and sends them
 /// once the server can store again.
 @Suite struct ServerStorageTests {
-    @Test(.enabled(if: getuid() == 0, "mounting a small filesystem needs root"))
+    @Test(.enabled(if: SmallFilesystem.canMount, "mounting a small filesystem needs root"))
     func aServerWithAFullDiskIsNamedInAttentionAndTheQueueWaits() async throws {
-        let folder = try TemporaryDirectory("scanpick-server-full")
-        let small = folder.file("small")
-        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
-        guard mount("tmpfs", small, "tmpfs", 0, "size=8m,mode=0700") == 0 else {
-            throw ServerProcessError(message: "mount tmpfs on \(small): \(String(cString: strerror(errno)))")
-        }
-        defer { umount2(small, Int32(MNT_DETACH)) }
+        let disk = try SmallFilesystem()
         let fixture = try await StationFixture(
             stationConfig: ["queue": ["backoffInitialSeconds": 1, "backoffCapSeconds": 1]],
-            serverDatabase: small + "/server.sqlite")
+            serverDatabase: disk.file("server.sqlite"))
         let a1 = fixture.scenario.tasks[0]
         let station = try await StationProcess(config: fixture.config)
         let page = APIClient(station.page, token: nil)
 
-        let filler = small + "/filler"
-        let descriptor = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        #expect(descriptor >= 0)
-        let chunk = [UInt8](repeating: 0x5A, count: 64 << 10)
-        while chunk.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
-        close(descriptor)
+        try disk.fill()
         // Big enough that no page the server's -wal already holds can take it.
         let lines = (0..<10).map { line in
             ["id": "l\(line)", "sku": "S\(line)", "location": "R-\(line)", "barcode": "4006381333931", "qty": 2]
@@ -50,7 +39,7 @@ import Testing
         #expect(message.hasPrefix("the server cannot store actions (disk full)"), "\(message)")
         #expect(try await page.get("/api/status").json["dead"] as? Int == 0)
 
-        try FileManager.default.removeItem(atPath: filler)
+        try disk.free()
         let drained = await eventually {
             let status = (try? await page.get("/api/status").json) ?? [:]
             let attention = status["attention"] as? [[String: Any]] ?? []
@@ -60,5 +49,7 @@ import Testing
         #expect(drained)
         #expect(try await fixture.scenario.picked(on: fixture.acme)[a1] == 1)
         _ = await station.stop()
+        try await fixture.server.stop()
+        withExtendedLifetime(disk) {}  // unmounted once the server is stopped
     }
 }
