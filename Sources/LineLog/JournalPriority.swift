@@ -28,6 +28,9 @@ public enum JournalPriority {
         journal ? "<\(priority(of: line))>" + line : line
     }
 
+    /// The syslog priority the table gives `event` (informational when it is not listed).
+    public static func priority(ofEvent event: String) -> Int { events[event] ?? info }
+
     /// The syslog priority of one JSON log line: by its `event`, or for a request line by its status
     /// (a 5xx is the server's fault; a 4xx is the client's, and routine).
     static func priority(of line: String) -> Int {

@@ -1,3 +1,5 @@
+import LineLog
+
 extension Logger {
     /// How serious an event is: swift-log's seven levels, each with the syslog priority systemd's
     /// journal files it under (`journalctl -p warning` shows `warning` and worse).
@@ -33,6 +35,13 @@ extension Logger {
         public init?(name: String) {
             guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
             self = level
+        }
+
+        /// The level the journal's table of events (``JournalPriority``) gives `event`: what a line
+        /// built by hand, not by a ``Logger``, carries as its `level` (`Logger.Level(event: "scan").name`).
+        public init(event: String) {
+            let priority = JournalPriority.priority(ofEvent: event)
+            self = Self.allCases.last { $0.syslogPriority == priority } ?? .info
         }
 
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

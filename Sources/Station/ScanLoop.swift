@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import GS1
 import JSONText
+import Logging
 import Metrics
 import Queue
 import Scanning
@@ -216,6 +217,7 @@ public final class ScanLoop {
     static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
         var line = JSONObjectWriter()
         line.add("time", time: time)
+        line.add("level", string: Logger.Level(event: "scan").name)
         line.add("event", string: "scan")
         line.add("accepted", bool: outcome.verdict.isAccepted)
         line.add("code", string: outcome.code)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServing
 import JSONText
+import Logging
 import Queue
 import Synchronization
 import Wire
@@ -105,6 +106,7 @@ extension StationPage {
         try station.refusals.acknowledge(id, by: worker)
         var line = JSONObjectWriter()
         line.add("time", time: Date())
+        line.add("level", string: Logger.Level(event: "refusal_acknowledged").name)
         line.add("event", string: "refusal_acknowledged")
         line.add("actionId", number: id)
         if let worker { line.add("worker", string: worker) }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServing
 import JSONText
+import Logging
 import Timestamps
 
 /// Support on the page: signing in by badge or PIN (``SupportSessions``), and the name a support
@@ -67,6 +68,7 @@ extension StationPage {
     private static func supportLine(_ event: String, how: String, by: String?, detail: String?) -> String {
         var line = JSONObjectWriter()
         line.add("time", time: Date())
+        line.add("level", string: Logger.Level(event: event).name)
         line.add("event", string: event)
         line.add("how", string: how)
         if let by { line.add("by", string: by) }

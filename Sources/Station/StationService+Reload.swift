@@ -21,6 +21,7 @@ extension StationService {
         let (watcher, page) = state.withLock { ($0.watcher, $0.page) }
         var line = JSONObjectWriter()
         line.add("time", time: Date())
+        let event: String
         do {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
@@ -42,7 +43,9 @@ extension StationService {
             if let page, let login = page.newLoginLink() {
                 output("page login link (works once): \(page.url)\(login)")
             }
-            line.add("event", string: "config_reloaded")
+            event = "config_reloaded"
+            line.add("level", string: Logger.Level(event: restart.isEmpty ? event : "restart_needed").name)
+            line.add("event", string: event)
             if !restart.isEmpty {
                 line.add("needsRestart", raw: "[" + restart.map { "\"\($0)\"" }.joined(separator: ",") + "]")
             }
@@ -52,7 +55,9 @@ extension StationService {
                 Attention(
                     code: "config_invalid",
                     message: "the station config does not load (\(error)): the station keeps its previous settings"))
-            line.add("event", string: "config_invalid")
+            event = "config_invalid"
+            line.add("level", string: Logger.Level(event: event).name)
+            line.add("event", string: event)
             line.add("error", string: String(describing: error))
         }
         log(line.finished())

@@ -319,6 +319,7 @@ public final class StationService: Sendable {
         let listener = try StationMetricsListener(listen: listen, access: access, text: text)
         var line = JSONObjectWriter()
         line.add("time", time: Date())
+        line.add("level", string: Logger.Level(event: "metrics_listening").name)
         line.add("event", string: "metrics_listening")
         line.add("address", string: listener.address.description)
         log(line.finished())
@@ -338,6 +339,7 @@ public final class StationService: Sendable {
     static func line(_ event: String, _ message: String) -> String {
         var line = JSONObjectWriter()
         line.add("time", time: Date())
+        line.add("level", string: Logger.Level(event: event).name)
         line.add("event", string: event)
         line.add("message", string: message)
         return line.finished()

@@ -89,4 +89,14 @@ final class CollectedLines: Sendable {
     private let collected = Mutex<[String]>([])
     var lines: [String] { collected.withLock { $0 } }
     @Sendable func add(_ line: String) { collected.withLock { $0.append(line) } }
+
+    /// A line built by hand takes its level from the journal's table of events, as its priority is.
+    @Test func anEventsLevelIsTheOneTheJournalsTableGivesIt() {
+        #expect(Logger.Level(event: "scan_failed") == .error)
+        #expect(Logger.Level(event: "scanner_lost") == .warning)
+        #expect(Logger.Level(event: "config_reloaded") == .notice)
+        #expect(Logger.Level(event: "scan") == .info)
+        #expect(Logger.Level(event: "no_such_event") == .info)
+        #expect(Logger.Level(event: "watchdog") == .critical)
+    }
 }

@@ -41,6 +41,15 @@ import Testing
         #expect(try await page.get("/api/status").json["scanner"] as? String == "scanning off")
         #expect(!events().contains("config_invalid"))
         #expect(await station.stop() == 0)
+        // Every line the station logged is one JSON object with its time and level.
+        let lines = station.standardError.split(separator: "\n")
+        #expect(lines.count >= 4)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["time"] is String && object?["level"] is String, "\(line)")
+        }
+        let reload = station.logLines.first { $0["event"] as? String == "config_reloaded" }
+        #expect(reload?["level"] as? String == "notice")
     }
 
     /// A handheld scanner of the config is opened when scanning is switched on by a reload, its

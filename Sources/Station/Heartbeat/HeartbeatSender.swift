@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JSONText
+import Logging
 import Queue
 import Synchronization
 import Timestamps
@@ -166,18 +167,23 @@ final class HeartbeatSender: Sendable {
                 && !(state.lastOutcome[org] == nil && outcome == .recorded(helpCleared: nil))
         }
         guard changed else { return }
+        let event =
+            switch outcome {
+            case .recorded: "heartbeat_recorded"
+            case .refused: "heartbeat_refused"
+            case .unreachable: "heartbeat_unreachable"
+            }
         var line = JSONObjectWriter()
         line.add("time", time: Date())
+        line.add("level", string: Logger.Level(event: event).name)
+        line.add("event", string: event)
         line.add("org", string: org)
         switch outcome {
-        case .recorded:
-            line.add("event", string: "heartbeat_recorded")
+        case .recorded: break
         case .refused(let status, let reason):
-            line.add("event", string: "heartbeat_refused")
             line.add("status", number: status)
             line.add("message", string: reason)
         case .unreachable(let reason):
-            line.add("event", string: "heartbeat_unreachable")
             line.add("message", string: reason)
         }
         log(line.finished())
