@@ -8,7 +8,8 @@ import Wire
 /// The `--config FILE` and `--database` options the server commands take (`var server = ServerFile()`).
 struct ServerFile: CommandArguments {
     var config = Option<String>(
-        "config", short: "c", valueName: "FILE", help: "Server configuration.", default: "config/server.json")
+        "config", short: "c", valueName: "FILE", help: "Server configuration.", default: ConfigLocation.server,
+        shown: ConfigLocation.shown(ConfigLocation.server), parse: { $0 })
     var database = Option<String?>(
         "database", valueName: "PATH|URL",
         help: "SQLite file, or postgres://… URL or libpq connection string, overriding the file.")

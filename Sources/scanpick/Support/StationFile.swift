@@ -5,7 +5,8 @@ import Station
 /// The `--config FILE` option every station command takes (`var station = StationFile()`).
 struct StationFile: CommandArguments {
     var config = Option<String>(
-        "config", short: "c", valueName: "FILE", help: "Station configuration.", default: "config/station.json")
+        "config", short: "c", valueName: "FILE", help: "Station configuration.", default: ConfigLocation.station,
+        shown: ConfigLocation.shown(ConfigLocation.station), parse: { $0 })
 
     /// The station the config file at `path` describes, its queue database open (created when it
     /// does not exist yet: a tap or a batch opened before the station first ran).
