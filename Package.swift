@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
-        .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport"]),
+        .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport", "Queue", "Station", "Wire"]),
         .testTarget(
             name: "QueueTests",
             dependencies: [

@@ -114,7 +114,7 @@ public final class HandheldScanner: @unchecked Sendable {
 
     static func error(_ code: Int32, _ path: String) -> CaptureError {
         switch code {
-        case ENOENT, ENODEV, ENXIO: .noSuchDevice(path)
+        case ENOENT, ENODEV, ENXIO: .noSuchScanner(path)
         case EACCES, EPERM: .permissionDenied(path)
         case EBUSY: .busy(path)
         default: .deviceFailed(path, reason: String(cString: strerror(code)))

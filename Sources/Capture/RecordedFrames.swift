@@ -72,6 +72,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case noFrames(String)
     case badOption(String)
     case noSuchDevice(String)
+    /// A handheld scanner's device that is not there (unplugged, or a wrong name).
+    case noSuchScanner(String)
     case notACaptureDevice(String)
     case busy(String)
     case permissionDenied(String)
@@ -87,6 +89,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badOption(let message): message
         case .noSuchDevice(let device):
             "\(device): no such device (is the camera plugged in? `scanpick devices` lists them)"
+        case .noSuchScanner(let device):
+            "\(device): no such handheld scanner (is it plugged in? `scanpick devices` lists the scanners, under the names to put in \"scanners\")"
         case .notACaptureDevice(let device): "\(device) is not a video capture device (try another /dev/videoN)"
         case .busy(let device): "\(device) is busy: another program has it open or grabbed (try `fuser \(device)`)"
         case .permissionDenied(let device):
@@ -100,5 +104,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The group that owns such devices on Debian: cameras are `video`'s, keyboards and scanners `input`'s.
-    static func group(of device: String) -> String { device.hasPrefix("/dev/input") ? "input" : "video" }
+    static func group(of device: String) -> String {
+        device.hasPrefix("/dev/input") || device.hasPrefix("/dev/scanpick/") ? "input" : "video"
+    }
 }

@@ -111,7 +111,7 @@ public enum NamedFile {
     }
 
     /// "owned by root:scanpick, mode 0640" (or what can be said when the folder is not searchable).
-    static func ownership(_ path: String) -> String {
+    public static func ownership(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return "its folder cannot be searched by this user" }
         return

@@ -72,6 +72,17 @@ public final class PickListCache: Sendable {
         try queue.database.read { db in try Self.openBatch(db) }
     }
 
+    /// The open batch of the station database at `path`, read on a read-only connection that
+    /// creates and migrates nothing (nil when the file or the table does not exist yet): for
+    /// `config check`, which must not change a running station's files.
+    public static func openBatch(inFile path: String) throws -> (org: String, batchId: String)? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let db = try Database(readingOnly: path)
+        guard try db.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pick_list_batch'") != nil
+        else { return nil }
+        return try openBatch(db)
+    }
+
     /// The batch of `org` the cache holds task `taskId` in (the open one, or one opened before), or
     /// nil when it holds no such task: the server gave this station that task once.
     public func batchId(ofTask taskId: String, org: String) throws -> String? {

@@ -53,9 +53,55 @@ import Testing
         #expect(CaptureError.permissionDenied("/dev/video0").description.contains("'video' group"))
     }
 
+    /// A scanner that is not there is spoken of as a scanner (it once asked whether the camera was
+    /// plugged in), and one named by the package's udev rule belongs to the `input` group.
+    @Test func aMissingScannerIsCalledAScanner() {
+        #expect(throws: CaptureError.noSuchScanner("/dev/scanpick/scanner-9")) {
+            try HandheldScanner(device: "/dev/scanpick/scanner-9")
+        }
+        let missing = CaptureError.noSuchScanner("/dev/scanpick/scanner-9").description
+        #expect(missing.contains("no such handheld scanner") && !missing.contains("camera"))
+        #expect(CaptureError.permissionDenied("/dev/scanpick/scanner-0").description.contains("'input' group"))
+    }
+
+    /// Scanners are listed by the names station.json should use: the udev rule's first, then USB
+    /// keyboard-class devices by id, each event device once, named as the kernel names it.
+    @Test func scannersAreListedByTheirStableNames() throws {
+        let root = try TemporaryDirectory()
+        let manager = FileManager.default
+        for folder in [
+            "dev/input/by-id", "dev/scanpick", "sys/class/input/event3/device", "sys/class/input/event5/device",
+        ] {
+            try manager.createDirectory(atPath: root.file(folder), withIntermediateDirectories: true)
+        }
+        _ = try root.write("dev/input/event3", text: "")
+        _ = try root.write("dev/input/event5", text: "")
+        _ = try root.write("sys/class/input/event3/device/name", text: "Honeywell Imaging & Mobility 1900\n")
+        _ = try root.write("sys/class/input/event5/device/name", text: "Cherry keyboard\n")
+        try manager.createSymbolicLink(
+            atPath: root.file("dev/scanpick/scanner-0"), withDestinationPath: "../input/event3")
+        try manager.createSymbolicLink(
+            atPath: root.file("dev/input/by-id/usb-Honeywell_1900-event-kbd"), withDestinationPath: "../event3")
+        try manager.createSymbolicLink(
+            atPath: root.file("dev/input/by-id/usb-Cherry-event-kbd"), withDestinationPath: "../event5")
+        try manager.createSymbolicLink(
+            atPath: root.file("dev/input/by-id/usb-Cherry-event-mouse"), withDestinationPath: "../event5")
+        let found = ScannerDescription.all(dev: root.file("dev"), sys: root.file("sys"))
+        #expect(
+            found.map(\.path) == [
+                root.file("dev/scanpick/scanner-0"), root.file("dev/input/by-id/usb-Cherry-event-kbd"),
+            ])
+        #expect(found.map(\.name) == ["Honeywell Imaging & Mobility 1900", "Cherry keyboard"])
+        #expect(found.first?.device.hasSuffix("/dev/input/event3") == true)
+        #expect(ScannerDescription.all(dev: root.file("nothing"), sys: root.file("sys")) == [])
+    }
+
     @Test func theStationSaysWhichDeviceFailed() async throws {
         let result = try await ProcessRunner.scanpick(["devices"])
-        if result.status == 1 { #expect(result.standardOutput.contains("no video capture devices found")) }
+        if result.status == 1 {
+            #expect(result.standardOutput.contains("no video capture devices found"))
+            #expect(result.standardOutput.contains("no handheld scanners found"))
+        }
     }
 }
 

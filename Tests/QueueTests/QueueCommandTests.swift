@@ -48,6 +48,13 @@ import Testing
         #expect(status["serverReady"] is NSNull)
         #expect(status["pending"] as? Int == 2)
         #expect(status["lastSyncAt"] is NSNull)
+        // The server cannot be reached: exit 3, and --check says so on one line.
+        #expect(offline.status == 3)
+        let offlineCheck = try await ProcessRunner.scanpick(["status", "--check", "--config", config])
+        #expect(offlineCheck.status == 3)
+        #expect(
+            offlineCheck.standardOutput.hasPrefix("offline: the server http://127.0.0.1:")
+                && offlineCheck.standardOutput.hasSuffix(" cannot be reached\n"), "\(offlineCheck.standardOutput)")
         var helps: [String] = []
         for arguments in [["status", "--help"], ["tap", "qty", "--help"]] {
             helps.append(try await ProcessRunner.scanpick(arguments).standardOutput)
@@ -66,6 +73,10 @@ import Testing
         #expect(try await fixture.picked()[0] == 1)
         let online = try await ProcessRunner.scanpick(["status", "--config", config])
         #expect(online.standardOutput.hasPrefix("online · 0 pending · 0 in flight · 0 dead · last sync 20"))
+        #expect(online.status == 0)
+        let fine = try await ProcessRunner.scanpick(["status", "--check", "--config", config])
+        #expect(fine.status == 0)
+        #expect(fine.standardOutput.hasPrefix("ok: online, 0 pending, 0 dead, last sync 20"), "\(fine.standardOutput)")
     }
 
     /// A server that answers but whose database does not is told apart from one that is gone.
@@ -109,6 +120,10 @@ import Testing
         #expect(lines[1].split(separator: " ").filter { !$0.isEmpty }.last == "1")
         #expect(lines.contains { $0.hasPrefix("×") && $0.contains("dead") })
         #expect(table.contains("#\(refused) refused 422: over_pick:"))
+        // A dead letter needs a person: status says so and exits 2, for monitoring.
+        let deadCheck = try await ProcessRunner.scanpick(["status", "--check", "--config", config])
+        #expect(deadCheck.status == 2)
+        #expect(deadCheck.standardOutput == "1 dead letter: support retries or clears each (scanpick queue show)\n")
 
         let json = try await ProcessRunner.scanpick(["queue", "--json", "--config", config]).standardOutput
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
@@ -180,7 +195,7 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: typo))
         let first = try await ProcessRunner.scanpick(["status", "--json", "--config", typoConfig])
-        #expect(first.status == 0)
+        #expect(first.status == 2)  // it needs attention
         #expect(first.standardOutput.contains(#""code":"queue_created""#), "\(first)")
         let second = try await ProcessRunner.scanpick(["status", "--json", "--config", typoConfig])
         #expect(second.status == 0 && !second.standardOutput.contains("queue_created"), "\(second)")

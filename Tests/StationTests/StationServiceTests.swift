@@ -109,7 +109,8 @@ import Testing
         }
         let messages = shown.filter { $0.code == "scanner_unavailable" }.map(\.message).sorted()
         #expect(messages.count == 2, "\(shown)")
-        #expect(messages.contains { $0.contains("/dev/input/scanpick-test-missing: no such device") })
+        #expect(messages.contains { $0.contains("/dev/input/scanpick-test-missing: no such handheld scanner") })
+        #expect(!messages.contains { $0.contains("camera") })
         #expect(messages.contains { $0.contains("/dev/null is not a handheld scanner") })
         // camera.enabled false: no camera is looked for.
         #expect(!shown.contains { $0.code == "camera_not_found" })

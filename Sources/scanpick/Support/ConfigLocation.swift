@@ -13,11 +13,16 @@ enum ConfigLocation {
 
     /// Whether this binary is the package's (`/usr/lib/scanpick/scanpick`, or the same layout
     /// staged for a package), not one built in a checkout (`.build/…/scanpick`).
-    static let installed: Bool = {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-            return false
-        }
-        return executable.hasSuffix("/usr/lib/scanpick/scanpick")
+    static var installed: Bool { installRoot != nil }
+
+    /// The root this binary is installed under: "" for `/usr/lib/scanpick/scanpick`, the staging
+    /// folder for one staged for a package; nil for a checkout's build.
+    static let installRoot: String? = {
+        let layout = "/usr/lib/scanpick/scanpick"
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+            executable.hasSuffix(layout)
+        else { return nil }
+        return String(executable.dropLast(layout.count))
     }()
 
     /// The folder in force.

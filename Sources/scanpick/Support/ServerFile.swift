@@ -50,6 +50,11 @@ struct ServerFile: CommandArguments {
                 "no organisations are configured: every API request will be refused 401 (add organisations.ORG.tokenSha256)"
             )
         }
+        for (org, hashes) in configuration.organisations.sorted(by: { $0.key < $1.key }) where hashes.isEmpty {
+            warnings.append(
+                "organisations.\(org) has no tokenSha256: every request for \(org) will be refused 401 (scanpick token new --org \(org) makes a token and its hash)"
+            )
+        }
         if !configuration.metricsOpenWithoutToken, configuration.metrics.tokenSha256.isEmpty {
             warnings.append(
                 "/metrics listens where other machines reach it and no metrics.tokenSha256 is configured: every scrape will be refused 401 (add a scraper's token hash, or set metrics.allowUnauthenticated)"

@@ -37,9 +37,13 @@ extension ConfigCommand {
                 discussion: """
                     Reads the file and every file it names (token files, the page's secret, TLS certificate
                     and key) with the same checks and messages as `scanpick serve` and `scanpick station`
-                    at start-up, without opening a database, a port or a device. Prints what the file
+                    at start-up, and fails where start-up would: a database folder the service cannot write
+                    (installed, also one outside the unit's ReadWritePaths=), a listen address in use (run by
+                    hand, only a warning: the running service holds it until a restart), a batch open in
+                    the station's queue for an organisation the file lacks. It holds no port longer than a
+                    moment and reads the station's queue without changing it. Prints what the file
                     describes, and warnings for what is legal but probably not meant. Run as root, it checks
-                    again as the services' user, who must be able to read every one of those files.
+                    again as the services' user, who must be able to read (and write) what it names.
                     """)
         }
 
@@ -78,13 +82,19 @@ extension ConfigCommand {
                 "listens on \(configuration.listen) \(tls == nil ? "in plain HTTP" : "with TLS"), "
                 + "database \(configuration.database), "
                 + "\(plural(organisations.count, "organisation"))\(organisations.isEmpty ? "" : ": " + organisations.joined(separator: ", "))"
-            return (summary, ServerFile.warnings(configuration))
+            let found = StartupProblems.server(configuration)
+            guard found.problems.isEmpty else {
+                throw ServeFailure(description: found.problems.joined(separator: "; "))
+            }
+            return (summary, ServerFile.warnings(configuration) + found.warnings)
         }
 
         static func checkStation(_ path: String) throws -> (String, [String]) {
             let configuration = try StationConfiguration.load(path: path)
+            let found = StartupProblems.station(configuration, path: path)
+            guard found.problems.isEmpty else { throw StationCommandError(found.problems.joined(separator: "; ")) }
             let scanning = configuration.organisations.filter(\.value.scanningEnabled).keys.sorted()
-            var warnings: [String] = []
+            var warnings = found.warnings
             if scanning.isEmpty {
                 warnings.append(
                     "no organisation has scanning.enabled: the camera and scanners are never opened (taps still work)")

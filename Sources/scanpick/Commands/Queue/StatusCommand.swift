@@ -11,6 +11,8 @@ enum StatusCommand: Command {
     struct Arguments: CommandArguments {
         var station = StationFile()
         var json = Flag("json", help: "Print the status as JSON.")
+        var check = Flag(
+            "check", help: "Print one line for monitoring: ok, or every reason it is not (the exit code says which).")
     }
 
     static var configuration: CommandConfiguration {
@@ -27,6 +29,10 @@ enum StatusCommand: Command {
                 "lastSyncAt", "attention": [{"code", "message"}]}; serverReady is false when the server answers
                 but its database does not (it cannot take work now), null when it did not say; oldestPendingAt
                 is when the oldest action not yet sent was queued, null when none waits.
+
+                Exit code 0 when the server answers and is ready and nothing needs attention, 2 when something
+                needs attention (dead letters too), 3 when the server cannot be reached or cannot take work (1: the status could
+                not be read). --check prints one line for a monitoring system, "ok: …" or the reasons.
                 """)
     }
 
@@ -51,7 +57,26 @@ enum StatusCommand: Command {
                 ))
         }
         let server = station.transport.server
-        if arguments[\.json] {
+        // Why a monitoring system should page someone, worst first.
+        var reasons: [String] = []
+        if !online {
+            reasons.append("offline: the server \(ServerURL.redacted(server)) cannot be reached")
+        } else if probe.databaseReady == false {
+            reasons.append(
+                "the server \(ServerURL.redacted(server)) answers, but its database does not: it cannot take work")
+        }
+        reasons += attention.map { "needs attention: \(TerminalText.printable($0.message))" }
+        if counts.dead > 0 {
+            reasons.append(
+                "\(counts.dead) dead letter\(counts.dead == 1 ? "" : "s"): support retries or clears each (scanpick queue show)"
+            )
+        }
+        let exitCode: Int32 = !online || probe.databaseReady == false ? 3 : reasons.isEmpty ? 0 : 2
+        if arguments[\.check] {
+            let fine =
+                "ok: online, \(counts.pending) pending, \(counts.dead) dead, last sync \(counts.lastSyncAt ?? "never")"
+            StandardStream.output.write((reasons.isEmpty ? fine : reasons.joined(separator: "; ")) + "\n")
+        } else if arguments[\.json] {
             // Attention messages may quote the server: safe for a terminal, as JSON's own escapes.
             StandardStream.output.write(
                 TerminalText.jsonSafe(
@@ -66,9 +91,9 @@ enum StatusCommand: Command {
             let readiness =
                 probe.databaseReady == false ? " (answers, but its database does not: it cannot take work now)" : ""
             var lines = [pill.joined(separator: " · "), "server \(ServerURL.redacted(server))\(readiness)"]
-            lines += attention.map { "needs attention: \(TerminalText.printable($0.message))" }
+            lines += reasons.filter { $0.hasPrefix("needs attention: ") }
             StandardStream.output.write(lines.joined(separator: "\n") + "\n")
         }
-        return 0
+        return exitCode
     }
 }

@@ -2,31 +2,40 @@ import ArgumentParsing
 import Capture
 import Foundation
 import JSONText
+import TerminalText
 import Wire
 
-/// `scanpick devices`: the capture devices, their formats and sizes.
+/// `scanpick devices`: the capture devices, their formats and sizes, and the handheld scanners.
 enum DevicesCommand: Command {
     struct Arguments: CommandArguments {
-        var json = Flag("json", help: "Print [{\"path\", \"card\", \"driver\", \"formats\": [...]}].")
+        var json = Flag(
+            "json",
+            help:
+                "Print [{\"kind\": \"camera\", \"path\", \"card\", \"driver\", \"formats\": [...]}, {\"kind\": \"scanner\", \"path\", \"device\", \"name\"}]."
+        )
     }
 
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "devices",
-            abstract: "List video capture devices with their formats and frame sizes.",
+            abstract: "List video capture devices with their formats and frame sizes, and handheld scanners.",
             discussion: """
                 Formats marked (emulated) are converted by libv4lconvert; scanpick prefers the camera's own,
-                in this order: GREY, planar YUV, YUYV/UYVY, MJPEG. Exit code 0 when at least one capture
-                device was found, 1 otherwise.
+                in this order: GREY, planar YUV, YUYV/UYVY, MJPEG. Handheld scanners are listed by the name
+                to put in station.json's "scanners" (/dev/scanpick/scanner-N from the package's udev rule,
+                else /dev/input/by-id/…-event-kbd, which a keyboard has too), with the kernel's name for each.
+                Exit code 0 when at least one camera or scanner was found, 1 otherwise.
                 """)
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
         let (devices, problems) = VideoDeviceDescription.all()
+        let scanners = ScannerDescription.all()
         for problem in problems { StandardStream.error.write("scanpick devices: \(problem)\n") }
         if arguments[\.json] {
             let items = devices.map { device -> String in
                 var object = JSONObjectWriter()
+                object.add("kind", string: "camera")
                 object.add("path", string: device.path)
                 object.add("card", string: device.card)
                 object.add("driver", string: device.driver)
@@ -41,7 +50,16 @@ enum DevicesCommand: Command {
                 object.add("formats", raw: "[" + formats.joined(separator: ",") + "]")
                 return object.finished()
             }
-            StandardStream.output.write("[" + items.joined(separator: ",") + "]\n")
+            let scannerItems = scanners.map { scanner -> String in
+                var object = JSONObjectWriter()
+                object.add("kind", string: "scanner")
+                object.add("path", string: scanner.path)
+                object.add("device", string: scanner.device)
+                object.add("name", string: scanner.name)
+                return object.finished()
+            }
+            StandardStream.output.write("[" + (items + scannerItems).joined(separator: ",") + "]\n")
+            return devices.isEmpty && scanners.isEmpty ? 1 : 0
         } else if devices.isEmpty {
             StandardStream.output.write(
                 "no video capture devices found (is a camera plugged in? is the user in the 'video' group?)\n")
@@ -55,6 +73,14 @@ enum DevicesCommand: Command {
                 }
             }
         }
-        return devices.isEmpty ? 1 : 0
+        if scanners.isEmpty {
+            StandardStream.output.write(
+                "no handheld scanners found (is one plugged in? is the user in the 'input' group?)\n")
+        }
+        for scanner in scanners {
+            StandardStream.output.write(
+                "\(scanner.path)  handheld scanner \(TerminalText.printable(scanner.name)) (\(scanner.device))\n")
+        }
+        return devices.isEmpty && scanners.isEmpty ? 1 : 0
     }
 }
