@@ -1,0 +1,49 @@
+import ArgumentParsing
+import Foundation
+import HTTPServing
+import Server
+
+/// `scanpick setup server`: this machine a central ScanPick API server on `--database`.
+enum SetupServer: Command {
+    struct Arguments: CommandArguments {
+        var database = Option<String>(
+            "database", valueName: "URL|PATH",
+            help: "postgres://… URL (or libpq connection string) of the server's database, or a SQLite file.")
+        var listen = Option<ListenAddress>(
+            "listen", valueName: "HOST:PORT", help: "Where the API listens.",
+            default: ServerConfiguration.Defaults.listen,
+            parse: { text throws(UsageError) in
+                do { return try ListenAddress(parsing: text) } catch { throw UsageError(": \(error)") }
+            })
+        var common = SetupCommand.Common()
+    }
+
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "server",
+            abstract: "Write /etc/scanpick/server.json for a central server, check it, and start scanpick-serve.",
+            discussion: """
+                Writes server.json (root:scanpick 0640) with the database and listen address and no
+                organisations yet (add each one's tokenSha256 from scanpick token new), checks it as
+                `config check` does (as the scanpick user too), then runs systemctl enable --now
+                scanpick-serve, which migrates the database before it serves. Listening beyond this
+                machine wants TLS, or a load balancer in front with "allowPlainHTTP" (see the README).
+                Exit 0 when the server was set up, 1 when not (nothing is replaced unless --force).
+                """)
+    }
+
+    static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
+        let installer = ConfigInstaller(folder: arguments[\.common.etc])
+        let text = try SetupCommand.json([
+            "listen": arguments[\.listen].description, "database": arguments[\.database],
+            "organisations": [String: Any](),
+        ])
+        var summary = ""
+        let path = try installer.install("server.json", text: text, force: arguments[\.common.force]) { written in
+            (summary, _) = try ConfigCommand.Check.checkServer(written)
+            if let user = ServiceUser.defaultForCheck() { try ServiceUser.check(written, kind: "server", as: user) }
+        }
+        try SetupCommand.finish(path, summary: summary, unit: "scanpick-serve", noStart: arguments[\.common.noStart])
+        return 0
+    }
+}

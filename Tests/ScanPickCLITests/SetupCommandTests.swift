@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `scanpick setup station|server` as an operator runs it on a fresh machine: a config written only
+/// once it passes `config check`, mode 0640 (and `root:scanpick` where that group exists), never
+/// over an admin's file without `--force`. Starting the unit needs systemd, so `--no-start` here;
+/// `scripts/test-service-vm` runs the rest.
+@Suite struct SetupCommandTests {
+    static let asMe = ["--as-user", getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"]
+
+    static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
+    }
+
+    @Test func aStationIsWrittenCheckedAndKeptUnlessForced() async throws {
+        let folder = try TemporaryDirectory()
+        let etc = folder.file("etc")
+        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let arguments = [
+            "setup", "station", "--server", "http://127.0.0.1:9", "--org", "acme", "--token-file", token,
+            "--database", folder.file("station.sqlite"), "--etc", etc, "--no-start",
+        ]
+        let made = try await ProcessRunner.scanpick(arguments + ["--name", "dock-3"])
+        #expect(made.status == 0, "\(made.standardError)")
+        let etcPath = URL(fileURLWithPath: etc).standardizedFileURL.path
+        #expect(made.standardOutput.contains("wrote \(etc)/station.json, owned by "), "\(made.standardOutput)")
+        #expect(made.standardOutput.contains("station dock-3, worker picker, server http://127.0.0.1:9"))
+        #expect(
+            made.standardOutput.contains(
+                "not started (--no-start); to start it: systemctl enable --now scanpick-station"))
+        #expect(Self.mode(etc + "/station.json") == 0o640)
+        #expect(Self.mode(etc + "/acme.token") == 0o600)  // the station refuses a token others may read
+        #expect(try String(contentsOfFile: etc + "/acme.token", encoding: .utf8) == "a-real-token-0123456789\n")
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: etc + "/station.json")))
+                as? [String: Any])
+        #expect(written["station"] as? String == "dock-3")
+        let acme = (written["organisations"] as? [String: Any])?["acme"] as? [String: Any]
+        #expect(acme?["tokenFile"] as? String == etcPath + "/acme.token")
+        let checked = try await ProcessRunner.scanpick(["config", "check", "-c", etc + "/station.json"] + Self.asMe)
+        #expect(checked.status == 0, "\(checked.standardError)")
+
+        // Run again, it keeps what is there (an admin may have added the scanner) unless forced.
+        let again = try await ProcessRunner.scanpick(arguments)
+        #expect(again.status == 1)
+        #expect(again.standardError.contains("\(etc)/station.json exists already"), "\(again.standardError)")
+        #expect(again.standardError.contains("--force"))
+        let forced = try await ProcessRunner.scanpick(arguments + ["--force"])
+        #expect(forced.status == 0, "\(forced.standardError)")
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        #expect(forced.standardOutput.contains("station \(host), worker picker"), "\(forced.standardOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: etc).sorted() == ["acme.token", "station.json"])
+    }
+
+    /// What would not start is not written: the check's message, exit 1, and no file left behind.
+    @Test func aConfigThatFailsItsCheckIsNotWritten() async throws {
+        let folder = try TemporaryDirectory()
+        let etc = folder.file("etc")
+        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let refused = try await ProcessRunner.scanpick([
+            "setup", "station", "--server", "ftp://127.0.0.1:9", "--org", "acme", "--token-file", token, "--name", "s1",
+            "--database", folder.file("station.sqlite"), "--etc", etc, "--no-start",
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("server"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: etc + "/station.json"))
+        #expect(!FileManager.default.fileExists(atPath: etc + "/.station.json.new"))
+
+        let badOrg = try await ProcessRunner.scanpick([
+            "setup", "station", "--server", "http://127.0.0.1:9", "--org", String(repeating: "a", count: 65),
+            "--token-file", token,
+            "--etc", etc, "--no-start",
+        ])
+        #expect(badOrg.status == 2)
+    }
+
+    @Test func aServerIsWrittenWithItsDatabase() async throws {
+        let folder = try TemporaryDirectory()
+        let etc = folder.file("etc")
+        let made = try await ProcessRunner.scanpick([
+            "setup", "server", "--database", folder.file("server.sqlite"), "--etc", etc, "--no-start",
+        ])
+        #expect(made.status == 0, "\(made.standardError)")
+        #expect(made.standardOutput.contains("listens on 127.0.0.1:8080 in plain HTTP"), "\(made.standardOutput)")
+        #expect(made.standardOutput.contains("systemctl enable --now scanpick-serve"))
+        #expect(Self.mode(etc + "/server.json") == 0o640)
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: etc + "/server.json")))
+                as? [String: Any])
+        #expect(written["database"] as? String == folder.file("server.sqlite"))
+        // Plain HTTP beyond this machine is refused as serve refuses it, and nothing is written.
+        let open = try await ProcessRunner.scanpick([
+            "setup", "server", "--database", folder.file("server.sqlite"), "--listen", "0.0.0.0:8081", "--etc",
+            folder.file("etc2"), "--no-start",
+        ])
+        #expect(open.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("etc2/server.json")))
+    }
+}
