@@ -141,7 +141,7 @@ let package = Package(
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
                 "ConfigFile", "Queue", "Station", "Wire", "JSONText", "Timestamps", "Capture", "LineLog",
-                "ServiceManager", "Fleet", "TerminalText", "Logging", "Lifecycle",
+                "ServiceManager", "Fleet", "TerminalText", "Logging", "Lifecycle", "SQLiteStorage",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).
@@ -170,7 +170,9 @@ let package = Package(
         .testTarget(
             name: "BatchDecodingTests",
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
-        .testTarget(name: "ScanPickCLITests", dependencies: ["scanpick", "TestSupport", "Queue", "Station", "Wire"]),
+        .testTarget(
+            name: "ScanPickCLITests",
+            dependencies: ["scanpick", "TestSupport", "Queue", "Station", "Wire", "SQLiteStorage"]),
         .testTarget(
             name: "QueueTests",
             dependencies: [

@@ -13,7 +13,7 @@ enum ScanPick {
                 DecodeCommand.self, ScoreCommand.self, ServeCommand.self, MigrateCommand.self, TokenCommand.self,
                 TapCommand.self, QueueCommand.self, DrainCommand.self, StatusCommand.self, BatchCommand.self,
                 SelectCommand.self, PickListCommand.self, StationCommand.self, DevicesCommand.self, ConfigCommand.self,
-                FleetCommand.self, SetupCommand.self,
+                FleetCommand.self, SetupCommand.self, BackupCommand.self, RestoreCommand.self,
             ])
     }
 }
