@@ -438,6 +438,14 @@ public final class ScanPickAPI: Sendable {
         try database.migrate()
     }
 
+    /// The schema migrations `database` has applied (with when), those pending, and any it has
+    /// applied that this scanpick does not know (`scanpick migrate --status` and `--dry-run`).
+    public static func migrationStatus(_ database: ServerDatabase) throws -> (
+        applied: [(identifier: String, appliedAt: String)], pending: [String], unknown: [String]
+    ) {
+        try database.migrationStatus()
+    }
+
     // MARK: Routing
 
     /// The organisation whose token has SHA-256 `hash`, if the config has it.

@@ -81,6 +81,29 @@ extension ServerDatabase {
         }
     }
 
+    /// The migrations applied (with when), pending and unknown (a newer scanpick's), read without
+    /// changing anything: a SQLite file that does not exist is left so (all pending).
+    func migrationStatus() throws -> (
+        applied: [(identifier: String, appliedAt: String)], pending: [String], unknown: [String]
+    ) {
+        switch self {
+        case .sqlite(let path):
+            guard FileManager.default.fileExists(atPath: path) else {
+                return ([], ServerSchema.sqlite.map(\.identifier), [])
+            }
+            let db = try Database(readingOnly: path)
+            let table = try db.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+            return try Migration.status(ServerSchema.sqlite, in: db, hasTable: table != nil)
+        case .postgres(let connectionString):
+            return try PostgresPool(connectionString, size: 1).withConnection { db in
+                let table = try db.row(
+                    "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_migrations'",
+                    [])
+                return try Migration.status(ServerSchema.postgres, in: db, hasTable: table != nil)
+            }
+        }
+    }
+
     private static func createFolder(of path: String) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -30,6 +30,25 @@ public struct Migration: Sendable {
         return migrations.filter { !applied.contains($0.identifier) }
     }
 
+    /// What `db` has applied of `migrations` (with when), what it has not, and what it has applied
+    /// that `migrations` lacks (a newer binary's), reading only: `hasTable` says whether
+    /// `schema_migrations` exists (each engine asks its own catalogue). For `scanpick migrate --status`.
+    public static func status(_ migrations: [Migration], in db: any SQLConnection, hasTable: Bool) throws
+        -> (applied: [(identifier: String, appliedAt: String)], pending: [String], unknown: [String])
+    {
+        guard hasTable else { return ([], migrations.map(\.identifier), []) }
+        let rows = try db.rows(
+            "SELECT identifier, applied_at FROM schema_migrations ORDER BY applied_at, identifier", [])
+        let applied = try rows.map { (identifier: try $0.string("identifier"), appliedAt: try $0.string("applied_at")) }
+        let known = Set(migrations.map(\.identifier))
+        let done = Set(applied.map(\.identifier))
+        return (
+            applied.filter { known.contains($0.identifier) },
+            migrations.map(\.identifier).filter { !done.contains($0) },
+            applied.map(\.identifier).filter { !known.contains($0) }
+        )
+    }
+
     /// The identifiers of the migrations `db` has applied (`schema_migrations` must exist).
     public static func applied(in db: any SQLConnection) throws -> [String] {
         try db.rows("SELECT identifier FROM schema_migrations", []).map { try $0.string("identifier") }

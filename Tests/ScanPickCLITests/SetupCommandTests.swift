@@ -49,7 +49,10 @@ import Testing
         #expect(again.standardError.contains("--force"))
         let forced = try await ProcessRunner.scanpick(arguments + ["--force"])
         #expect(forced.status == 0, "\(forced.standardError)")
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        let host =
+            try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines
+            ).split(separator: ".").first.map(String.init) ?? ""
         #expect(forced.standardOutput.contains("station \(host), worker picker"), "\(forced.standardOutput)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: etc).sorted() == ["acme.token", "station.json"])
     }

@@ -205,8 +205,26 @@ import Testing
         let config = try folder.write(
             "server.json",
             text: #"{"organisations": {"acme": {"tokenSha256": ["\#(SHA256.hex(of: "t"))"]}}}"#)
+        // --status and --dry-run read only: nothing applied, nothing made.
+        let before = try await ProcessRunner.scanpick([
+            "migrate", "--status", "--config", config, "--database", database,
+        ])
+        #expect(before.status == 0, "\(before.standardError)")
+        #expect(before.standardOutput == (1...8).map { "pending  server-\($0)\n" }.joined())
+        let dry = try await ProcessRunner.scanpick(["migrate", "--dry-run", "--config", config, "--database", database])
+        #expect(dry.standardOutput == (1...8).map { "would apply server-\($0)\n" }.joined())
+        if store == .sqlite { #expect(!FileManager.default.fileExists(atPath: database)) }
         let first = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(first.status == 0, "\(first.standardError)")
+        let after = try await ProcessRunner.scanpick([
+            "migrate", "--status", "--config", config, "--database", database,
+        ])
+        let afterLines = after.standardOutput.split(separator: "\n")
+        #expect(afterLines.count == 8 && afterLines.allSatisfy { $0.hasPrefix("applied  server-") }, "\(after)")
+        let dryAfter = try await ProcessRunner.scanpick([
+            "migrate", "--dry-run", "--config", config, "--database", database,
+        ])
+        #expect(dryAfter.standardOutput.hasPrefix("schema up to date"))
         #expect(
             first.standardOutput
                 == (1...8).map { "applied server-\($0)\n" }.joined())
@@ -221,6 +239,11 @@ import Testing
         let newer = try await ProcessRunner.scanpick(["migrate", "--config", config, "--database", database])
         #expect(newer.status == 1)
         #expect(newer.standardError.contains("server-99"))
+        let newerStatus = try await ProcessRunner.scanpick([
+            "migrate", "--status", "--config", config, "--database", database,
+        ])
+        #expect(newerStatus.status == 1)
+        #expect(newerStatus.standardOutput.contains("unknown  server-99 (applied by a newer scanpick"))
     }
 
     @Test func tokenNewPrintsATokenAndItsHash() async throws {

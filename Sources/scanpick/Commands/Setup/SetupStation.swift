@@ -53,7 +53,7 @@ enum SetupStation: Command {
             }
         }
         let name =
-            try arguments[\.name] ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+            try arguments[\.name] ?? hostName()
         let text = try SetupCommand.json([
             "station": name, "worker": "picker", "server": arguments[\.server], "database": arguments[\.database],
             "organisations": [org: ["tokenFile": tokenPath, "scanning": ["enabled": true]]],
@@ -65,5 +65,12 @@ enum SetupStation: Command {
         }
         try SetupCommand.finish(path, summary: summary, unit: "scanpick-station", noStart: arguments[\.common.noStart])
         return 0
+    }
+
+    /// This machine's name without its domain (`gethostname`: no name lookup, which may hang offline).
+    static func hostName() -> String {
+        var bytes = [CChar](repeating: 0, count: 256)
+        guard gethostname(&bytes, bytes.count - 1) == 0 else { return "" }
+        return String(cString: bytes).split(separator: ".").first.map(String.init) ?? ""
     }
 }
