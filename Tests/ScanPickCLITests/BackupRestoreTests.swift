@@ -1,5 +1,7 @@
 import Foundation
+import Queue
 import SQLiteStorage
+import Station
 import TestSupport
 import Testing
 
@@ -79,5 +81,33 @@ import Testing
         let restarted = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         #expect(try await restarted.post("/api/orders", json: ["orders": [Self.order("later")]]).status == 200)
         #expect(try Self.orderIds(server.database).contains("later"))
+    }
+
+    /// A station's queue the same way: restore refuses while a process (here this test) has it
+    /// open, and puts back the actions the backup held.
+    @Test func aStationsQueueIsBackedUpAndPutBack() async throws {
+        let folder = try TemporaryDirectory()
+        var queue: ActionQueue? = try ActionQueue(
+            path: folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
+        try queue?.enqueue(.pick(org: "acme", pickTaskId: "t1", location: nil, qty: 1, worker: "w"))
+        _ = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let station = try folder.writePrivate(
+            "station.json",
+            bytes: Array(
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "database": "station.sqlite", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
+                    .utf8))
+        let backup = folder.file("queue-backup.sqlite")
+        let made = try await ProcessRunner.scanpick(["backup", "--to", backup, "-c", station])
+        #expect(made.status == 0, "\(made.standardError)")
+        #expect(made.standardOutput.contains("stop scanpick-station"))
+        try queue?.enqueue(.pick(org: "acme", pickTaskId: "t2", location: nil, qty: 1, worker: "w"))
+        let refused = try await ProcessRunner.scanpick(["restore", "--from", backup, "-c", station])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("is open in process \(getpid())"), "\(refused.standardError)")
+        queue = nil
+        let restored = try await ProcessRunner.scanpick(["restore", "--from", backup, "-c", station])
+        #expect(restored.status == 0, "\(restored.standardError)")
+        let reopened = try ActionQueue(path: folder.file("station.sqlite"), extraMigrations: PickListCache.migrations)
+        #expect(try reopened.counts().pending == 1)
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ConfigFile
 import Foundation
 import SQLiteStorage
@@ -12,6 +13,20 @@ struct DatabaseFile {
     var path: String
     /// The unit that uses it (`scanpick-serve` or `scanpick-station`), for messages.
     var unit: String
+
+    /// The `--config FILE` and `--kind` options that name it (`var database = DatabaseFile.Options()`).
+    struct Options: CommandArguments {
+        var config = Option<String>(
+            "config", short: "c", valueName: "FILE", help: "The server's or the station's configuration.",
+            default: ConfigLocation.server, shown: ConfigLocation.shown(ConfigLocation.server), parse: { $0 })
+        var kind = Option<ConfigCommand.Kind?>(
+            "kind", valueName: "server|station",
+            help: "Which program the file is for (default: as config check guesses).",
+            parse: { text throws(UsageError) in
+                guard let kind = ConfigCommand.Kind(rawValue: text) else { throw UsageError(": use server or station") }
+                return kind
+            })
+    }
 
     init(config: String, kind: ConfigCommand.Kind?) throws {
         switch try kind ?? ConfigCommand.Check.guessKind(config) {

@@ -7,16 +7,7 @@ import SQLiteStorage
 enum BackupCommand: Command {
     struct Arguments: CommandArguments {
         var to = Option<String>("to", valueName: "FILE", help: "The new file to copy the database into.")
-        var config = Option<String>(
-            "config", short: "c", valueName: "FILE", help: "The server's or the station's configuration.",
-            default: ConfigLocation.server, shown: ConfigLocation.shown(ConfigLocation.server), parse: { $0 })
-        var kind = Option<ConfigCommand.Kind?>(
-            "kind", valueName: "server|station",
-            help: "Which program the file is for (default: as config check guesses).",
-            parse: { text throws(UsageError) in
-                guard let kind = ConfigCommand.Kind(rawValue: text) else { throw UsageError(": use server or station") }
-                return kind
-            })
+        var database = DatabaseFile.Options()
     }
 
     static var configuration: CommandConfiguration {
@@ -33,7 +24,7 @@ enum BackupCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let file = try DatabaseFile(config: arguments[\.config], kind: arguments[\.kind])
+        let file = try DatabaseFile(config: arguments[\.database.config], kind: arguments[\.database.kind])
         let destination = arguments[\.to]
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw StationCommandError("\(file.path) does not exist: there is no database to back up yet")
@@ -50,7 +41,7 @@ enum BackupCommand: Command {
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
         StandardStream.output.write(
-            "backed up \(file.path) to \(destination) (\(size) bytes, sound); to put it back, stop \(file.unit) and run scanpick restore --from \(destination) -c \(arguments[\.config])\n"
+            "backed up \(file.path) to \(destination) (\(size) bytes, sound); to put it back, stop \(file.unit) and run scanpick restore --from \(destination) -c \(arguments[\.database.config])\n"
         )
         return 0
     }

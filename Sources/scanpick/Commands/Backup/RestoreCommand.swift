@@ -7,16 +7,7 @@ import Timestamps
 enum RestoreCommand: Command {
     struct Arguments: CommandArguments {
         var from = Option<String>("from", valueName: "FILE", help: "The backup to put back (from scanpick backup).")
-        var config = Option<String>(
-            "config", short: "c", valueName: "FILE", help: "The server's or the station's configuration.",
-            default: ConfigLocation.server, shown: ConfigLocation.shown(ConfigLocation.server), parse: { $0 })
-        var kind = Option<ConfigCommand.Kind?>(
-            "kind", valueName: "server|station",
-            help: "Which program the file is for (default: as config check guesses).",
-            parse: { text throws(UsageError) in
-                guard let kind = ConfigCommand.Kind(rawValue: text) else { throw UsageError(": use server or station") }
-                return kind
-            })
+        var database = DatabaseFile.Options()
     }
 
     static var configuration: CommandConfiguration {
@@ -33,7 +24,7 @@ enum RestoreCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let file = try DatabaseFile(config: arguments[\.config], kind: arguments[\.kind])
+        let file = try DatabaseFile(config: arguments[\.database.config], kind: arguments[\.database.kind])
         let backup = arguments[\.from]
         let holders = file.holders()
         guard holders.isEmpty else {
