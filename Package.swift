@@ -172,7 +172,7 @@ let package = Package(
             dependencies: ["BatchDecoding", "Scanning", "Imaging", "TestSupport"]),
         .testTarget(
             name: "ScanPickCLITests",
-            dependencies: ["scanpick", "TestSupport", "Queue", "Station", "Wire", "SQLiteStorage"]),
+            dependencies: ["scanpick", "TestSupport", "Queue", "Station", "Wire", "SQLiteStorage", "Digest"]),
         .testTarget(
             name: "QueueTests",
             dependencies: [

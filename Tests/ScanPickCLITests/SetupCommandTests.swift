@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 import TestSupport
 import Testing
@@ -93,6 +94,21 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: etc + "/server.json")))
                 as? [String: Any])
         #expect(written["database"] as? String == folder.file("server.sqlite"))
+        #expect((written["organisations"] as? [String: Any])?.isEmpty == true)
+        // With an organisation and its token file, the config keeps the token's SHA-256 alone.
+        let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
+        let withOrg = try await ProcessRunner.scanpick([
+            "setup", "server", "--database", folder.file("server.sqlite"), "--etc", etc, "--no-start", "--force",
+            "--org", "acme", "--token-file", token,
+        ])
+        #expect(withOrg.status == 0, "\(withOrg.standardError)")
+        let text = try String(contentsOfFile: etc + "/server.json", encoding: .utf8)
+        #expect(text.contains(SHA256.hex(of: "a-real-token-0123456789")) && !text.contains("a-real-token"))
+        let alone = try await ProcessRunner.scanpick([
+            "setup", "server", "--database", folder.file("server.sqlite"), "--etc", etc, "--no-start", "--org", "acme",
+        ])
+        #expect(alone.status == 2)
+        #expect(alone.standardError.contains("--org and --token-file go together"))
         // Plain HTTP beyond this machine is refused as serve refuses it, and nothing is written.
         let open = try await ProcessRunner.scanpick([
             "setup", "server", "--database", folder.file("server.sqlite"), "--listen", "0.0.0.0:8081", "--etc",

@@ -1,7 +1,10 @@
 import ArgumentParsing
+import ConfigFile
+import Digest
 import Foundation
 import HTTPServing
 import Server
+import Wire
 
 /// `scanpick setup server`: this machine a central ScanPick API server on `--database`.
 enum SetupServer: Command {
@@ -15,6 +18,15 @@ enum SetupServer: Command {
             parse: { text throws(UsageError) in
                 do { return try ListenAddress(parsing: text) } catch { throw UsageError(": \(error)") }
             })
+        var org = Option<String?>(
+            "org", valueName: "ORG", help: "An organisation the server serves (with --token-file).",
+            parse: { text throws(UsageError) in
+                if let problem = FieldRules.organisationProblem(text) { throw UsageError(": \(problem)") }
+                return text
+            })
+        var tokenFile = Option<String?>(
+            "token-file", valueName: "FILE",
+            help: "A file holding ORG's token (the stations' too): the config keeps only its SHA-256.")
         var common = SetupCommand.Common()
     }
 
@@ -23,8 +35,9 @@ enum SetupServer: Command {
             name: "server",
             abstract: "Write /etc/scanpick/server.json for a central server, check it, and start scanpick-serve.",
             discussion: """
-                Writes server.json (root:scanpick 0640) with the database and listen address and no
-                organisations yet (add each one's tokenSha256 from scanpick token new), checks it as
+                Writes server.json (root:scanpick 0640) with the database and listen address, and with
+                --org and --token-file that organisation with its token's SHA-256 (more: each one's
+                tokenSha256 from scanpick token new), checks it as
                 `config check` does (as the scanpick user too), then runs systemctl enable --now
                 scanpick-serve, which migrates the database before it serves. Listening beyond this
                 machine wants TLS, or a load balancer in front with "allowPlainHTTP" (see the README).
@@ -34,9 +47,17 @@ enum SetupServer: Command {
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
         let installer = ConfigInstaller(folder: arguments[\.common.etc])
+        var organisations: [String: Any] = [:]
+        switch (arguments[\.org], arguments[\.tokenFile]) {
+        case (let org?, let file?):
+            let token = try NamedFile.readText(file, limit: 4096, secret: true)
+            organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]]
+        case (nil, nil): break
+        default: throw UsageError("--org and --token-file go together: the organisation and its token")
+        }
         let text = try SetupCommand.json([
             "listen": arguments[\.listen].description, "database": arguments[\.database],
-            "organisations": [String: Any](),
+            "organisations": organisations,
         ])
         var summary = ""
         let path = try installer.install("server.json", text: text, force: arguments[\.common.force]) { written in
