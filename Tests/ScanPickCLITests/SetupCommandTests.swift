@@ -95,6 +95,7 @@ import Testing
                 as? [String: Any])
         #expect(written["database"] as? String == folder.file("server.sqlite"))
         #expect((written["organisations"] as? [String: Any])?.isEmpty == true)
+        #expect(made.standardError.contains("warning: no organisations are configured"), "\(made.standardError)")
         // With an organisation and its token file, the config keeps the token's SHA-256 alone.
         let token = try folder.writePrivate("acme.token", bytes: Array("a-real-token-0123456789\n".utf8))
         let withOrg = try await ProcessRunner.scanpick([

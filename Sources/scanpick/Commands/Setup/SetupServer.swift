@@ -59,11 +59,12 @@ enum SetupServer: Command {
             "listen": arguments[\.listen].description, "database": arguments[\.database],
             "organisations": organisations,
         ])
-        var summary = ""
+        var (summary, warnings) = ("", [String]())
         let path = try installer.install("server.json", text: text, force: arguments[\.common.force]) { written in
-            (summary, _) = try ConfigCommand.Check.checkServer(written)
+            (summary, warnings) = try ConfigCommand.Check.checkServer(written)
             if let user = ServiceUser.defaultForCheck() { try ServiceUser.check(written, kind: "server", as: user) }
         }
+        for warning in warnings { StandardStream.error.write("warning: \(warning)\n") }
         try SetupCommand.finish(path, summary: summary, unit: "scanpick-serve", noStart: arguments[\.common.noStart])
         return 0
     }

@@ -58,11 +58,12 @@ enum SetupStation: Command {
             "station": name, "worker": "picker", "server": arguments[\.server], "database": arguments[\.database],
             "organisations": [org: ["tokenFile": tokenPath, "scanning": ["enabled": true]]],
         ])
-        var summary = ""
+        var (summary, warnings) = ("", [String]())
         let path = try installer.install("station.json", text: text, force: arguments[\.common.force]) { written in
-            (summary, _) = try ConfigCommand.Check.checkStation(written)
+            (summary, warnings) = try ConfigCommand.Check.checkStation(written)
             if let user = ServiceUser.defaultForCheck() { try ServiceUser.check(written, kind: "station", as: user) }
         }
+        for warning in warnings { StandardStream.error.write("warning: \(warning)\n") }
         try SetupCommand.finish(path, summary: summary, unit: "scanpick-station", noStart: arguments[\.common.noStart])
         return 0
     }
