@@ -3,8 +3,8 @@
 //
 // Floors, bottom up (a target only imports targets on a lower floor, or on its own floor where an
 // arrow says so):
-//   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CCrypto, CNetlink, CV4L2,
-//                    CEvdev, CThreadName, CSystemd, CBuildVersion
+//   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CMicroHTTPDErrors,
+//                    CCrypto, CNetlink, CV4L2, CEvdev, CThreadName, CSystemd, CBuildVersion
 //   foundations      ArgumentParsing, Digest, ConfigFile, LineLog → Logging → ServiceManager → Lifecycle,
 //                    Timestamps, JSONText, GS1 → Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CShims/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        // libmicrohttpd's own refusals (400, 414, 431, 505 …) answered in JSON instead of its HTML.
+        .target(
+            name: "CMicroHTTPDErrors", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDErrors"),
         .systemLibrary(
             name: "CPostgres", path: "Sources/CShims/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
@@ -94,7 +97,10 @@ let package = Package(
         // HTTP/1.1 serving on libmicrohttpd.
         .target(
             name: "HTTPServing",
-            dependencies: ["CMicroHTTPD", "CThreadName", "JSONText", "Logging", "Lifecycle", "Digest", "ConfigFile"]),
+            dependencies: [
+                "CMicroHTTPD", "CMicroHTTPDErrors", "CThreadName", "JSONText", "Logging", "Lifecycle", "Digest",
+                "ConfigFile",
+            ]),
 
         // 8-bit grey images from PNG, JPEG and PNM files.
         .target(name: "Imaging", dependencies: ["CPNG", "CTurboJPEG"]),

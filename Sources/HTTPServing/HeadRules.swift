@@ -1,8 +1,14 @@
-/// What every request head must satisfy before its body is read, whatever the application: one
-/// `Content-Length`, no `Content-Length` beside `Transfer-Encoding` (a request two parsers could
-/// split differently), and a declared body within the limit.
+/// What every request head must satisfy before its body is read, whatever the application: a `Host`
+/// in an HTTP/1.1 request (RFC 9112 section 3.2), one `Content-Length`, no `Content-Length` beside
+/// `Transfer-Encoding` (a request two parsers could split differently), and a declared body within
+/// the limit.
 enum HeadRules {
-    static func refusal(_ head: HTTPRequest, declaredBodyBytes: Int, limits: HTTPServerLimits) -> HTTPResponse? {
+    static func refusal(
+        _ head: HTTPRequest, version: String, declaredBodyBytes: Int, limits: HTTPServerLimits
+    ) -> HTTPResponse? {
+        if version == "HTTP/1.1", head.header("host") == nil {
+            return badRequest("an HTTP/1.1 request must send a Host header")
+        }
         for name in ["content-length", "transfer-encoding"] where head.repeatedHeaders.contains(name) {
             return badRequest("the \(name) header was sent more than once")
         }

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+internal import CMicroHTTPDErrors
 import Foundation
 
 // The C callbacks libmicrohttpd calls, all on its polling threads. Each reaches the `ServerCore`
@@ -9,7 +10,7 @@ import Foundation
 /// the body is complete: that call answers, at once or by suspending the connection. After a worker
 /// or responder has answered, the resumed connection brings one more call, which sends the answer.
 let accessHandler: MHD_AccessHandlerCallback = {
-    context, connection, url, method, _, uploadData, uploadSize, requestState in
+    context, connection, url, method, version, uploadData, uploadSize, requestState in
     guard let context, let connection, let uploadSize, let requestState else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
 
@@ -24,7 +25,9 @@ let accessHandler: MHD_AccessHandlerCallback = {
             query: HeaderCollector.collect(connection, .GET_ARGUMENT_KIND, lowercased: false).values,
             headers: headers.values, repeatedHeaders: headers.repeated)
         let declared = head.header("content-length").map { Int($0) ?? Int.max } ?? 0
-        if let refusal = HeadRules.refusal(head, declaredBodyBytes: declared, limits: core.limits)
+        if let refusal = HeadRules.refusal(
+            head, version: version.map { String(cString: $0) } ?? "", declaredBodyBytes: declared,
+            limits: core.limits)
             ?? core.checkHead?(&head)
         {
             // libmicrohttpd then drops the body and closes the connection; its socket lingers to
@@ -149,7 +152,11 @@ private func send(_ response: HTTPResponse, on connection: OpaquePointer, core: 
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }  // the connection keeps it until it is sent
     for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
-    return MHD_queue_response(connection, UInt32(response.status), made)
+    // Not `MHD_queue_response` itself: a call to that from libmicrohttpd is one of its own refusals,
+    // which CMicroHTTPDErrors answers in JSON.
+    let queued = scanpick_mhd_queue_own(
+        UnsafeMutableRawPointer(connection), UInt32(response.status), UnsafeMutableRawPointer(made))
+    return queued == 1 ? .YES : .NO
 }
 
 /// A libmicrohttpd response reading `stream`; nil when it could not be made (the stream is then

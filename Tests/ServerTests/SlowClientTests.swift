@@ -174,6 +174,42 @@ import Testing
         #expect(try await APIClient(server.baseURL, token: nil).get("/health").status == 200)
     }
 
+    @Test func whatLibmicrohttpdRefusesItselfIsAnsweredInJSONAndHostIsRequired() async throws {
+        let server = try await ServerProcess()
+        let token = try #require(ServerProcess.tokens["acme"])
+        for (request, status) in [
+            ("GET /health HTTP/1.1\r\n\r\n", 400),
+            ("GET /health HTTP/9.9\r\nHost: x\r\n\r\n", 505),
+            ("GET /health HTTP/1.1\r\nHost: x\r\nno colon on this line\r\n\r\n", 400),
+            (
+                "POST /api/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
+                400
+            ),
+            ("GET /" + String(repeating: "a", count: 40_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+            (
+                "GET /health HTTP/1.1\r\nHost: x\r\n"
+                    + (0..<500).map { "X-Filler-\($0): \(String(repeating: "b", count: 100))\r\n" }.joined()
+                    + "\r\n",
+                431
+            ),
+        ] {
+            let port = server.port
+            let reply = try await onOwnThread {
+                let connection = try RawConnection(port: port)
+                connection.send(request)
+                return connection.readResponse(timeout: .seconds(10))
+            }
+            #expect(reply?.status == status, "\(request.prefix(60).debugDescription)")
+            #expect(reply?.headers["content-type"] == "application/json", "\(request.prefix(60).debugDescription)")
+            #expect(reply?.json["error"] is String, "\(reply?.text.prefix(80) ?? "no answer")")
+        }
+        // HTTP/1.0 has no Host header to require.
+        let port = server.port
+        let old = try await onOwnThread { try RawConnection(port: port).exchange("GET /health HTTP/1.0\r\n\r\n").0 }
+        #expect(old?.status == 200)
+    }
+
     @Test func listensOnIPv6() async throws {
         let server = try await ServerProcess(extraConfig: ["listen": "[::1]:0"])
         #expect(server.baseURL.host == "::1" || server.baseURL.host == "[::1]")
