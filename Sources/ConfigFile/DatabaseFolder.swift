@@ -60,6 +60,13 @@ public enum DatabaseFolder {
     /// longer open its own database.
     public static func accessProblem(forDatabase path: String) -> String? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+        // An immutable or append-only file or folder cannot be written by anyone, root included:
+        // its owner and mode are beside the point.
+        for target in [path, folder] where access(target, F_OK) == 0 {
+            guard let flag = FileFlags.writeForbidding(target) else { continue }
+            return
+                "cannot write the database \(path): \(target) is \(flag), so no user can write it: remove the attribute (chattr -i -a \(target))"
+        }
         if geteuid() == 0 {
             var info = stat()
             for target in [path, folder] where stat(target, &info) == 0 {

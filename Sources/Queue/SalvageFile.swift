@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A salvage file: a damaged queue's unsent actions with their keys, one JSON object per line,
 /// then a last line `{"salvagedActions": N}` that says how many there are (a file cut short is
@@ -33,10 +34,24 @@ public enum SalvageFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw SalvageFileError.cannotCreate(path, String(cString: strerror(errno))) }
         defer { unlink(temporary) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        try handle.write(contentsOf: bytes)
-        try handle.synchronize()
-        try handle.close()
+        // Plain write(2) and fsync(2), not FileHandle: a full disk is then said to be full, not
+        // "NSCocoaErrorDomain Code=640".
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            guard let start = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count, failure == 0 {
+                let written = Glibc.write(descriptor, start + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno != EINTR {
+                    failure = errno
+                }
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0, failure == 0, errno != EINTR { failure = errno }
+        guard failure == 0 else { throw SalvageFileError.cannotCreate(path, writeProblem(failure, path)) }
         // link() gives the file its name only if no other file has it (rename would replace one).
         guard link(temporary, path) == 0 else {
             throw SalvageFileError.cannotCreate(path, String(cString: strerror(errno)))
@@ -47,6 +62,18 @@ public enum SalvageFile {
         if folder >= 0 {
             fsync(folder)  // the new name is durable too
             close(folder)
+        }
+    }
+
+    /// What a failed write of a salvage to `path` means for the operator.
+    private static func writeProblem(_ code: Int32, _ path: String) -> String {
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        return switch code {
+        case ENOSPC: "the disk holding \(folder) is full: free some space there, or salvage to another disk"
+        case EDQUOT: "this user's disk quota for \(folder) is used up: salvage to another disk"
+        case EFBIG: "the file would be larger than this system lets this process write: salvage to another disk"
+        default: String(cString: strerror(code))
         }
     }
 
