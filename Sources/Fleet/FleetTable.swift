@@ -43,7 +43,12 @@ public enum FleetTable {
             {
                 oldest = age(now.timeIntervalSince(queued.addingTimeInterval(-(station.clockOffsetSeconds ?? 0))))
             }
-            var notes = heartbeat.attention.map(\.message)
+            // A stuck action in short (its attention item, for the station's support, says it at length).
+            let shortened = heartbeat.stuck == nil ? [] : ["action_stuck"]
+            var notes = heartbeat.attention.filter { !shortened.contains($0.code) }.map(\.message)
+            if let stuck = heartbeat.stuck {
+                notes.insert(stuckWords(stuck, now: now, clockOffset: station.clockOffsetSeconds ?? 0), at: 0)
+            }
             if let help = heartbeat.help { notes.insert("\(help.by) called the lead", at: 0) }
             if let offset = station.clockOffsetSeconds, abs(offset) > 300 {
                 notes.append("clock \(Int(offset.rounded())) s off the server's")
@@ -65,6 +70,17 @@ public enum FleetTable {
             lines.append(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "#1 stuck 14 min (500, 9 tries), 37 behind it: pick A1 · ×1": short, the notes column is cut at
+    /// 80 characters, with the label last.
+    static func stuckWords(_ stuck: StationHeartbeat.Stuck, now: Date, clockOffset: Double) -> String {
+        let failing = Timestamp.date(stuck.failingSince).map {
+            " " + age(now.timeIntervalSince($0.addingTimeInterval(-clockOffset)))
+        }
+        let answer = stuck.lastStatus.map { "\($0), " } ?? ""
+        return
+            "#\(stuck.actionId) stuck\(failing ?? "") (\(answer)\(stuck.tries) tries), \(stuck.behind) behind it: \(stuck.label)"
     }
 
     private static func rank(_ status: String) -> Int {

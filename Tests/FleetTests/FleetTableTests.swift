@@ -49,4 +49,24 @@ import Wire
         #expect(!lines[2].contains("w-0042") && lines[3].contains("w-7"))
         #expect(!text.unicodeScalars.contains { $0.value == 0x1B })
     }
+
+    /// A stuck action is named in short, first among the notes, instead of its long attention item.
+    @Test func aStuckActionInWordsALeadReads() {
+        var held = station("st-1", status: "backlog")
+        held.heartbeat.pending = 38
+        held.heartbeat.attention = [
+            .init(
+                code: "action_stuck", message: "#1 pick A1: the server answered 500 for 14 min … scanpick queue park 1")
+        ]
+        held.heartbeat.stuck = StationHeartbeat.Stuck(
+            actionId: 1, label: "pick A1 · ×1\u{1B}[2J", lastStatus: 500, failingSince: "2026-12-05T08:46:10.000Z",
+            tries: 9, behind: 37)
+        let text = FleetTable.render(
+            FleetStations(org: "acme", serverTime: "2026-12-05T09:00:10.000Z", stations: [held]))
+        let row = text.split(separator: "\n")[2]
+        #expect(
+            row.hasSuffix(#"#1 stuck 14 min (500, 9 tries), 37 behind it: pick A1 · ×1\u{1B}[2J"#),
+            "\(text)")
+        #expect(!text.contains("queue park"))
+    }
 }

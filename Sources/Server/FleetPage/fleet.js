@@ -18,10 +18,10 @@ const CANT_SEND = {
   not_the_api: "wrong server address", redirected: "wrong server address", invalid_worker: "worker refused",
 };
 // The order of severity, worst first; each station's level is the first that applies.
-const LEVELS = ["help", "unseen", "cant-send", "refused", "behind", "attention", "ok"];
+const LEVELS = ["help", "unseen", "cant-send", "refused", "stuck", "behind", "attention", "ok"];
 const LEVEL_WORDS = {
   help: ["needs help", "need help"], unseen: ["not seen", "not seen"], "cant-send": ["can't send", "can't send"],
-  refused: ["with refused actions", "with refused actions"], behind: ["behind", "behind"],
+  refused: ["with refused actions", "with refused actions"], stuck: ["stuck", "stuck"], behind: ["behind", "behind"],
   attention: ["needs attention", "need attention"], ok: ["OK", "OK"],
 };
 
@@ -87,6 +87,7 @@ function judge(station, serverNow) {
     unseen: () => "Not seen for " + duration((serverNow - Date.parse(station.lastSeenAt)) / 1000),
     "cant-send": () => "Can't send: " + (station.tokenRefusedAt ? CANT_SEND.unauthorized : CANT_SEND[cantSend.code]),
     refused: () => plural(station.dead, "refused action", "refused actions"),
+    stuck: () => stuckWords(station, serverNow),
     behind: () => "Behind: " + unsent + " waiting" + (Number.isFinite(behindFor) ? " for " + duration(behindFor) : ""),
     attention: () => attentionWords(station),
   };
@@ -97,18 +98,33 @@ function judge(station, serverNow) {
   if (problems.includes("stale")) levels.push("unseen");
   if (cantSend && !station.tokenRefusedAt) levels.push("cant-send");
   if (problems.includes("dead_letters")) levels.push("refused");
+  // One action the server keeps failing, holding back the rest of the station's line.
+  if (station.stuck) levels.push("stuck");
   if (problems.includes("backlog")) levels.push("behind");
-  if (problems.includes("attention") && (!cantSend || attentionWords(station, cantSend) !== "")) levels.push("attention");
+  if (problems.includes("attention") && (!cantSend || attentionWords(station, cantSend) !== "")
+      && !(station.stuck && attentionWords(station) === "")) levels.push("attention");
   for (const level of levels.slice(1)) notes.push(words[level]());
   if (levels[0] === "help") {
     const ago = since(station.help.since, station, serverNow);
     notes.unshift((station.help.by || "The picker") + " called" + (Number.isFinite(ago) ? " " + duration(ago) + " ago" : ""));
   }
+  if (levels[0] === "stuck") {
+    notes.unshift("The server keeps failing it (" + plural(station.stuck.tries, "try", "tries") + "): support can set it aside");
+  }
   const level = levels[0] || "ok";
   return { level, words: level === "ok" ? "OK" : words[level](), notes };
 }
 
-/** What else needs a person, in short: the camera, the clock, or the station's own sentence. */
+/** "Stuck: pick A1 · ×1 for 14 min, 37 waiting": the action the server keeps failing, by its label. */
+function stuckWords(station, serverNow) {
+  const stuck = station.stuck;
+  const failing = since(stuck.failingSince, station, serverNow);
+  return "Stuck: " + stuck.label + (Number.isFinite(failing) ? " for " + duration(failing) : "")
+    + (stuck.behind > 0 ? ", " + stuck.behind + " waiting" : "");
+}
+
+/** What else needs a person, in short: the camera, the clock, or the station's own sentence (the
+ * empty string when there is nothing but a stuck action, which has words of its own). */
 function attentionWords(station, except) {
   const parts = [];
   if (station.camera === "missing") parts.push("Camera missing");
@@ -117,9 +133,10 @@ function attentionWords(station, except) {
   }
   for (const item of station.attention || []) {
     if (item === except || CANT_SEND[item.code] || item.code === "camera_not_found") continue;
+    if (station.stuck && item.code === "action_stuck") continue;
     parts.push(item.message.length > 90 ? item.message.slice(0, 89) + "…" : item.message);
   }
-  if (except) return parts.join(" · ");
+  if (except || (station.stuck && !parts.length)) return parts.join(" · ");
   return parts.length ? parts.join(" · ") : "Needs attention";
 }
 
