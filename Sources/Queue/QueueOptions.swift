@@ -15,11 +15,16 @@ public struct QueueOptions: Sendable, Equatable {
     /// How long the server may fail the head of the line (with at least ``StuckAction/minimumTries``
     /// tries) before it is named as needing attention (default 10 min).
     public var stuckAfter: TimeInterval
+    /// The most bytes of one answer the station reads from the server (default 16 MiB): past it the
+    /// answer is refused, so a server that is not ours, or not well, cannot fill the station's memory.
+    public var maxAnswerBytes: Int
 
     public init(
         backoffInitial: TimeInterval = 2, backoffCap: TimeInterval = 60, drainInterval: TimeInterval = 30,
-        requestTimeout: TimeInterval = 10, sentRetention: TimeInterval = 24 * 3600, stuckAfter: TimeInterval = 600
+        requestTimeout: TimeInterval = 10, sentRetention: TimeInterval = 24 * 3600, stuckAfter: TimeInterval = 600,
+        maxAnswerBytes: Int = 16 << 20
     ) {
+        self.maxAnswerBytes = maxAnswerBytes
         self.backoffInitial = backoffInitial
         self.backoffCap = backoffCap
         self.drainInterval = drainInterval

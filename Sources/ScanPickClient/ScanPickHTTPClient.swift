@@ -18,22 +18,28 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
     private let settings: Mutex<(server: URL, tokens: [String: String])>
     private let timeout: TimeInterval
     private let session: URLSession
+    /// Reads answers up to ``maxAnswerBytes`` (and refuses redirects): the session's delegate.
+    private let reader = AnswerReader()
+    /// The most bytes of one answer read (`queue.maxAnswerBytes`).
+    public let maxAnswerBytes: Int
     private let now: @Sendable () -> Date
     /// The station's name, sent as `X-ScanPick-Station` with every request (nil: not sent).
     public let station: String?
 
     /// `timeout` is whole seconds, at least 1: URLSession on Linux truncates it (measured: 0.5 s
     /// fails every request that is not answered at once, 1.5 s waits 1 s). `now` is the station's
-    /// clock, sent with every action (tests set a wrong one).
+    /// clock, sent with every action (tests set a wrong one). An answer over `maxAnswerBytes` is
+    /// refused (``FetchError/untrustedAnswer(reason:)``; a transient failure for an action).
     public init(
         server: URL, tokens: [String: String], timeout: TimeInterval, station: String? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        maxAnswerBytes: Int = QueueOptions().maxAnswerBytes, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.station = station
+        self.maxAnswerBytes = maxAnswerBytes
         settings = Mutex((server, tokens))
         self.timeout = timeout
         self.now = now
-        session = Self.makeSession(timeout: timeout)
+        session = Self.makeSession(timeout: timeout, delegate: reader)
     }
 
     /// The request header that tells the server the station's clock when it sends: the server judges
@@ -63,11 +69,11 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
     /// A session that never follows a redirect: URLSession would turn the POST into a GET to
     /// wherever it points (a 405 there, or a page that is not the API). The 3xx itself comes back
     /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
-    private static func makeSession(timeout: TimeInterval) -> URLSession {
+    private static func makeSession(timeout: TimeInterval, delegate: AnswerReader) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpMaximumConnectionsPerHost = 4
-        return URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     /// An answer's header fields with their names in lower case.
@@ -97,7 +103,7 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         request.setValue(action.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
         request.setValue(Timestamp.iso8601(now()), forHTTPHeaderField: Self.clockHeader)
         do {
-            let (body, response) = try await session.data(for: request)
+            let (body, response) = try await reader.fetch(request, on: session, limit: maxAnswerBytes)
             guard let http = response as? HTTPURLResponse else {
                 return .transient(status: nil, reason: "not an HTTP response", retryAfter: nil)
             }
@@ -165,7 +171,13 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         guard let token = tokens[org] else { throw .noToken(org) }
         var request = makeRequest(server, "/api/batches")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        return try await answer(BatchList.self, from: request)
+        let list = try await answer(BatchList.self, from: request)
+        do {
+            try list.validate()
+        } catch {
+            throw .untrustedAnswer(reason: "\(error.field) \(error.problem)")
+        }
+        return list
     }
 
     /// `POST /api/batches/{id}/close` for `org` (a supervisor's): the batch as it now stands.
@@ -181,7 +193,13 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
 
     /// Sends a request whose answer is a batch.
     private func batch(from request: URLRequest) async throws(FetchError) -> Batch {
-        try await answer(Batch.self, from: request)
+        let batch = try await answer(Batch.self, from: request)
+        do {
+            try batch.validate()
+        } catch {
+            throw .untrustedAnswer(reason: "\(error.field) \(error.problem)")
+        }
+        return batch
     }
 
     /// Sends a request whose 2xx answer is a `T` in JSON.
@@ -189,7 +207,9 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         let body: Data
         let response: URLResponse
         do {
-            (body, response) = try await session.data(for: request)
+            (body, response) = try await reader.fetch(request, on: session, limit: maxAnswerBytes)
+        } catch let tooLarge as AnswerReader.TooLarge {
+            throw .untrustedAnswer(reason: "it was over \(tooLarge.limit) bytes (queue.maxAnswerBytes)")
         } catch {
             throw .unreachable(server, reason: Self.describe(error))
         }
@@ -217,7 +237,7 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         var request = makeRequest(server, "/health/ready")
         request.timeoutInterval = timeout
         do {
-            let (body, response) = try await session.data(for: request)
+            let (body, response) = try await reader.fetch(request, on: session, limit: maxAnswerBytes)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 500
             if status == 200 { return ServerProbe(reachable: true, databaseReady: true) }
             if status == 503, Self.errorCode(body) == "database_unavailable" {
@@ -241,7 +261,7 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         var request = makeRequest(server, "/health")
         request.timeoutInterval = timeout
         do {
-            let (_, response) = try await session.data(for: request)
+            let (_, response) = try await reader.fetch(request, on: session, limit: maxAnswerBytes)
             return ((response as? HTTPURLResponse)?.statusCode ?? 500) < 500
         } catch {
             return Self.isTLSFailure(error)
@@ -262,7 +282,7 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         request.httpBody = try? encoder.encode(heartbeat)
         do {
-            let (body, response) = try await session.data(for: request)
+            let (body, response) = try await reader.fetch(request, on: session, limit: maxAnswerBytes)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             if (200..<300).contains(status) {
                 // An answer this station cannot read still means the heartbeat was recorded.
@@ -282,6 +302,9 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
     }
 
     private static func describe(_ error: any Error) -> String {
+        if let tooLarge = error as? AnswerReader.TooLarge {
+            return "the server's answer was over \(tooLarge.limit) bytes (queue.maxAnswerBytes)"
+        }
         let nsError = error as NSError
         switch nsError.code {
         case NSURLErrorTimedOut: return "timed out waiting for the server"
@@ -290,15 +313,5 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         case NSURLErrorNotConnectedToInternet: return "no network"
         default: return nsError.localizedDescription
         }
-    }
-}
-
-/// Refuses every redirect, so the 3xx itself is the answer (see ``ScanPickHTTPClient``).
-private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

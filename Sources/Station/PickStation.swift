@@ -36,7 +36,8 @@ public struct PickStation: Sendable {
             client
             ?? ScanPickHTTPClient(
                 server: configuration.server, tokens: configuration.tokens,
-                timeout: configuration.queue.requestTimeout, station: configuration.station)
+                timeout: configuration.queue.requestTimeout, station: configuration.station,
+                maxAnswerBytes: configuration.queue.maxAnswerBytes)
         drainer = Drainer(
             queue: queue, transport: transport,
             backoff: BackoffPolicy(initial: configuration.queue.backoffInitial, cap: configuration.queue.backoffCap),

@@ -47,6 +47,7 @@ extension StationConfiguration {
         restart("queue.requestTimeoutSeconds", \.queue.requestTimeout),
         restart("queue.sentRetentionHours", \.queue.sentRetention),
         restart("queue.stuckAfterMinutes", \.queue.stuckAfter),
+        restart("queue.maxAnswerBytes", \.queue.maxAnswerBytes),
         live("organisations.ORG.token") { $0.tokens },
         live("organisations.ORG.scanning.enabled") { $0.organisations.mapValues(\.scanningEnabled) },
         live("organisations.ORG.scanning.symbologies") { $0.organisations.mapValues(\.symbologies) },

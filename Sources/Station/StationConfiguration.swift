@@ -219,6 +219,8 @@ public struct StationConfiguration: Sendable, Equatable {
                 try options.number("sentRetentionHours", default: queue.sentRetention / 3600, in: 0...8760) * 3600
             queue.stuckAfter =
                 try options.number("stuckAfterMinutes", default: queue.stuckAfter / 60, in: 0.01...10_080) * 60
+            queue.maxAnswerBytes = try options.integer(
+                "maxAnswerBytes", default: queue.maxAnswerBytes, in: (64 << 10)...(1 << 30))
             try options.finish()
             guard queue.backoffCap >= queue.backoffInitial else {
                 throw options.error("backoffCapSeconds", "must be at least backoffInitialSeconds")

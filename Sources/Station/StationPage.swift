@@ -368,6 +368,8 @@ public final class StationPage: Sendable {
             switch refusal {
             case .noToken: HTTPError(status: 400, code: "no_token", message: refusal.description)
             case .unreachable: HTTPError(status: 503, code: "server_unreachable", message: refusal.description)
+            case .untrustedAnswer:
+                HTTPError(status: 502, code: "server_answer_refused", message: refusal.description)
             case .refused(let status, _):
                 HTTPError(
                     status: (400..<500).contains(status) ? status : 502, code: "server_refused",

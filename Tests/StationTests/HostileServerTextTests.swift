@@ -5,7 +5,7 @@ import Testing
 
 /// A rogue (or broken) server's text on the operator's terminal: what `batch open`, `pick-list`
 /// and `fleet --json` print of it can neither clear the screen, retitle the window, fake a line of
-/// output nor reverse the text around it.
+/// output nor reverse the text around it (a batch holding such text is refused outright).
 @Suite struct HostileServerTextTests {
     /// Control sequences a terminal acts on: clear screen, an OSC title, CR/LF, a C1 CSI, a
     /// right-to-left override.
@@ -62,20 +62,18 @@ import Testing
                 #"{"station": "s1", "worker": "w1", "server": "\#(server)", "database": "station.sqlite", "organisations": {"acme": {"tokenFile": "acme.token"}}}"#
                     .utf8))
 
+        // A batch whose fields break the API's rules (control characters) is refused with the reason,
+        // which names the field, not its text; nothing of it is cached, or printed by `pick-list`.
         let opened = try await ProcessRunner.scanpick(["batch", "open", "b-1", "--org", "acme", "--config", config])
-        #expect(opened.status == 0, "\(opened.standardError)")
-        #expect(!Self.actsOnATerminal(opened.standardOutput), "\(opened.standardOutput.debugDescription)")
+        #expect(opened.status != 0)
         #expect(
-            opened.standardOutput.split(whereSeparator: \.isNewline).count == 2,
-            "\(opened.standardOutput.debugDescription)")
+            opened.standardError.contains("tasks[0].sku must not contain control characters"),
+            "\(opened.standardError)")
+        #expect(!Self.actsOnATerminal(opened.standardError + opened.standardOutput))
 
         let list = try await ProcessRunner.scanpick(["pick-list", "--config", config])
-        #expect(list.status == 0, "\(list.standardError)")
         #expect(!Self.actsOnATerminal(list.standardOutput), "\(list.standardOutput.debugDescription)")
-        #expect(
-            list.standardOutput.split(whereSeparator: \.isNewline).count == 3, "\(list.standardOutput.debugDescription)"
-        )
-        #expect(list.standardOutput.contains(#"A1\r\nopened batch"#))
+        #expect(!list.standardOutput.contains("COLA") && !list.standardOutput.contains("opened batch"))
 
         let listJSON = try await ProcessRunner.scanpick(["pick-list", "--json", "--config", config])
         #expect(!Self.actsOnATerminal(listJSON.standardOutput), "\(listJSON.standardOutput.debugDescription)")

@@ -593,6 +593,7 @@ async function openBatch(id, org) {
     refuse(`✗ That batch could not be opened: ${error.code === "server_needed"
       ? "this station needs the server to open it the first time; try again when it is online"
       : error.code === "busy" ? "the station is busy; try again in a moment"
+        : error.code === "server_answer_refused" ? "the server sent it in a form this station cannot use; call support"
         : "try again, and call support if it happens again"}`);
   }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import HTTPServing
+import Queue
+import ScanPickClient
+import TestSupport
+import Testing
+import Wire
+
+/// A server that is not ours, or not well: the station reads at most `queue.maxAnswerBytes` of an
+/// answer, and holds a batch to the API's own field rules before it keeps or shows it.
+@Suite struct RogueServerTests {
+    /// A real server on a free port answering each batch path with `answers[path]`.
+    private func rogue(_ answers: [String: [UInt8]]) throws -> HTTPServer {
+        try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
+            guard let body = answers[request.path] else { return HTTPResponse(status: 404) }
+            return .json(200, body)
+        }
+    }
+
+    private func batch(sku: String = "SKU-1", location: String = "A1", qty: Int = 2) throws -> [UInt8] {
+        let task = PickTask(
+            id: "t1", batchId: "b1", orderId: "o1", lineId: "l1", sku: sku, location: location,
+            barcode: "4006381333931",
+            qtyRequired: qty, qtyPicked: 0, qtyLocked: 0)
+        return Array(try JSONEncoder().encode(Batch(id: "b1", tasks: [task], status: "open")))
+    }
+
+    @Test func anAnswerOverTheLimitOrBreakingTheFieldRulesIsRefused() async throws {
+        let server = try rogue([
+            "/api/batches/fine": try batch(),
+            "/api/batches/huge": try batch(sku: String(repeating: "S", count: 3 << 20)),
+            "/api/batches/long": try batch(sku: String(repeating: "S", count: 300)),
+            "/api/batches/escape": try batch(location: "A1\u{1B}[2J\r\nB2"),
+            "/api/batches/negative": try batch(qty: -5),
+        ])
+        defer { server.stop() }
+        let client = ScanPickHTTPClient(
+            server: try #require(URL(string: "http://127.0.0.1:\(server.address.port)")), tokens: ["acme": "t"],
+            timeout: 10,
+            maxAnswerBytes: 1 << 20)
+        #expect(try await client.fetchBatch("fine", org: "acme").tasks.first?.sku == "SKU-1")
+        for (id, expected) in [
+            ("huge", "over 1048576 bytes"), ("long", "tasks[0].sku must be at most 200 characters"),
+            ("escape", "tasks[0].location must not contain control characters"),
+            ("negative", "tasks[0].qtyRequired must be from 0 to 100000, not -5"),
+        ] {
+            do {
+                _ = try await client.fetchBatch(id, org: "acme")
+                Issue.record("the \(id) batch was taken")
+            } catch {
+                guard case .untrustedAnswer(let reason) = error else {
+                    Issue.record("\(id): \(error)")
+                    continue
+                }
+                #expect(reason.contains(expected), "\(id): \(reason)")
+                #expect("\(error)".hasPrefix("the server's answer was refused"))
+            }
+        }
+    }
+
+    @Test func theLimitIs16MiBUnlessTheStationConfigSaysOtherwise() {
+        #expect(QueueOptions().maxAnswerBytes == 16 << 20)
+    }
+}
