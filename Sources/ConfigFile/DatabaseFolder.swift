@@ -42,14 +42,14 @@ public enum DatabaseFolder {
     static let sqliteHeader = Array("SQLite format 3\u{0}".utf8)
 
     /// The first 16 bytes of the file at `path`, or nil when it cannot be read (an access problem is
-    /// ``accessProblem(forDatabase:)``'s to say). Opened without following a FIFO's wait.
+    /// ``accessProblem(forDatabase:)``'s to say). Read through ``HeldFile``: a database this process
+    /// has open (a running station's, at a reload) keeps its SQLite locks.
     private static func header(of path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 16) }
-        return count >= 0 ? Array(bytes.prefix(count)) : nil
+        HeldFile.withDescriptor(path) { descriptor in
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) }
+            return count >= 0 ? Array(bytes.prefix(count)) : nil
+        }
     }
 
     /// Why this process cannot write the SQLite database at `path` (or create it), with the owner and

@@ -13,15 +13,15 @@ public enum FileFlags {
 
     /// "immutable (chattr +i)" or "append-only (chattr +a)" when the file or folder at `path` has
     /// that attribute; nil when it has neither, or its attributes cannot be read (a file system
-    /// without them, or a file this user cannot open).
+    /// without them, or a file this user cannot open). Read through ``HeldFile``: a database this
+    /// process has open keeps its SQLite locks.
     public static func writeForbidding(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var flags = 0  // the kernel writes an int; a long leaves room whatever it writes
-        guard ioctl(descriptor, getFlags, &flags) == 0 else { return nil }
-        if flags & immutable != 0 { return "immutable (chattr +i)" }
-        if flags & appendOnly != 0 { return "append-only (chattr +a)" }
-        return nil
+        HeldFile.withDescriptor(path) { descriptor in
+            var flags = 0  // the kernel writes an int; a long leaves room whatever it writes
+            guard ioctl(descriptor, getFlags, &flags) == 0 else { return nil }
+            if flags & immutable != 0 { return "immutable (chattr +i)" }
+            if flags & appendOnly != 0 { return "append-only (chattr +a)" }
+            return nil
+        }
     }
 }

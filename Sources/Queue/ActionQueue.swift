@@ -29,13 +29,19 @@ public final class ActionQueue: Sendable {
 
     /// The queue's files hold every key and payload: they are the station user's alone. The database
     /// is created 0600 (SQLite gives its -wal and -shm files the database's mode), and files an
-    /// older scanpick left readable by others are tightened.
+    /// older scanpick left readable by others are tightened. A file that exists is never opened
+    /// here: closing a descriptor of a queue this process already has open would drop SQLite's
+    /// locks on it (see `HeldFile`).
     private static func makePrivate(_ path: String) throws(QueueError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .storage("cannot open or create \(path): \(String(cString: strerror(errno)))")
+        if access(path, F_OK) != 0 {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 || errno == EEXIST else {
+                throw .storage("cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            if descriptor >= 0 { close(descriptor) }
+        } else if access(path, R_OK | W_OK) != 0 {
+            throw .storage("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        close(descriptor)
         for file in [path, path + "-wal", path + "-shm", path + ".drain-lock"] {
             var info = stat()
             guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }

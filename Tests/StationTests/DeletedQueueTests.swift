@@ -1,5 +1,6 @@
 import Foundation
 import Queue
+import Station
 import TestSupport
 import Testing
 
@@ -43,6 +44,35 @@ import Testing
         let salvage = try ActionQueue.salvage(path: fixture.folder.file(copy))
         #expect(salvage.actions.filter { $0.pickTaskId == a1 }.count == 5)
         #expect(salvage.unreadable.isEmpty)
+        _ = await station.stop()
+    }
+
+    /// A reload reads the config, whose check once opened and closed the queue file: closing any
+    /// descriptor of a file drops every POSIX lock the process holds on it, SQLite's shared lock
+    /// included, so the next other process to close the queue (here this test's, as `scanpick
+    /// queue` would) took itself for the last user, deleted the -wal, and the station refused every
+    /// tap after as `database_gone`. The station keeps its locks through any number of reloads.
+    @Test func aReloadKeepsTheQueuesLocksSoAnotherProcessLeavesItsWalAlone() async throws {
+        let fixture = try await StationFixture(bulkQty: 20)
+        let a1 = fixture.scenario.tasks[3]
+        let station = try await StationProcess(config: fixture.config)
+        let page = APIClient(station.page, token: nil)
+        #expect(try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 1]).status == 200)
+        let reloads = { station.logLines.filter { $0["event"] as? String == "config_reloaded" }.count }
+        for round in 1...2 {
+            station.send(SIGHUP)
+            #expect(await eventually { reloads() >= round }, "\(station.standardError)")
+        }
+        let path = fixture.folder.file("station.sqlite")
+        do {  // another process opens the queue and closes it, as `scanpick queue --json` does
+            let other = try ActionQueue(path: path, extraMigrations: PickListCache.migrations)
+            _ = try other.counts()
+        }
+        #expect(access(path + "-wal", F_OK) == 0, "the -wal was deleted under the running station")
+        let tap = try await page.post("/api/taps", json: ["pickTaskId": a1, "kind": "pick", "qty": 1])
+        #expect(tap.status == 200, "\(tap.text)")
+        let attention = (try await page.get("/api/status").json["attention"]) as? [[String: Any]] ?? []
+        #expect(!attention.contains { $0["code"] as? String == "database_gone" }, "\(attention)")
         _ = await station.stop()
     }
 }
