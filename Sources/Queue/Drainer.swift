@@ -68,7 +68,7 @@ public final class Drainer: Sendable {
                     outcome = try await secondOpinion(action, outcome)
                 } catch {
                     // Not its fault: back in line untouched.
-                    try await BlockingExecutor.shared.run { try self.queue.recoverInFlight() }
+                    _ = try await BlockingExecutor.shared.run { try self.queue.recoverInFlight() }
                     throw error
                 }
             }

@@ -151,7 +151,7 @@ public final class SyncService: Service {
             }
             do {
                 let (queue, retention) = (drainer.queue, options.sentRetention)
-                try await BlockingExecutor.shared.run { try queue.pruneSent(olderThan: retention) }
+                _ = try await BlockingExecutor.shared.run { try queue.pruneSent(olderThan: retention) }
                 attention.set("prune", nil)
             } catch {
                 report("prune", "prune_failed", "removing old sent actions failed: \(error)", error, level: .warning)

@@ -19,13 +19,13 @@ extension StationConfiguration {
         let keepRunning: @Sendable (inout StationConfiguration, StationConfiguration) -> Void
     }
 
-    private static func live<T: Equatable>(_ key: String, _ value: @escaping @Sendable (StationConfiguration) -> T)
-        -> ReloadRule
-    {
+    private static func live<T: Equatable & SendableMetatype>(
+        _ key: String, _ value: @escaping @Sendable (StationConfiguration) -> T
+    ) -> ReloadRule {
         ReloadRule(key: key, reload: .live, differs: { value($0) != value($1) }, keepRunning: { _, _ in })
     }
 
-    private static func restart<T: Equatable>(
+    private static func restart<T: Equatable & SendableMetatype>(
         _ key: String, _ path: WritableKeyPath<StationConfiguration, T> & Sendable
     ) -> ReloadRule {
         ReloadRule(

@@ -52,8 +52,7 @@ enum SetupStation: Command {
             try installer.install(tokenName, text: token + "\n", secret: true, force: arguments[\.common.force]) { _ in
             }
         }
-        let name =
-            try arguments[\.name] ?? hostName()
+        let name = arguments[\.name] ?? hostName()
         let text = try SetupCommand.json([
             "station": name, "worker": "picker", "server": arguments[\.server], "database": arguments[\.database],
             "organisations": [org: ["tokenFile": tokenPath, "scanning": ["enabled": true]]],
@@ -72,6 +71,7 @@ enum SetupStation: Command {
     static func hostName() -> String {
         var bytes = [CChar](repeating: 0, count: 256)
         guard gethostname(&bytes, bytes.count - 1) == 0 else { return "" }
-        return String(cString: bytes).split(separator: ".").first.map(String.init) ?? ""
+        let name = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.split(separator: ".").first.map(String.init) ?? ""
     }
 }
