@@ -71,6 +71,11 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
     /// and pauses the queue (see ``DeliveryOutcome/classify(status:headers:body:sentKey:org:server:now:)``).
     private static func makeSession(timeout: TimeInterval, delegate: AnswerReader) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
+        // No cache and no cookies, in memory or on disk: an API answer is never reused, and
+        // Foundation would otherwise make folders under the service user's home (/var/lib/scanpick).
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpMaximumConnectionsPerHost = 4
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
