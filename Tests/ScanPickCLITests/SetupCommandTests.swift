@@ -118,4 +118,51 @@ import Testing
         #expect(open.status == 1)
         #expect(!FileManager.default.fileExists(atPath: folder.file("etc2/server.json")))
     }
+
+    /// A central server reached from other machines: over HTTPS with the certificate and key given,
+    /// or in plain HTTP behind a load balancer that terminates TLS, each said so and checked.
+    @Test func aServerBeyondThisMachineGetsTLSOrAProxy() async throws {
+        let folder = try TemporaryDirectory()
+        let certificates = try await TestCertificates()
+        let setup = ["setup", "server", "--database", folder.file("server.sqlite"), "--listen", "0.0.0.0:8443"]
+        let https = try await ProcessRunner.scanpick(
+            setup + [
+                "--tls-certificate", certificates.serverCertificate, "--tls-key", certificates.serverKey,
+                "--etc", folder.file("tls"), "--no-start",
+            ])
+        #expect(https.status == 0, "\(https.standardError)")
+        #expect(https.standardOutput.contains("listens on 0.0.0.0:8443 with TLS"), "\(https.standardOutput)")
+        let written = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: folder.file("tls/server.json")))) as? [String: Any])
+        let tls = written["tls"] as? [String: String]
+        let absolute = { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        #expect(tls?["certificate"] == absolute(certificates.serverCertificate), "\(tls ?? [:])")
+        #expect(tls?["key"] == absolute(certificates.serverKey))
+        #expect(written["allowPlainHTTP"] == nil)
+
+        let proxied = try await ProcessRunner.scanpick(
+            setup + ["--allow-plain-http", "--etc", folder.file("proxy"), "--no-start"])
+        #expect(proxied.status == 0, "\(proxied.standardError)")
+        let text = try String(contentsOfFile: folder.file("proxy/server.json"), encoding: .utf8)
+        #expect(text.contains("\"allowPlainHTTP\" : true") || text.contains("\"allowPlainHTTP\":true"), "\(text)")
+
+        let half = try await ProcessRunner.scanpick(
+            setup + ["--tls-certificate", certificates.serverCertificate, "--etc", folder.file("half"), "--no-start"])
+        #expect(half.status == 2)
+        #expect(half.standardError.contains("--tls-certificate and --tls-key go together"), "\(half.standardError)")
+        let both = try await ProcessRunner.scanpick(
+            setup + [
+                "--tls-certificate", certificates.serverCertificate, "--tls-key", certificates.serverKey,
+                "--allow-plain-http", "--etc", folder.file("both"), "--no-start",
+            ])
+        #expect(both.status == 2)
+        let missing = try await ProcessRunner.scanpick(
+            setup + [
+                "--tls-certificate", folder.file("nowhere.pem"), "--tls-key", certificates.serverKey,
+                "--etc", folder.file("missing"), "--no-start",
+            ])
+        #expect(missing.status == 1, "a certificate that does not exist passed the check")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("missing/server.json")))
+    }
 }

@@ -27,6 +27,14 @@ enum SetupServer: Command {
         var tokenFile = Option<String?>(
             "token-file", valueName: "FILE",
             help: "A file holding ORG's token (the stations' too): the config keeps only its SHA-256.")
+        var tlsCertificate = Option<String?>(
+            "tls-certificate", valueName: "FILE",
+            help: "The server's certificate chain (PEM), with --tls-key: the API is served over HTTPS.")
+        var tlsKey = Option<String?>(
+            "tls-key", valueName: "FILE", help: "The certificate's private key (PEM), readable by scanpick alone.")
+        var allowPlainHTTP = Flag(
+            "allow-plain-http",
+            help: "Plain HTTP beyond this machine, for a load balancer in front that terminates TLS.")
         var common = SetupCommand.Common()
     }
 
@@ -40,7 +48,8 @@ enum SetupServer: Command {
                 tokenSha256 from scanpick token new), checks it as
                 `config check` does (as the scanpick user too), then runs systemctl enable --now
                 scanpick-serve, which migrates the database before it serves. Listening beyond this
-                machine wants TLS, or a load balancer in front with "allowPlainHTTP" (see the README).
+                machine wants TLS (--tls-certificate and --tls-key), or a load balancer in front that
+                terminates it (--allow-plain-http); see the README.
                 Exit 0 when the server was set up, 1 when not (nothing is replaced unless --force).
                 """)
     }
@@ -55,10 +64,23 @@ enum SetupServer: Command {
         case (nil, nil): break
         default: throw UsageError("--org and --token-file go together: the organisation and its token")
         }
-        let text = try SetupCommand.json([
+        var config: [String: Any] = [
             "listen": arguments[\.listen].description, "database": arguments[\.database],
             "organisations": organisations,
-        ])
+        ]
+        switch (arguments[\.tlsCertificate], arguments[\.tlsKey]) {
+        case (let certificate?, let key?):
+            config["tls"] = ["certificate": Self.absolute(certificate), "key": Self.absolute(key)]
+        case (nil, nil): break
+        default: throw UsageError("--tls-certificate and --tls-key go together: the certificate and its key")
+        }
+        if arguments[\.allowPlainHTTP] {
+            guard config["tls"] == nil else {
+                throw UsageError("--allow-plain-http is for a server without TLS: give it or the TLS files, not both")
+            }
+            config["allowPlainHTTP"] = true
+        }
+        let text = try SetupCommand.json(config)
         var (summary, warnings) = ("", [String]())
         let path = try installer.install("server.json", text: text, force: arguments[\.common.force]) { written in
             (summary, warnings) = try ConfigCommand.Check.checkServer(written)
@@ -67,5 +89,11 @@ enum SetupServer: Command {
         for warning in warnings { StandardStream.error.write("warning: \(warning)\n") }
         try SetupCommand.finish(path, summary: summary, unit: "scanpick-serve", noStart: arguments[\.common.noStart])
         return 0
+    }
+
+    /// `path` from the working folder: the config lives in /etc/scanpick, where a relative path
+    /// would be read from.
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }
