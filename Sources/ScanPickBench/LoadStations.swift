@@ -22,6 +22,10 @@ import Wire
 /// replay their backlog afterwards. Every 10th action is also sent at the same moment to another
 /// server (a duplicate on purpose). At the end the server's picked counts are compared with what
 /// the stations did.
+///
+/// With `https://` servers (a load balancer ending TLS, as in scripts/test-scale-out) each station
+/// sends through the product's own client (``ScanPickHTTPClient``, URLSession), which trusts the
+/// system's CA bundle only; the duplicate then goes on a second client at the same moment.
 struct LoadStationsOptions {
     var servers: [URL]
     var token: String
@@ -30,6 +34,10 @@ struct LoadStationsOptions {
     var actions = 100
     var outage: TimeInterval = 1
     var disk: String
+    /// Every how many actions one scans a wrong barcode (a dead letter on purpose); 0: never.
+    var wrongEvery = 50
+    /// A pause between a station's actions (a picker's pace), so a run lasts at least this × actions.
+    var pause: Duration = .zero
 }
 
 func loadStations(_ options: LoadStationsOptions) async throws -> String {
@@ -130,10 +138,12 @@ private func runStation(
     let home = SocketTransport(options.servers[index % options.servers.count], token: options.token)
     let other = SocketTransport(options.servers[(index + 1) % options.servers.count], token: options.token)
     let closedPort = SocketTransport(URL(string: "http://127.0.0.1:1")!, token: options.token)
+    let product = productClients(index, options: options)
     let outageWindow: Range<Duration>? =
         index % 3 == 0 ? .zero..<(.seconds(options.outage)) : nil
     let transport = LoadTransport(
-        home: home, other: other, closedPort: closedPort, start: start, outage: outageWindow, latencies: latencies)
+        home: home, other: other, closedPort: closedPort, start: start, outage: outageWindow, latencies: latencies,
+        product: product)
     let drainer = Drainer(queue: queue, transport: transport, backoff: BackoffPolicy(initial: 0.1, cap: 0.5))
 
     var outcome = StationOutcome(batchId: batch.id)
@@ -143,7 +153,7 @@ private func runStation(
         let task = batch.tasks[number % batch.tasks.count]
         let roll = Int.random(in: 0..<100, using: &generator)
         let action: NewAction
-        if number % 50 == 49 {
+        if options.wrongEvery > 0 && number % options.wrongEvery == options.wrongEvery - 1 {
             action = try .scan(
                 org: options.org, pickTaskId: task.id, location: task.location, barcode: "96385074", worker: "w",
                 scannedAt: Date())
@@ -170,6 +180,7 @@ private func runStation(
         let pass = try await drainer.drainPass()
         outcome.sent += pass.sent
         outcome.dead += pass.dead
+        if options.pause > .zero { try await Task.sleep(for: options.pause) }
     }
     // Drain what is left (the offline stations' backlog), waiting out the backoff.
     while true {
@@ -190,6 +201,18 @@ private func runStation(
     return outcome
 }
 
+/// The product's client to the station's server and to the other one, for `https://` servers.
+private func productClients(
+    _ index: Int, options: LoadStationsOptions
+) -> (home: ScanPickHTTPClient, other: ScanPickHTTPClient)? {
+    let servers = options.servers
+    guard servers[0].scheme == "https" else { return nil }
+    func client(_ server: URL) -> ScanPickHTTPClient {
+        ScanPickHTTPClient(server: server, tokens: [options.org: options.token], timeout: 30, station: "load-\(index)")
+    }
+    return (client(servers[index % servers.count]), client(servers[(index + 1) % servers.count]))
+}
+
 /// A station's way to the server in the load test: its home server, a closed port while the
 /// station is "offline", and every 10th action also sent at once to another server.
 private final class LoadTransport: ActionTransport {
@@ -199,12 +222,15 @@ private final class LoadTransport: ActionTransport {
     let start: ContinuousClock.Instant
     let outage: Range<Duration>?
     let latencies: LatencyLog
+    let product: (home: ScanPickHTTPClient, other: ScanPickHTTPClient)?
     private let counters = Mutex((duplicates: 0, offlineFailures: 0))
 
     init(
         home: SocketTransport, other: SocketTransport, closedPort: SocketTransport,
-        start: ContinuousClock.Instant, outage: Range<Duration>?, latencies: LatencyLog
+        start: ContinuousClock.Instant, outage: Range<Duration>?, latencies: LatencyLog,
+        product: (home: ScanPickHTTPClient, other: ScanPickHTTPClient)? = nil
     ) {
+        self.product = product
         self.home = home
         self.other = other
         self.closedPort = closedPort
@@ -223,7 +249,16 @@ private final class LoadTransport: ActionTransport {
         }
         let began = ContinuousClock.now
         let outcome: DeliveryOutcome
-        if action.id % 10 == 0 {
+        if let product {
+            if action.id % 10 == 0 {
+                counters.withLock { $0.duplicates += 1 }
+                async let copy = product.other.deliver(action)
+                outcome = await product.home.deliver(action)
+                _ = await copy
+            } else {
+                outcome = await product.home.deliver(action)
+            }
+        } else if action.id % 10 == 0 {
             // Both requests are on the wire before either answer is read: they meet at the servers.
             // The station's own request goes first, so the copy is the one that usually finds the
             // key in flight (409) or already stored (a replay).

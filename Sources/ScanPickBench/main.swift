@@ -7,7 +7,8 @@ import Wire
 /// `scanpick-bench`: load generators for the scripts/bench-* benchmarks. Not part of the product.
 ///
 ///     scanpick-bench load-stations --servers URL[,URL…] --token T --disk DIR [--stations 50]
-///         [--actions 100] [--outage SECONDS]      (scripts/load-stations; see LoadStations.swift)
+///         [--actions 100] [--outage SECONDS] [--wrong-every 50 (0: never)] [--pause-ms 0]
+///         (scripts/load-stations, scripts/test-scale-out; see LoadStations.swift)
 ///
 ///     scanpick-bench http --port P --token T [--requests N] [--connections C] [--disk DIR] [--random-keys]
 ///
@@ -72,7 +73,8 @@ if arguments.first == "load-stations" {
                 LoadStationsOptions(
                     servers: servers, token: option("token"), stations: Int(option("stations", "50")) ?? 50,
                     actions: Int(option("actions", "100")) ?? 100, outage: Double(option("outage", "1")) ?? 1,
-                    disk: option("disk"))))
+                    disk: option("disk"), wrongEvery: Int(option("wrong-every", "50")) ?? 50,
+                    pause: .milliseconds(Int(option("pause-ms", "0")) ?? 0))))
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("scanpick-bench: \(error)\n".utf8))
