@@ -12,6 +12,8 @@ public final class BarcodeReader {
     private let scanner: OpaquePointer
     /// A scanner for the passes limited to some symbologies (made on first use).
     private var limitedScanners: [Set<Symbology>: OpaquePointer] = [:]
+    /// Scanners that scan rows only, for the angled look's upright cut-outs (made on first use).
+    private var rowScanners: [Set<Symbology>: OpaquePointer] = [:]
 
     public init(options: ReaderOptions = ReaderOptions()) {
         self.options = options
@@ -21,6 +23,7 @@ public final class BarcodeReader {
     deinit {
         zbar_image_scanner_destroy(scanner)
         limitedScanners.values.forEach { zbar_image_scanner_destroy($0) }
+        rowScanners.values.forEach { zbar_image_scanner_destroy($0) }
     }
 
     /// A ZBar scanner with exactly `symbologies` enabled (not ZBar's defaults plus ours).
@@ -42,6 +45,16 @@ public final class BarcodeReader {
         if let made = limitedScanners[wanted] { return made }
         let made = Self.makeScanner(for: wanted)
         limitedScanners[wanted] = made
+        return made
+    }
+
+    /// A scanner for `symbologies` that scans rows only: a cut-out's bars are upright, and its
+    /// columns would only cost time.
+    func rowScanner(for symbologies: Set<Symbology>) -> OpaquePointer {
+        if let made = rowScanners[symbologies] { return made }
+        let made = Self.makeScanner(for: symbologies)
+        zbar_image_scanner_set_config(made, ZBAR_NONE, ZBAR_CFG_X_DENSITY, 0)
+        rowScanners[symbologies] = made
         return made
     }
 
@@ -73,7 +86,11 @@ public final class BarcodeReader {
                 return again.map { $0.mappingPoints { point in pointInImage(point, by: pass, looked, base, image) } }
             }
         }
-        return options.secondEngine ? secondEngineLook(image) : []
+        if options.secondEngine {
+            let other = secondEngineLook(image)
+            if !other.isEmpty { return other }
+        }
+        return options.angledLook ? angledLook(image) : []
     }
 
     /// zxing-cpp's look at an image nothing else read: every wanted symbology it reads (the ones
@@ -153,13 +170,13 @@ public final class BarcodeReader {
 
     /// One look's codes as reported: lone add-ons dropped, the others joined to their main codes
     /// when asked.
-    private func finished(_ codes: [Barcode]) -> [Barcode] {
+    func finished(_ codes: [Barcode]) -> [Barcode] {
         let plausible = LoneAddOnGuard.apply(codes)
         return options.joinsAddOns ? AddOnJoining.join(plausible) : plausible
     }
 
     /// One look by ZBar at `image`.
-    private func scan(_ image: GreyImage, with scanner: OpaquePointer) -> [Barcode] {
+    func scan(_ image: GreyImage, with scanner: OpaquePointer) -> [Barcode] {
         guard image.width > 0, image.height > 0 else { return [] }
         guard let zbarImage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zbarImage) }

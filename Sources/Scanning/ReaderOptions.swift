@@ -22,12 +22,16 @@ public struct ReaderOptions: Sendable, Equatable {
     /// With ``tryHarder``, let zxing-cpp look at an image ZBar's passes found nothing in (default:
     /// on). Off only to measure what ZBar alone reads.
     public var secondEngine: Bool
+    /// With ``tryHarder``, look last for linear codes turned away from the image axes, along the
+    /// bars' own direction (see `BarRegion`; default: on). Off only to measure what it gains.
+    public var angledLook: Bool
 
     public init(
         symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false,
         code39FullASCII: Bool = false, retryPasses: [BarcodeReader.RetryPass] = BarcodeReader.RetryPass.standard,
-        secondEngine: Bool = true
+        secondEngine: Bool = true, angledLook: Bool = true
     ) {
+        self.angledLook = angledLook
         self.secondEngine = secondEngine
         self.retryPasses = retryPasses
         self.symbologies = symbologies

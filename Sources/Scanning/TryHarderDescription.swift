@@ -22,9 +22,14 @@ extension BarcodeReader {
             " A picture over \(megapixels) megapixels is halved first"
             + (halved.isEmpty ? " and gets no further ZBar look." : " and gets only the \(sentence(halved)) looks.")
         text +=
-            " Last, zxing-cpp looks at the whole picture for any wanted symbology it reads, taking a linear"
+            " Then zxing-cpp looks at the whole picture for any wanted symbology it reads, taking a linear"
             + " code only when it reads it on \(secondEngineLineCount) scan lines"
             + " (\(shortCodeLineCount) for EAN-8 and UPC-E)."
+        text +=
+            " Last, the angled look, for linear codes turned away from the image axes: up to"
+            + " \(angledRegionLimit) patches of parallel bars, found from the picture's gradients, are cut"
+            + " out of the full-size picture with their bars upright, each pixel the mean of"
+            + " \(angledAveraging) samples along the bars, and read by ZBar along the cut-out's rows."
         return text
     }
 

@@ -33,6 +33,9 @@ extension DecodeCommand {
                 }
                 return passes
             })
+        var noAngledLook = Flag(
+            "no-angled-look",
+            help: "With --try-harder, skip the last look, for linear codes at an angle (to measure what it gains).")
         var joinAddOns = Flag(
             "join-add-ons",
             help: "Report an EAN-2/EAN-5 add-on appended to its EAN/UPC (978073520044951299), not on its own.")
@@ -58,6 +61,7 @@ extension ParsedArguments where Arguments == DecodeCommand.Arguments {
         var options = ReaderOptions(
             tryHarder: self[\.tryHarder], joinsAddOns: self[\.joinAddOns], code39FullASCII: self[\.code39FullASCII])
         if let symbologies = self[\.symbologies] { options.symbologies = symbologies }
+        options.angledLook = !self[\.noAngledLook]
         if let passes = self[\.retryPasses] {
             options.tryHarder = true
             options.retryPasses = passes
