@@ -6,17 +6,9 @@ import Queue
 import Synchronization
 import Wire
 
-/// The page's routes for the rest of a picker's job: choosing and opening a batch, signing in and
-/// out, and support's station log and retry-all.
+/// The page's routes for the rest of a picker's job: choosing, opening and finishing a batch,
+/// acknowledging a later refusal, and signing in and out.
 extension StationPage {
-    /// What the event streams compare and send: the page's three JSON answers.
-    func snapshot() throws -> PageEvents.Snapshot {
-        PageEvents.Snapshot(
-            pickList: try StationJSON.pickList(station), status: try statusJSON(), worker: try workersJSON())
-    }
-
-    // MARK: Batches
-
     /// `GET /api/batches[?org=ORG]`: the organisation's open batches (the open batch's
     /// organisation, or the only configured one, unless named), from the server, or the ones this
     /// station has cached when it cannot reach it (`fromCache`).
@@ -96,8 +88,6 @@ extension StationPage {
         return try StationJSON.pickList(station)
     }
 
-    // MARK: Later refusals
-
     /// `POST /api/refusals/{id}/acknowledge` with `{}`: the picker has dealt with a later refusal
     /// (put the unit back); it is no longer shown. Answers the pick list; 404 `no_such_refusal`.
     func acknowledgeRefusal(_ text: String) throws -> String {
@@ -114,8 +104,6 @@ extension StationPage {
         events.poke()
         return try StationJSON.pickList(station)
     }
-
-    // MARK: Who is picking
 
     /// `GET /api/workers`: `{"requireSignIn","badges","signedIn":{"id","name","since"}|null,
     /// "workers":[{"id","name"}]}`.
@@ -163,55 +151,6 @@ extension StationPage {
         events.poke()
         return try workersJSON()
     }
-
-    // MARK: Support
-
-    /// `GET /api/log`: the station log (support's retries and clears: who, when, what), newest first.
-    func stationLog() throws -> [LogRow] {
-        try station.queue.log(limit: Self.logShown).map {
-            LogRow(at: $0.at, event: $0.event, actionId: $0.actionId, by: $0.actor, detail: $0.detail)
-        }
-    }
-
-    /// How many station log entries `GET /api/log` shows.
-    static let logShown = 200
-
-    /// One entry of the station log as the page shows it.
-    struct LogRow: Encodable {
-        var at: String
-        var event: String
-        var actionId: Int?
-        var by: String?
-        var detail: String
-    }
-
-    /// `POST /api/queue/retry-all` with `{"status","session"}`: every dead letter refused with that
-    /// HTTP status back in line at once (after support fixed the cause), each recorded in the log
-    /// under the support sign-in's name.
-    func retryAll(_ request: HTTPRequest) throws -> RetryAllAnswer {
-        struct Body: Decodable { var status: Int }
-        let body = try JSONDecoder().decode(Body.self, from: Data(request.body))
-        let by = try supportName(request)
-        guard (100...599).contains(body.status) else {
-            throw HTTPError(status: 400, code: "bad_request", message: "status is an HTTP status (100–599)")
-        }
-        let ids: [Int]
-        do {
-            ids = try station.queue.retryAll(refusedWith: body.status, by: by)
-        } catch {
-            throw HTTPError(status: 503, code: "queue", message: error.description)
-        }
-        sync.poke()
-        events.poke()
-        return RetryAllAnswer(retried: ids)
-    }
-
-    /// `POST /api/queue/retry-all`'s answer.
-    struct RetryAllAnswer: Encodable {
-        var retried: [Int]
-    }
-
-    // MARK: Helpers
 
     /// Runs `body` (a call to the server) to its end on the caller's thread, one of the page's few
     /// workers; the call is bounded by the queue's request timeout.
