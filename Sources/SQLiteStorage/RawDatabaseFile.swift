@@ -11,6 +11,10 @@ import Storage
 ///
 ///     let file = try RawDatabaseFile(path: "var/station.sqlite")
 ///     let tree = file.walk(root: 2)  // every page and cell of one table, and whether all read
+///
+/// This file opens the file: its header, its freelist and the `-wal`'s committed frames.
+/// `RawDatabaseFile+Pages` reads pages and walks b-trees; `RawDatabaseFile+Records` decodes cells
+/// and records.
 public struct RawDatabaseFile: Sendable {
     public let path: String
     /// The page size the header (or the `-wal`'s) gives, or 4096 when neither reads.
@@ -23,9 +27,10 @@ public struct RawDatabaseFile: Sendable {
     public private(set) var freePages: Set<Int> = []
     /// Whether the main file's header read as a database's (its first page may still be damaged).
     public let headerReads: Bool
-    private let main: Data
+    /// The main file's bytes.
+    let main: Data
     /// The newest committed frame of each page in the `-wal`.
-    private let walPages: [Int: Data]
+    let walPages: [Int: Data]
 
     /// The largest file read (main file or `-wal`).
     public static let maxFileBytes = 4 << 30
@@ -44,254 +49,6 @@ public struct RawDatabaseFile: Sendable {
         pageCount = max(0, min(wal.pageSize == size ? wal.size ?? main.count / size : main.count / size, 1 << 31))
         freePages = freelist()
     }
-
-    // MARK: Pages
-
-    /// The bytes of page `number` (1-based), or nil when the file has no such page.
-    public func page(_ number: Int) -> Data? {
-        guard number >= 1, number <= pageCount else { return nil }
-        if let page = walPages[number] { return page }
-        let start = (number - 1) * pageSize
-        guard start + pageSize <= main.count else { return nil }
-        return main.subdata(in: start..<start + pageSize)
-    }
-
-    /// What a b-tree page is, by its first byte.
-    public enum PageKind: Sendable, Equatable {
-        case tableInterior, tableLeaf, indexInterior, indexLeaf
-    }
-
-    /// The b-tree kind of page `number`, or nil when it is not a b-tree page (an overflow page, a
-    /// freelist page, or damage).
-    public func kind(ofPage number: Int) -> PageKind? {
-        guard let page = page(number) else { return nil }
-        switch page[page.startIndex + (number == 1 ? 100 : 0)] {
-        case 0x05: return .tableInterior
-        case 0x0D: return .tableLeaf
-        case 0x02: return .indexInterior
-        case 0x0A: return .indexLeaf
-        default: return nil
-        }
-    }
-
-    /// One cell of a b-tree page: a table row (its rowid and record), an index entry (its record),
-    /// or a pointer to a child page (interior pages; a table's carries a rowid, an index's a record).
-    public struct Cell: Sendable {
-        public var rowid: Int64?
-        /// The record's values, or nil for a table interior cell.
-        public var values: [DatabaseValue]?
-        public var child: Int?
-    }
-
-    /// The cells of page `number` that decode, and how many did not (damage).
-    public func cells(onPage number: Int) -> (cells: [Cell], undecodable: Int) {
-        guard let kind = kind(ofPage: number), let page = page(number) else { return ([], 0) }
-        let bytes = [UInt8](page)
-        let headerStart = number == 1 ? 100 : 0
-        let interior = kind == .tableInterior || kind == .indexInterior
-        let pointers = headerStart + (interior ? 12 : 8)
-        let count = Int(Self.u16(bytes, headerStart + 3))
-        var cells: [Cell] = []
-        var undecodable = 0
-        for index in 0..<count {
-            let at = pointers + 2 * index
-            guard at + 2 <= usableSize else {
-                undecodable += count - index
-                break
-            }
-            let offset = Int(Self.u16(bytes, at))
-            guard offset >= pointers, offset < usableSize, let cell = self.cell(bytes, at: offset, kind: kind) else {
-                undecodable += 1
-                continue
-            }
-            cells.append(cell)
-        }
-        return (cells, undecodable)
-    }
-
-    /// The page an interior page's right-most pointer names, or nil.
-    func rightChild(ofPage number: Int) -> Int? {
-        guard let kind = kind(ofPage: number), kind == .tableInterior || kind == .indexInterior,
-            let page = page(number)
-        else { return nil }
-        return Int(Self.u32([UInt8](page), (number == 1 ? 100 : 0) + 8))
-    }
-
-    /// A b-tree read from its root: the pages it reaches, the cells of its leaves (and, for an
-    /// index, of its interior pages, which hold entries too), and whether every page on the way read
-    /// as the b-tree's own with every cell decoded.
-    public struct Tree: Sendable {
-        public var pages: Set<Int> = []
-        public var cells: [Cell] = []
-        public var complete = true
-    }
-
-    /// Walks the b-tree whose root is page `root`, table or index (as its root says).
-    public func walk(root: Int) -> Tree {
-        var tree = Tree()
-        guard let rootKind = kind(ofPage: root) else {
-            tree.complete = false
-            return tree
-        }
-        let isTable = rootKind == .tableInterior || rootKind == .tableLeaf
-        var waiting = [root]
-        while let number = waiting.popLast() {
-            guard number >= 1, number <= pageCount, !tree.pages.contains(number), tree.pages.count < pageCount,
-                let kind = kind(ofPage: number),
-                isTable
-                    ? (kind == .tableInterior || kind == .tableLeaf) : (kind == .indexInterior || kind == .indexLeaf)
-            else {
-                tree.complete = false
-                continue
-            }
-            tree.pages.insert(number)
-            let (cells, undecodable) = cells(onPage: number)
-            if undecodable > 0 { tree.complete = false }
-            for cell in cells {
-                if let child = cell.child { waiting.append(child) }
-                if cell.values != nil { tree.cells.append(cell) }
-            }
-            if let right = rightChild(ofPage: number) { waiting.append(right) }
-        }
-        return tree
-    }
-
-    // MARK: Cells and records
-
-    private func cell(_ page: [UInt8], at offset: Int, kind: PageKind) -> Cell? {
-        var at = offset
-        var child: Int?
-        if kind == .tableInterior || kind == .indexInterior {
-            guard at + 4 <= usableSize else { return nil }
-            child = Int(Self.u32(page, at))
-            at += 4
-        }
-        if kind == .tableInterior {
-            guard let (rowid, _) = Self.varint(page, at, limit: usableSize) else { return nil }
-            return Cell(rowid: rowid, values: nil, child: child)
-        }
-        guard let (size, sizeLength) = Self.varint(page, at, limit: usableSize), size >= 0, size <= 1 << 30 else {
-            return nil
-        }
-        at += sizeLength
-        var rowid: Int64?
-        if kind == .tableLeaf {
-            guard let (id, idLength) = Self.varint(page, at, limit: usableSize) else { return nil }
-            rowid = id
-            at += idLength
-        }
-        guard let payload = self.payload(page, at: at, size: Int(size), table: kind == .tableLeaf),
-            let values = Self.record(payload)
-        else { return nil }
-        return Cell(rowid: rowid, values: values, child: child)
-    }
-
-    /// A cell's payload: what the page holds of it, then its overflow pages.
-    private func payload(_ page: [UInt8], at start: Int, size: Int, table: Bool) -> [UInt8]? {
-        let u = usableSize
-        let most = table ? u - 35 : (u - 12) * 64 / 255 - 23
-        let least = (u - 12) * 32 / 255 - 23
-        var local = size
-        if size > most {
-            let k = least + (size - least) % (u - 4)
-            local = k <= most ? k : least
-        }
-        guard local >= 0, start + local <= u else { return nil }
-        var bytes = Array(page[start..<start + local])
-        guard size > local else { return bytes }
-        guard start + local + 4 <= u else { return nil }
-        var next = Int(Self.u32(page, start + local))
-        var seen: Set<Int> = []
-        while bytes.count < size {
-            guard next >= 1, next <= pageCount, seen.insert(next).inserted, let overflow = self.page(next) else {
-                return nil
-            }
-            let content = [UInt8](overflow)
-            let take = min(size - bytes.count, u - 4)
-            bytes += content[4..<4 + take]
-            next = Int(Self.u32(content, 0))
-        }
-        return bytes
-    }
-
-    /// A record's values (header of serial types, then the body), or nil unless it decodes whole:
-    /// header and body must fill the payload exactly, and text must be UTF-8.
-    static func record(_ payload: [UInt8]) -> [DatabaseValue]? {
-        guard let (headerSize, headerLength) = varint(payload, 0, limit: payload.count), headerSize >= 1,
-            headerSize <= payload.count
-        else { return nil }
-        var types: [Int64] = []
-        var at = headerLength
-        while at < Int(headerSize) {
-            guard let (type, length) = varint(payload, at, limit: Int(headerSize)), type >= 0, type != 10, type != 11
-            else { return nil }
-            types.append(type)
-            at += length
-        }
-        var body = Int(headerSize)
-        var values: [DatabaseValue] = []
-        for type in types {
-            let length: Int
-            switch type {
-            case 0, 8, 9: length = 0
-            case 1, 2, 3, 4: length = Int(type)
-            case 5: length = 6
-            case 6, 7: length = 8
-            default: length = Int((type - 12) / 2)
-            }
-            guard length >= 0, body + length <= payload.count else { return nil }
-            let field = payload[body..<body + length]
-            switch type {
-            case 0: values.append(.null)
-            case 8: values.append(.integer(0))
-            case 9: values.append(.integer(1))
-            case 1...6: values.append(.integer(signed(field)))
-            case 7: values.append(.real(Double(bitPattern: UInt64(bitPattern: signed(field)))))
-            default:
-                if type % 2 == 0 {
-                    values.append(.blob(Array(field)))
-                } else {
-                    guard let text = String(validating: field, as: UTF8.self) else { return nil }
-                    values.append(.text(text))
-                }
-            }
-            body += length
-        }
-        guard body == payload.count else { return nil }
-        return values
-    }
-
-    /// A big-endian two's-complement integer of 1 to 8 bytes.
-    private static func signed(_ bytes: ArraySlice<UInt8>) -> Int64 {
-        var value: UInt64 = bytes.first.map { $0 & 0x80 != 0 ? UInt64.max : 0 } ?? 0
-        for byte in bytes { value = value << 8 | UInt64(byte) }
-        return Int64(bitPattern: value)
-    }
-
-    /// SQLite's variable-length integer at `at` (1 to 9 bytes, none past `limit`), and its length.
-    static func varint(_ bytes: [UInt8], _ at: Int, limit: Int) -> (Int64, Int)? {
-        var value: UInt64 = 0
-        for index in 0..<9 {
-            guard at + index < min(limit, bytes.count), at + index >= 0 else { return nil }
-            let byte = bytes[at + index]
-            if index == 8 { return (Int64(bitPattern: value << 8 | UInt64(byte)), 9) }
-            value = value << 7 | UInt64(byte & 0x7F)
-            if byte & 0x80 == 0 { return (Int64(bitPattern: value), index + 1) }
-        }
-        return nil
-    }
-
-    static func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 {
-        guard at >= 0, at + 2 <= bytes.count else { return 0 }
-        return UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1])
-    }
-
-    static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        guard at >= 0, at + 4 <= bytes.count else { return 0 }
-        return bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    // MARK: The header, the freelist and the -wal
 
     private static func read(_ path: String) throws -> Data {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
