@@ -153,8 +153,6 @@ public struct GS1ElementString: Sendable, Equatable {
         return (10 - sum % 10) % 10 == values[values.count - 1]
     }
 
-    // MARK: What the elements say
-
     /// The data of the first element with AI `code`, as printed.
     public subscript(code: String) -> String? { elements.first { $0.ai.code == code }?.value }
 

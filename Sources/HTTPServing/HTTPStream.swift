@@ -99,8 +99,6 @@ public final class HTTPStream: Sendable {
         }
     }
 
-    // MARK: For the server's callbacks
-
     /// The stream is the answer on `connection` (set before libmicrohttpd first reads it).
     func attach(_ connection: OpaquePointer) {
         state.withLock { $0.connection = Connection(pointer: connection) }

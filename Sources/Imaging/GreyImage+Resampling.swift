@@ -60,8 +60,6 @@ extension GreyImage {
         return GreyImage(width: width * across, height: height * down, pixels: out)
     }
 
-    // MARK: Building blocks
-
     /// A 1-D resampling filter: each source pixel i gives `phases.count` output pixels, output phase p
     /// being the sum of `phases[p][k] * source[i + offset + k]`, divided by `divisor` (edges repeat
     /// the border pixel).

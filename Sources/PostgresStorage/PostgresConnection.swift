@@ -132,8 +132,6 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try rows(sql, arguments).first
     }
 
-    // MARK: Statements
-
     /// A prepared statement and its arguments.
     struct Statement {
         var name: String
@@ -285,8 +283,6 @@ public final class PostgresConnection: SQLConnection, @unchecked Sendable {
         if sqlState == nil { isBroken = true }
         throw PostgresError(sqlState: sqlState, message: message, isConnectionFailure: !isHealthy)
     }
-
-    // MARK: Values
 
     /// The arguments as values, refusing text that holds NUL: PostgreSQL text cannot store it, and
     /// libpq sends text parameters as C strings, which would end the value there.

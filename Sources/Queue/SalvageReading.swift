@@ -27,8 +27,6 @@ struct SalvageReading {
     /// Ids SQLite's walk looks up one by one past a damaged page before it tries to walk on.
     static let sqliteStep = 256
 
-    // MARK: SQLite's own reads
-
     /// The whole table through SQLite; when a damaged page breaks that, its ids walked in order
     /// (stepping over damage, within ``sqliteStepLimit``), and every id another path found looked up.
     mutating func readThroughSQLite(_ db: Database) {
@@ -70,8 +68,6 @@ struct SalvageReading {
             broken.insert(id)
         }
     }
-
-    // MARK: The file page by page
 
     /// The schema's b-trees from their roots (the table, its indexes, `sqlite_sequence`), then every
     /// other table leaf and index page not on the freelist: rows and index entries a damaged page
@@ -188,8 +184,6 @@ struct SalvageReading {
         else { return }
         handedOut = max(handedOut ?? 0, Int(seq))
     }
-
-    // MARK: The outcome
 
     /// Every unsent action read, what is known to exist but did not read, and, when no index read
     /// whole, the ids nothing accounts for.

@@ -99,8 +99,6 @@ public struct CommandLineTool {
         words.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
     }
 
-    // MARK: For tests and documentation
-
     /// The top-level help: the abstract, one line per command, and `--version` when there is one.
     public var helpText: String {
         root.helpText + (version == nil ? "" : "\nRun '\(root.name) --version' for its version.")
