@@ -127,7 +127,7 @@ import Testing
                 == sorted.standardOutput.split(separator: "\n").map {
                     (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["file"] as? String
                 })
-        #expect(objects.first?["file"] as? String == "SampleImages/clean/code128-palette.png")
+        #expect(objects.first?["file"] as? String == "SampleImages/angles/code128-40-frame.jpg")
         #expect(objects.last?["error"] as? String == "empty file (0 bytes)")
         #expect((objects.last?["symbols"] as? [Any])?.isEmpty == true)
         for object in objects.dropLast() {
@@ -178,6 +178,19 @@ import Testing
         #expect(fast.status != 0)
         for name in ["databar-long", "qrcode-cropped", "ean8-one-row"] {
             #expect(fast.standardOutput.contains("try-harder/\(name).png: missed"))
+        }
+    }
+
+    @Test func theAngledLookReadsEveryTurnedSample() async throws {
+        let manifest = "SampleImages/angles/manifest.csv"
+        let harder = try await ProcessRunner.scanpick(["decode", "-q", "--try-harder", "--expect", manifest])
+        #expect(harder.status == 0, "\(harder.standardOutput)")
+        let without = try await ProcessRunner.scanpick([
+            "decode", "-q", "--try-harder", "--no-angled-look", "--expect", manifest,
+        ])
+        #expect(without.status != 0)
+        for name in ["code128-45.png", "code39-60.png", "itf-35.png", "upca-50.png", "code128-40-frame.jpg"] {
+            #expect(without.standardOutput.contains("angles/\(name): missed"), "\(name)")
         }
     }
 
@@ -236,12 +249,13 @@ import Testing
         let command = "\(ProcessRunner.scanpick) decode -q SampleImages SampleImages"
         let onTerminal = try await ProcessRunner.run(
             "/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"], in: Repository.root)
-        #expect(onTerminal.standardOutput.contains("decoding 126/126 images"))
+        #expect(onTerminal.standardOutput.contains("decoding 138/138 images"))
         let piped = try await ProcessRunner.scanpick(["decode", "-q", "SampleImages", "SampleImages"])
         #expect(!piped.standardError.contains("decoding"))
-        // 52 codes in the main set, 2 of the 7 in SampleImages/try-harder (DataBar symbols ZBar reads) and
-        // 1 of the 7 in SampleImages/matrix (the GS1-128: the rest are symbologies ZBar lacks), twice.
-        #expect(piped.standardOutput.split(separator: "\n").count == 110)
+        // 52 codes in the main set, 2 of the 7 in SampleImages/try-harder (DataBar symbols ZBar reads),
+        // 1 of the 7 in SampleImages/matrix (the GS1-128: the rest are symbologies ZBar lacks) and 1 of
+        // the 6 in SampleImages/angles (the big EAN-13 at 30°), twice.
+        #expect(piped.standardOutput.split(separator: "\n").count == 112)
     }
 
     @Test func helpDocumentsOptionsAndExitCodes() async throws {
