@@ -9,7 +9,7 @@ import Wire
 /// The page's routes: the table, the dispatch of each request to the part that answers it, and the
 /// answer every failure gets.
 extension StationPage {
-    /// The page's routes: its three files, the login link, and the JSON API.
+    /// The page's routes: its files, the login link, and the JSON API.
     enum Route: Equatable, Sendable {
         case file(String)
         case login
@@ -41,10 +41,18 @@ extension StationPage {
         case callHelp
         case cancelHelp
 
-        static let table = RouteTable<Route>([
-            ("GET", "/", { _ in .file("/") }),
-            ("GET", "/page.css", { _ in .file("/page.css") }),
-            ("GET", "/page.js", { _ in .file("/page.js") }),
+        /// The page's files (``StationPage/fileNames``), then the login link and the JSON API.
+        static let table = RouteTable<Route>(
+            fileNames.map { name -> Spec in
+                let path = servedPath(name)
+                return ("GET", path, { _ in .file(path) })
+            } + others)
+
+        /// A route as ``RouteTable`` takes it.
+        typealias Spec = (method: String, path: String, make: @Sendable ([String]) -> Route)
+
+        /// The routes other than the page's files.
+        private static let others: [Spec] = [
             ("GET", "/login", { _ in .login }),
             ("GET", "/api/status", { _ in .status }),
             ("GET", "/api/pick-list", { _ in .pickList }),
@@ -70,11 +78,10 @@ extension StationPage {
             ("POST", "/api/sign-out", { _ in .signOut }),
             ("GET", "/api/preview.mjpeg", { _ in .previewFeed }),
             ("GET", "/api/preview.jpg", { _ in .previewSnapshot }),
-            ("GET", "/help.js", { _ in .file("/help.js") }),
             ("GET", "/api/help", { _ in .helpState }),
             ("POST", "/api/help", { _ in .callHelp }),
             ("POST", "/api/help/cancel", { _ in .cancelHelp }),
-        ])
+        ]
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -18,8 +18,8 @@ import Wire
 ///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
 ///
 /// This file holds its state, its start and stop, and the settings and handlers the station gives
-/// it. Its other parts, each an extension in a file of its own: `StationPage+Routes` (the route
-/// table, the dispatch and how failures are answered), `StationPage+Status` (the status pill and
+/// it. Its other parts, each an extension in a file of its own: `StationPage+Files` (its own files),
+/// `StationPage+Routes` (the route table, the dispatch and how failures are answered), `StationPage+Status` (the status pill and
 /// the scan banner), `StationPage+Taps` (taps and typed scans), `StationPage+Picker` (batches,
 /// later refusals, who is picking), `StationPage+Support` (support's sign-in and its work on the
 /// queue) and `StationPage+Help` (calling the lead).
@@ -64,17 +64,7 @@ public final class StationPage: Sendable {
         self.log = log
         self.sync = sync
         self.attention = attention
-        var files: [String: (String, [UInt8])] = [:]
-        for (name, type) in [
-            ("index.html", "text/html; charset=utf-8"), ("page.css", "text/css"), ("page.js", "text/javascript"),
-            ("help.js", "text/javascript"),
-        ] {
-            guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Page"),
-                let data = FileManager.default.contents(atPath: url.path)
-            else { throw StationPageError.missingFile(name) }
-            files[name == "index.html" ? "/" : "/" + name] = (type, [UInt8](data))
-        }
-        self.files = files
+        files = try Self.readFiles()
         let box = Handler()
         events = PageEvents {
             guard let page = box.page else { throw HTTPError(status: 503, code: "starting", message: "starting") }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The sources stay navigable without section markers: no Swift file under `Sources/` is over
+/// The sources stay navigable without section markers: no Swift or JavaScript file under `Sources/` is over
 /// ``maxLines`` lines or holds a `// MARK:`. A file that needs one holds more than one thing: it is
 /// split by responsibility (a type's parts as extensions in files named for them,
 /// `ActionQueue+DeadLetters.swift`), not by line count.
@@ -27,17 +27,19 @@ import Testing
         return found
     }
 
-    /// Every Swift file under `Sources/`, relative to the repository root.
-    static func swiftSources() throws -> [String] {
+    /// Every Swift and JavaScript file under `Sources/` (the pages' scripts too), relative to the
+    /// repository root.
+    static func sources() throws -> [String] {
         let sources = Repository.root + "/Sources"
         let names = try FileManager.default.subpathsOfDirectory(atPath: sources)
-        return names.filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/" + $0 }
+        return names.filter { $0.hasSuffix(".swift") || $0.hasSuffix(".js") }.sorted().map { "Sources/" + $0 }
     }
 
     @Test func noSourceFileIsTooLongOrNeedsAMark() throws {
-        let files = try Self.swiftSources()
-        #expect(files.count > 100, "the walk of Sources/ found only \(files.count) Swift files")
+        let files = try Self.sources()
+        #expect(files.count > 100, "the walk of Sources/ found only \(files.count) files")
         #expect(files.contains("Sources/Queue/ActionQueue.swift"))
+        #expect(files.contains("Sources/Station/Page/page.js"))
         for path in files {
             let text = try String(contentsOfFile: Repository.root + "/" + path, encoding: .utf8)
             for problem in Self.problems(path: path, text: text) {

@@ -15,7 +15,16 @@ import Testing
         let html = try await page.get("/")
         #expect(html.status == 200)
         #expect(html.text.contains("<title>ScanPick Station</title>"))
-        #expect(try await page.get("/page.js").status == 200)
+        // Every script and style sheet index.html loads is served, as what it is.
+        let loaded = html.text.matches(of: /(?:src|href)="(\/[a-z-]+\.(?:js|css))"/).map { String($0.output.1) }
+        #expect(loaded.count >= 7, "\(loaded)")
+        for path in loaded {
+            let file = try await page.get(path)
+            #expect(file.status == 200, "\(path)")
+            #expect(
+                file.headers["content-type"]?.hasPrefix(path.hasSuffix(".js") ? "text/javascript" : "text/css") == true)
+        }
+        #expect(try await page.get("/nothing.js").status == 404)
         let list = try await page.get("/api/pick-list")
         #expect(list.json["batchId"] as? String == fixture.scenario.batchId)
         #expect((list.json["tasks"] as? [[String: Any]])?.count == 3)
