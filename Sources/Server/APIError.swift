@@ -55,6 +55,16 @@ extension HTTPError {
         )
     }
 
+    static let serverStopping = APIError(
+        status: 503, code: "server_stopping",
+        message: "this server is stopping: a load balancer sends requests to another; it still answers them meanwhile")
+    static func schemaNewer(_ unknown: [String]) -> APIError {
+        APIError(
+            status: 503, code: "schema_newer",
+            message:
+                "the database has migrations this server does not know (\(unknown.joined(separator: ", "))): a newer scanpick migrated it; upgrade this server"
+        )
+    }
     static let databaseUnavailable = APIError(
         status: 503, code: "database_unavailable",
         message: "the database is unavailable for the moment; nothing was changed and it is safe to retry")

@@ -4,8 +4,8 @@ import Logging
 import ServiceManager
 
 /// `scanpick serve` as a list of services, built before anything runs and started in this order:
-/// housekeeping (pruning at start and hourly, complete batches closed), the API's listener, and
-/// `/metrics`'s own listener when the config gives one. The database is opened (and migrated) as
+/// housekeeping (pruning at start and hourly, complete batches closed), the API's listener,
+/// `/metrics`'s own listener when the config gives one, and the ``ReadinessDrain``, which stops first. The database is opened (and migrated) as
 /// it is built. A ``ServiceGroup`` runs them: ready once the listeners listen, the watchdog pinged
 /// while no request handler and no commit is stuck, stopped in reverse on SIGINT or SIGTERM (the
 /// listeners finish the requests in flight).
@@ -42,7 +42,9 @@ public struct APIServer: Sendable {
             },
             router: { api.route($0) })
         let metrics = configuration.metrics.listen.map { api.metricsListener($0, tls: tls) }
-        services = [Housekeeping(api: api, logger: logger), listener] + (metrics.map { [$0] } ?? [])
+        // Last, so the first to stop: /health/ready says 503 for drainSeconds before the listeners close.
+        let drain = ReadinessDrain(api: api, seconds: configuration.drainSeconds, logger: logger)
+        services = [Housekeeping(api: api, logger: logger), listener] + (metrics.map { [$0] } ?? []) + [drain]
         // systemd's watchdog (WatchdogSec=): pinged while no request handler and no commit has been
         // stuck for two minutes (an order feed takes seconds; a commit, milliseconds).
         watchdog = ServiceManager.Watchdog(logger: logger, interval: watchdogInterval)

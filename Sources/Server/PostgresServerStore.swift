@@ -33,8 +33,8 @@ struct PostgresServerStore: ServerStore {
         try Self.inDomainTerms { try pool.transaction { db in try body(db) } }
     }
 
-    func checkReady() throws {
-        _ = try Self.inDomainTerms { try pool.withConnection { db in try db.row("SELECT 1 AS one", []) } }
+    func checkReady() throws -> [String] {
+        try Self.inDomainTerms { try pool.withConnection { db in try Migration.applied(in: db) } }
     }
 
     func checkWritable() throws {

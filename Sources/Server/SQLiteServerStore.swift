@@ -37,8 +37,8 @@ struct SQLiteServerStore: ServerStore {
         try Self.inDomainTerms { try reader.read { db in try body(db) } }
     }
 
-    func checkReady() throws {
-        _ = try Self.inDomainTerms {
+    func checkReady() throws -> [String] {
+        try Self.inDomainTerms {
             try reader.read { db in
                 try db.checkFileInPlace()  // a deleted file still answers reads, and takes no write
                 return try Migration.applied(in: db)

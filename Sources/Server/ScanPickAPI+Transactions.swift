@@ -23,32 +23,6 @@ extension ScanPickAPI {
         storageTrouble.withLock { $0 = nil }
     }
 
-    /// `GET /health/ready`: 200 when the database answers a query, and, after a write failed for
-    /// want of storage, takes a write again; 503 (`database_unavailable`, `storage_full`,
-    /// `storage_failed`) when it does not.
-    func ready() throws(APIError) -> HTTPResponse {
-        do {
-            if storageTrouble.withLock({ $0 }) != nil {
-                try store.checkWritable()
-                storageWorks()
-            }
-            try store.checkReady()
-        } catch let failure as PickingError {
-            logInternalError(HTTPRequest(method: "GET", path: "/health/ready"), failure)
-            metrics.countDatabaseError()
-            noteStorage(failure)
-            switch failure {
-            case .storageFull, .storageFailed: throw APIError(failure)
-            default: throw APIError.databaseUnavailable
-            }
-        } catch {
-            logInternalError(HTTPRequest(method: "GET", path: "/health/ready"), error)
-            metrics.countDatabaseError()
-            throw APIError.databaseUnavailable
-        }
-        return .json(200, Array(#"{"status":"ready"}"#.utf8))
-    }
-
     /// Runs `body` in one immediate transaction for `org`.
     func transaction<T: Sendable>(
         _ org: String, _ path: String, _ priority: WritePriority = .quick,

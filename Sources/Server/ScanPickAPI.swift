@@ -49,6 +49,9 @@ public final class ScanPickAPI: Sendable {
     /// Why the last write failed for want of storage (a full disk, failed storage), until a write
     /// succeeds again: `/health/ready` is not ready meanwhile.
     let storageTrouble = Mutex<PickingError?>(nil)
+    /// Whether the server is stopping, and whether it has said that its database is newer than it
+    /// (see ``ready()``).
+    let readiness = Mutex<Readiness>(Readiness())
 
     /// Opens the database named by `configuration` and applies its pending migrations.
     public init(configuration: ServerConfiguration, logger: Logger) throws {

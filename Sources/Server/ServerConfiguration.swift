@@ -11,6 +11,7 @@ import Wire
 ///      "idempotencyRetentionDays": 30, "idempotencyMarginHours": 24, "databasePoolSize": 8,
 ///      "http": {"perAddressConnectionLimit": 64, "headerTimeoutSeconds": 10, ...},
 ///      "backlogAlertMinutes": 10, "maxStationsPerOrganisation": 500, "batches": {"autoCloseMinutes": 10},
+///      "drainSeconds": 2,
 ///      "metrics": {"listen": "127.0.0.1:9464", "tokenSha256": ["<64 hex>"], "allowUnauthenticated": false}}
 ///
 /// Tokens are stored as SHA-256 hashes (lower-case hex), so a leaked config leaks no token. A relative
@@ -49,6 +50,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// How long after its last change a complete batch (every task picked or short) is closed by
     /// the server, in minutes (`batches.autoCloseMinutes`, ``Defaults/batchAutoCloseMinutes``).
     public var batchAutoCloseMinutes: Double
+    /// How long a stopping server answers `GET /health/ready` 503 while still serving, before it stops
+    /// listening, in seconds (`drainSeconds`, ``Defaults/drainSeconds``): time for a load balancer to
+    /// take it out.
+    public var drainSeconds: Double
 
     /// `GET /metrics`: on the main listener, or on `listen` of its own; without a token only where the
     /// listener is loopback or `allowUnauthenticated` says so, else with a bearer token whose
@@ -80,6 +85,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         public static let backlogAlertMinutes: Double = 10
         public static let maxStationsPerOrganisation = 500
         public static let batchAutoCloseMinutes: Double = 10
+        /// HAProxy's check of docs/scale-out.md takes a server out within 1.5 s (every 500 ms, two failures).
+        public static let drainSeconds: Double = 2
     }
 
     /// What `batches.autoCloseMinutes` may be: from 0.01 (under a second) to a week.
@@ -94,9 +101,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         backlogAlertMinutes: Double = Defaults.backlogAlertMinutes,
         maxStationsPerOrganisation: Int = Defaults.maxStationsPerOrganisation,
         metrics: MetricsSettings = MetricsSettings(),
-        batchAutoCloseMinutes: Double = Defaults.batchAutoCloseMinutes
+        batchAutoCloseMinutes: Double = Defaults.batchAutoCloseMinutes, drainSeconds: Double = Defaults.drainSeconds
     ) {
         self.listen = listen
+        self.drainSeconds = drainSeconds
         self.batchAutoCloseMinutes = batchAutoCloseMinutes
         self.backlogAlertMinutes = backlogAlertMinutes
         self.maxStationsPerOrganisation = maxStationsPerOrganisation
@@ -194,6 +202,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 "autoCloseMinutes", default: Defaults.batchAutoCloseMinutes, in: Self.batchAutoCloseRange)
             try batches.finish()
         }
+        let drainSeconds = try reader.number("drainSeconds", default: Defaults.drainSeconds, in: 0...60)
         let metrics = try MetricsSettings.read(from: &reader)
         if let metricsListen = metrics.listen, let clash = Self.clash(metricsListen, listen) {
             throw reader.error("metrics.listen", clash)
@@ -211,7 +220,8 @@ public struct ServerConfiguration: Sendable, Equatable {
             listen: listen, database: ServerDatabase(database, relativeTo: base), organisations: organisations,
             idempotencyRetentionDays: retention, idempotencyMarginHours: margin, databasePoolSize: poolSize, http: http,
             tls: tls, allowPlainHTTP: allowPlainHTTP, backlogAlertMinutes: backlogAlertMinutes,
-            maxStationsPerOrganisation: maxStations, metrics: metrics, batchAutoCloseMinutes: batchAutoCloseMinutes)
+            maxStationsPerOrganisation: maxStations, metrics: metrics, batchAutoCloseMinutes: batchAutoCloseMinutes,
+            drainSeconds: drainSeconds)
     }
 
     /// Why the metrics listener cannot bind beside the API's, or nil (``MetricsSettings/clash(_:_:key:)``).

@@ -31,8 +31,9 @@ protocol ServerStore: Sendable {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs `body` in a read transaction beside the writes (it never holds the writer).
     func read<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
-    /// Throws unless the database answers a query now (`GET /health/ready`).
-    func checkReady() throws
+    /// Throws unless the database answers a query now; returns the migrations it has applied, which
+    /// `GET /health/ready` compares with this binary's (a newer server may have migrated it).
+    func checkReady() throws -> [String]
     /// Throws unless the database takes a write now: a transaction that adds a row and removes it,
     /// so it needs room on the disk and changes nothing (`GET /health/ready` after writes failed).
     func checkWritable() throws

@@ -33,6 +33,7 @@ import Testing
             "`backlogAlertMinutes`": DocumentTable.number(Defaults.backlogAlertMinutes),
             "`maxStationsPerOrganisation`": "\(Defaults.maxStationsPerOrganisation)",
             "`batches.autoCloseMinutes`": DocumentTable.number(Defaults.batchAutoCloseMinutes),
+            "`drainSeconds`": DocumentTable.number(Defaults.drainSeconds),
             "`metrics.tokenSha256`": "\(metrics.tokenSha256)",
             "`metrics.allowUnauthenticated`": "\(metrics.allowUnauthenticated)",
         ]

@@ -49,6 +49,7 @@ public final class ServerProcess: Sendable {
         for (org, token) in Self.tokens { organisations[org] = ["tokenSha256": [SHA256.hex(of: token)]] }
         var config: [String: Any] = [
             "listen": "127.0.0.1:0", "database": self.database, "organisations": organisations,
+            "drainSeconds": 0,  // tests stop servers often; the drain's own tests ask for one
         ]
         config.merge(extraConfig) { _, new in new }
         configPath = try folder.write("server.json", bytes: [UInt8](try JSONSerialization.data(withJSONObject: config)))
