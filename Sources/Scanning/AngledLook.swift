@@ -11,20 +11,34 @@ extension BarcodeReader {
     /// low-resolution photos. ZBar's checksums and quiet-zone rules are as strict as on any look.
     /// The codes' outlines are turned back into the picture's coordinates.
     func angledLook(_ image: GreyImage) -> [Barcode] {
-        let linear = options.symbologies.subtracting(Symbology.zbarLacks).subtracting([.qrcode, .sqcode])
-        guard !linear.isEmpty else { return [] }
+        guard let linear = angledSymbologies else { return [] }
         var found: [Barcode] = []
         for region in BarRegion.find(in: image, limit: Self.angledRegionLimit) {
-            let cut = Self.cutOut(region, of: image)
-            let codes = finished(scan(cut.image, with: rowScanner(for: linear))).filter {
-                ![.ean8, .upce].contains($0.symbology) || $0.quality >= Self.angledShortCodeLines
-            }
-            for code in codes where !found.contains(where: { Self.covers($0, code) }) {
-                found.removeAll { Self.covers(code, $0) }
-                found.append(code.mappingPoints { point in cut.pointInImage(point, within: image) })
-            }
+            Self.merge(angledCodes(in: region, of: image, linear: linear), into: &found)
         }
         return found
+    }
+
+    /// The linear symbologies wanted that ZBar reads, for the angled look; nil when there are none.
+    var angledSymbologies: Set<Symbology>? {
+        let linear = options.symbologies.subtracting(Symbology.zbarLacks).subtracting([.qrcode, .sqcode])
+        return linear.isEmpty ? nil : linear
+    }
+
+    /// The codes ZBar reads in `region`'s upright cut-out, their outlines in `image`'s coordinates.
+    func angledCodes(in region: BarRegion, of image: GreyImage, linear: Set<Symbology>) -> [Barcode] {
+        let cut = Self.cutOut(region, of: image)
+        return finished(scan(cut.image, with: rowScanner(for: linear))).filter {
+            ![.ean8, .upce].contains($0.symbology) || $0.quality >= Self.angledShortCodeLines
+        }.map { code in code.mappingPoints { point in cut.pointInImage(point, within: image) } }
+    }
+
+    /// Adds `codes` to `found`, each code once: whole, not also a piece of it (see ``covers(_:_:)``).
+    static func merge(_ codes: [Barcode], into found: inout [Barcode]) {
+        for code in codes where !found.contains(where: { covers($0, code) }) {
+            found.removeAll { covers(code, $0) }
+            found.append(code)
+        }
     }
 
     /// Whether `code` says all `other` says: the same symbology, and `other`'s payload is part of
@@ -67,14 +81,24 @@ extension BarcodeReader {
         }
     }
 
+    /// The width and rows of `region`'s cut-out: its length and a quiet zone either side, its bars'
+    /// height (at most ``angledMaxRows``).
+    static func cutOutSize(_ region: BarRegion) -> (width: Int, rows: Int) {
+        let margin = 8 + angledMarginFraction * region.length
+        let rows = max(8, min(angledMaxRows, Int(barHeight(region).rounded())))
+        return (Int((region.length + 2 * margin).rounded(.up)), rows)
+    }
+
+    /// The bars themselves, without the cell the smoothing adds beyond them each way.
+    private static func barHeight(_ region: BarRegion) -> Double {
+        max(region.cellPixels, region.height - 2 * region.cellPixels)
+    }
+
     static func cutOut(_ region: BarRegion, of image: GreyImage) -> CutOut {
         let across = refinedAcross(region, in: image)
         let along = GreyImage.Vector(x: -across.y, y: across.x)
-        let margin = 8 + angledMarginFraction * region.length
-        let width = Int((region.length + 2 * margin).rounded(.up))
-        // The bars themselves, without the cell the smoothing adds beyond them each way.
-        let barHeight = max(region.cellPixels, region.height - 2 * region.cellPixels)
-        let rows = max(8, min(angledMaxRows, Int(barHeight.rounded())))
+        let (width, rows) = cutOutSize(region)
+        let barHeight = Self.barHeight(region)
         let step = barHeight / Double(rows)
         let down = GreyImage.Vector(x: along.x * step, y: along.y * step)
         let origin = GreyImage.Vector(

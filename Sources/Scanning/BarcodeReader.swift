@@ -14,6 +14,8 @@ public final class BarcodeReader {
     private var limitedScanners: [Set<Symbology>: OpaquePointer] = [:]
     /// Scanners that scan rows only, for the angled look's upright cut-outs (made on first use).
     private var rowScanners: [Set<Symbology>: OpaquePointer] = [:]
+    /// What the camera loop's angled looks have cost (see ``readFrame(_:until:)``).
+    var frameCosts = FrameLookCosts()
 
     public init(options: ReaderOptions = ReaderOptions()) {
         self.options = options

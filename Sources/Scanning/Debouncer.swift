@@ -55,7 +55,9 @@ public struct Debouncer: Sendable {
     public init(options: Options = Options()) { self.options = options }
 
     /// Feeds one frame's codes (captured at `time`, in seconds); returns the codes that count now.
-    public mutating func observe(_ codes: some Sequence<Code>, at time: Double) -> [Code] {
+    /// A frame not `complete` (part of it was not read: see `BarcodeReader.readFrame`) breaks no
+    /// code's run: one it does not show may be there all the same.
+    public mutating func observe(_ codes: some Sequence<Code>, at time: Double, complete: Bool = true) -> [Code] {
         let seen = Set(codes)
         var confirmed: [Code] = []
         for code in seen {
@@ -73,7 +75,7 @@ public struct Debouncer: Sendable {
             presences[code] = presence
         }
         // Codes not in this frame: the run of consecutive frames is broken; forget long-gone ones.
-        for (code, presence) in presences where !seen.contains(code) {
+        for (code, presence) in presences where complete && !seen.contains(code) {
             if time - presence.lastSeen >= options.holdOff {
                 presences[code] = nil
             } else {

@@ -33,6 +33,8 @@ public final class ScanLoop {
     private var lastSeen: [Barcode] = []
     /// Whether each code's latest scan counted, by payload (for the outlines' colours; bounded).
     private var judged: [[UInt8]: Bool] = [:]
+    /// The live source's frame period: the angled look must end within one.
+    private var period = FramePeriod()
 
     /// The result of one counted scan.
     public struct Outcome: Sendable {
@@ -80,8 +82,11 @@ public final class ScanLoop {
         self.onEnqueue = onEnqueue
     }
 
-    /// Decodes one frame and handles every code that counts in it.
-    public func process(_ frame: Frame) throws -> [Outcome] {
+    /// Decodes one frame and handles every code that counts in it. From a `live` source (a camera,
+    /// or a replay paced as one) the angled look at turned codes runs only when it can end before the
+    /// next frame is due, so the newest frame never waits for it; otherwise (a replay as fast as it
+    /// goes) always, so a replay gives the same scans at any speed (`BarcodeReader.readFrame`).
+    public func process(_ frame: Frame, live: Bool = false) throws -> [Outcome] {
         if let settings {
             let now = settings()
             if now.reader != applied.reader { reader = BarcodeReader(options: now.reader) }
@@ -89,13 +94,15 @@ public final class ScanLoop {
             applied = now
         }
         let started = ContinuousClock.now
-        lastSeen = reader.read(frame.image)
+        let due = frame.capturedAt.addingTimeInterval(period.observe(frame.time))
+        let reading = reader.readFrame(frame.image, until: live ? due : nil)
+        lastSeen = reading.codes
         if let decodeTimes {
             let took = (ContinuousClock.now - started).components
             decodeTimes.observe(Double(took.seconds) + Double(took.attoseconds) / 1e18)
         }
         let seen = lastSeen.map { Debouncer.Code(symbology: $0.symbology, payload: Self.transmitted($0)) }
-        return try debouncer.observe(seen, at: frame.time).map { code in
+        return try debouncer.observe(seen, at: frame.time, complete: reading.complete).map { code in
             let outcome = try handle(
                 String(decoding: code.payload, as: UTF8.self), symbology: code.symbology, at: frame.capturedAt,
                 frame: frame.index)

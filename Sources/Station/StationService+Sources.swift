@@ -58,7 +58,7 @@ extension StationService {
                 // Nothing to close: the loop looks at the station and at scanning before each frame.
                 guard opened(name, closing: {}, closedWhenScanningStops: true) else { return true }
                 defer { closed(name) }
-                try scanFrames(frames, loop: loop, page: page, closedWhenScanningStops: true)
+                try scanFrames(frames, loop: loop, page: page, live: repeating, closedWhenScanningStops: true)
             } catch {
                 report("scanner", "frames_failed", "reading the recorded frames failed: \(error)")
             }
@@ -149,10 +149,11 @@ extension StationService {
     }
 
     /// The frame loop, whatever the frames' source: each frame to the scan loop (and the page's
-    /// preview when someone watches) until the source ends or the station stops.
+    /// preview when someone watches) until the source ends or the station stops. A `live` source
+    /// (a camera, a paced replay) keeps the loop to its frame period.
     func scanFrames(
         _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil,
-        closedWhenScanningStops: Bool
+        live: Bool = true, closedWhenScanningStops: Bool
     ) throws {
         defer { decode?.idle() }
         var skipped = SkippedFrames()
@@ -163,7 +164,7 @@ extension StationService {
             skipped.report(frames.skippedFrames, log: log)
             guard isScanningOn else { continue }  // a caller's source, read on while scanning is off
             decode?.alive()
-            handle { try loop.process(frame) }
+            handle { try loop.process(frame, live: live) }
             metrics.framesCaptured.add()
             page.preview.offer(frame.image) { loop.sightings() }
             state.withLock { $0.summary.frames += 1 }

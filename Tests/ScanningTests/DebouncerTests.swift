@@ -55,4 +55,18 @@ import Testing
         #expect(debouncer.observe([upc], at: 3.1).isEmpty)
         #expect(debouncer.observe([upc], at: 3.133) == [upc])
     }
+
+    /// A frame part of which was not read (the angled look had no time) breaks no run; a frame read
+    /// whole that does not show the code does.
+    @Test func aFrameNotReadWholeBreaksNoRun() {
+        var debouncer = Debouncer()
+        #expect(debouncer.observe([upc], at: 0).isEmpty)
+        #expect(debouncer.observe([], at: 0.033, complete: false).isEmpty)
+        #expect(debouncer.observe([upc], at: 0.067) == [upc])
+        var whole = Debouncer()
+        #expect(whole.observe([upc], at: 0).isEmpty)
+        #expect(whole.observe([], at: 0.033).isEmpty)
+        #expect(whole.observe([upc], at: 0.067).isEmpty)
+        #expect(whole.observe([upc], at: 0.1) == [upc])
+    }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+@testable import Scanning
+
+/// The camera loop's look at a frame (`readFrame`): the fast look, then the angled look at the
+/// regions of bars the fast look read nothing in, only when it fits before the deadline.
+@Suite struct FrameLookTests {
+    static let ean13 = AngledLookTests.ean13()
+    static let itf = AngledLookTests.itf()
+
+    /// A 640×360 grey bench with each of `codes` (a picture and the angle it is turned by) pasted
+    /// with its centre at the given point.
+    static func bench(_ codes: [(image: GreyImage, degrees: Double, x: Int, y: Int)]) -> GreyImage {
+        var frame = GreyImage(width: 640, height: 360, filledWith: 170)
+        for code in codes {
+            let turned = code.image.padded(by: 10).rotated(byDegrees: code.degrees, background: 170)
+            for y in 0..<turned.height {
+                for x in 0..<turned.width {
+                    let (fx, fy) = (code.x - turned.width / 2 + x, code.y - turned.height / 2 + y)
+                    if fx >= 0, fx < frame.width, fy >= 0, fy < frame.height { frame[fx, fy] = turned[x, y] }
+                }
+            }
+        }
+        return frame
+    }
+
+    @Test func aTurnedCodeIsReadAlongItsBarsWithNoDeadline() {
+        let reader = BarcodeReader()
+        let frame = Self.bench([(Self.ean13, 40, 320, 180)])
+        #expect(reader.read(frame).isEmpty)
+        let reading = reader.readFrame(frame)
+        #expect(reading.codes.map(\.text) == ["5901234123457"])
+        #expect(reading.complete)
+    }
+
+    @Test func pastTheDeadlineTheAngledLookIsLeftAndTheFrameIsNotWhole() {
+        let reader = BarcodeReader()
+        let frame = Self.bench([(Self.ean13, 40, 320, 180)])
+        let late = reader.readFrame(frame, until: Date().addingTimeInterval(-0.01))
+        #expect(late.codes.isEmpty)
+        #expect(!late.complete)
+        // A second ahead is time enough; the costs learnt on the way keep it so.
+        for _ in 0..<3 {
+            let inTime = reader.readFrame(frame, until: Date().addingTimeInterval(1))
+            #expect(inTime.codes.map(\.text) == ["5901234123457"])
+            #expect(inTime.complete)
+        }
+    }
+
+    @Test func aCodeTheFastLookReadsIsNotReadAgainButAnotherTurnedOneIs() {
+        let reader = BarcodeReader()
+        let upright = Self.bench([(Self.ean13, 0, 320, 180)])
+        let fast = reader.read(upright)
+        #expect(fast.map(\.text) == ["5901234123457"])
+        let reading = reader.readFrame(upright)
+        #expect(reading.codes.map(\.text) == fast.map(\.text))
+        #expect(reading.complete)
+        // An ITF turned 45° beside it: the fast look reads the upright EAN-13 only.
+        let both = Self.bench([(Self.ean13, 0, 180, 180), (Self.itf, 45, 470, 180)])
+        #expect(reader.read(both).map(\.text) == ["5901234123457"])
+        #expect(reader.readFrame(both).codes.map(\.text) == ["5901234123457", "12345678901231"])
+    }
+
+    @Test func aBareBenchIsReadWholeAndNothingIsFound() {
+        let reader = BarcodeReader()
+        let reading = reader.readFrame(Self.bench([]))
+        #expect(reading == BarcodeReader.FrameReading(codes: [], complete: true))
+    }
+
+    @Test func withoutTheAngledLookAFrameIsTheFastLooksAlone() {
+        let frame = Self.bench([(Self.ean13, 40, 320, 180)])
+        let off = BarcodeReader(options: ReaderOptions(angledLook: false))
+        #expect(off.readFrame(frame) == BarcodeReader.FrameReading(codes: [], complete: true))
+        // Try-harder has its own angled look, last of its looks: readFrame adds nothing to it.
+        let tryHarder = BarcodeReader(options: ReaderOptions(tryHarder: true))
+        #expect(tryHarder.readFrame(frame).codes.map(\.text) == tryHarder.read(frame).map(\.text))
+    }
+}
