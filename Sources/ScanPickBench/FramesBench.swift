@@ -13,10 +13,15 @@ import Wire
 /// bare decode is measured a second way too: with Data Matrix, Aztec and PDF417 asked for, which
 /// adds a look by zxing-cpp at every frame (`scanning.symbologies` naming them).
 func framesBenchmark(disk: String, count: Int, width: Int, height: Int, sample: String) throws -> String {
-    let frames = try makeFrames(count: count, width: width, height: height, sample: sample)
+    let (shown, blank) = try benchPictures(width: width, height: height, sample: sample)
+    let start = Date()
+    let frames = (0..<count).map { index in
+        Frame(image: index % 60 < 10 ? shown : blank, time: Double(index) / 30, index: index, capturedAt: start)
+    }
     let station = try benchStation(disk: disk)
     let reader = BarcodeReader()
     var bare = (wall: Double.infinity, cpu: Double.infinity)
+    var angled = (wall: Double.infinity, cpu: Double.infinity)
     var loopCost = (wall: Double.infinity, cpu: Double.infinity)
     var viewer = (wall: Double.infinity, cpu: Double.infinity)
     let encoded = Array(frames.prefix(60))
@@ -24,6 +29,7 @@ func framesBenchmark(disk: String, count: Int, width: Int, height: Int, sample: 
     var matrix = (wall: Double.infinity, cpu: Double.infinity)
     for _ in 0..<2 {
         bare = best(bare, measure { for frame in frames { _ = reader.read(frame.image) } })
+        angled = best(angled, measure { for frame in frames { _ = reader.readFrame(frame.image) } })
         matrix = best(matrix, measure { for frame in frames { _ = matrixReader.read(frame.image) } })
         let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options(), log: { _ in })
         loopCost = best(loopCost, measure { for frame in frames { _ = try? loop.process(frame) } })
@@ -59,15 +65,20 @@ func framesBenchmark(disk: String, count: Int, width: Int, height: Int, sample: 
     var processed = 0
     while let frame = slot.take() {
         processed += 1
-        for outcome in (try? loop.process(frame)) ?? [] where outcome.actionId != nil {
+        for outcome in (try? loop.process(frame, live: true)) ?? [] where outcome.actionId != nil {
             latencies.withLock { $0.append(Date().timeIntervalSince(frame.capturedAt) * 1000) }
         }
     }
     let live = LatencyStats(requests: processed, seconds: 1, latencies: latencies.withLock { $0 })
     let perFrame = { (seconds: Double) in seconds / Double(frames.count) * 1000 }
     let perEncode = viewer.cpu / Double(encoded.count) * 1000
+    let code = try ImageLoader().load(path: sample)
+    let blankFrame = Frame(image: blank, time: 0, index: 0, capturedAt: start)
+    let shownFrame = Frame(image: shown, time: 0, index: 0, capturedAt: start)
+    let peers = liveAngledComparison(
+        shown: shownFrame, blank: blankFrame, sample: code, degrees: 40, count: 450, station: station)
     return
-        #"{"frames":\#(frames.count),"width":\#(width),"height":\#(height),"bare":{"framesPerSecond":\#(Int(Double(frames.count) / bare.wall)),"cpuMsPerFrame":\#(perFrame(bare.cpu))},"matrix":{"framesPerSecond":\#(Int(Double(frames.count) / matrix.wall)),"cpuMsPerFrame":\#(perFrame(matrix.cpu))},"loop":{"framesPerSecond":\#(Int(Double(frames.count) / loopCost.wall)),"cpuMsPerFrame":\#(perFrame(loopCost.cpu))},"viewer":{"cpuMsPerEncode":\#(perEncode),"encodesPerSecond":10},"live":{"fps":30,"offered":\#(liveFrames.count),"processed":\#(processed),"dropped":\#(slot.droppedFrames),"scans":\#(live.latencies.count),"p50ms":\#(live.percentile(0.5)),"p99ms":\#(live.percentile(0.99))}}"#
+        #"{"frames":\#(frames.count),"width":\#(width),"height":\#(height),"bare":{"framesPerSecond":\#(Int(Double(frames.count) / bare.wall)),"cpuMsPerFrame":\#(perFrame(bare.cpu))},"angled":{"framesPerSecond":\#(Int(Double(frames.count) / angled.wall)),"cpuMsPerFrame":\#(perFrame(angled.cpu))},"matrix":{"framesPerSecond":\#(Int(Double(frames.count) / matrix.wall)),"cpuMsPerFrame":\#(perFrame(matrix.cpu))},"loop":{"framesPerSecond":\#(Int(Double(frames.count) / loopCost.wall)),"cpuMsPerFrame":\#(perFrame(loopCost.cpu))},"viewer":{"cpuMsPerEncode":\#(perEncode),"encodesPerSecond":10},"live":{"fps":30,"offered":\#(liveFrames.count),"processed":\#(processed),"dropped":\#(slot.droppedFrames),"scans":\#(live.latencies.count),"p50ms":\#(live.percentile(0.5)),"p99ms":\#(live.percentile(0.99))},"peers":\#(peers)}"#
 }
 
 /// The faster of two measurements (by CPU time).
@@ -77,18 +88,13 @@ private func best(_ a: (wall: Double, cpu: Double), _ b: (wall: Double, cpu: Dou
 
 /// Wall and thread-CPU seconds of `body`.
 private func measure(_ body: () -> Void) -> (wall: Double, cpu: Double) {
-    func cpu() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-    let (wallStart, cpuStart) = (Date(), cpu())
+    let (wallStart, cpuStart) = (Date(), threadCPU())
     body()
-    return (Date().timeIntervalSince(wallStart), cpu() - cpuStart)
+    return (Date().timeIntervalSince(wallStart), threadCPU() - cpuStart)
 }
 
-/// Frames with the sample image in view for 10 frames, then 50 without, repeated.
-private func makeFrames(count: Int, width: Int, height: Int, sample: String) throws -> [Frame] {
+/// The bench without a code, and with the sample image in its middle.
+private func benchPictures(width: Int, height: Int, sample: String) throws -> (shown: GreyImage, blank: GreyImage) {
     let code = try ImageLoader().load(path: sample)
     var generator = SystemRandomNumberGenerator()
     // A bench under uneven light: a smooth gradient with slight sensor noise (not per-pixel static,
@@ -106,10 +112,7 @@ private func makeFrames(count: Int, width: Int, height: Int, sample: String) thr
             shown[(width - code.width) / 2 + x, (height - code.height) / 2 + y] = code[x, y]
         }
     }
-    let start = Date()
-    return (0..<count).map { index in
-        Frame(image: index % 60 < 10 ? shown : blank, time: Double(index) / 30, index: index, capturedAt: start)
-    }
+    return (shown, blank)
 }
 
 /// A station with a batch whose one task expects the sample's code (room for every scan).
