@@ -190,7 +190,7 @@ let package = Package(
             name: "StationTests",
             dependencies: [
                 "Station", "Queue", "ScanPickClient", "Capture", "Scanning", "Wire", "ConfigFile", "SQLiteStorage",
-                "Timestamps", "HTTPServing", "TestSupport", "Digest", "Imaging",
+                "Timestamps", "HTTPServing", "TestSupport", "Digest", "Imaging", "Lifecycle", "Logging",
                 "scanpick",
             ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

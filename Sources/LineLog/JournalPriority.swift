@@ -49,7 +49,7 @@ public enum JournalPriority {
     static let events: [String: Int] = [
         "watchdog": critical,
         "internal_error": error, "scan_failed": error, "sync_failed": error, "config_invalid": error,
-        "frames_failed": error,
+        "frames_failed": error, "start_failed": error, "service_failed": error,
         "drain_lock": error, "resume_failed": error, "attention_not_stored": error, "database_failed": error,
         "restart_needed": warning, "tls_ca_not_installed": warning, "camera_not_found": warning,
         "prune_failed": warning, "refresh_failed": warning, "scanner_unavailable": warning, "scanner_lost": warning,

@@ -1,17 +1,16 @@
-import Dispatch
 import Foundation
 import Synchronization
 
-/// Notices that any of the station's configuration files (the config, its token files) changed:
-/// their size, modification time or inode, looked at once a second. Editors that replace a file
-/// and tools that rewrite it in place are both seen; SIGHUP remains the way to say so at once.
+/// Notices that any of a set of files (the station's config and its token files, the machine's
+/// trust store) changed: their size, modification time or inode, each time ``look()`` runs (the
+/// station's ``ConfigReload`` does, once a second). Editors that replace a file and tools that
+/// rewrite it in place are both seen; SIGHUP remains the way to say so at once.
 ///
-///     let watcher = ConfigWatcher(files: config.sourceFiles) { service.reload() }
+///     let watcher = ConfigWatcher(files: config.sourceFiles)
+///     if watcher.look() { reload() }
 ///     watcher.watch(newConfig.sourceFiles)
-final class ConfigWatcher: @unchecked Sendable {
+final class ConfigWatcher: Sendable {
     private let state: Mutex<[String: FileStamp?]>
-    // Set once in `init`, never changed; cancelling a dispatch source is thread-safe.
-    private let timer: any DispatchSourceTimer
 
     /// What identifies a version of a file (nil when it cannot be read).
     struct FileStamp: Equatable {
@@ -31,26 +30,24 @@ final class ConfigWatcher: @unchecked Sendable {
         }
     }
 
-    init(files: [String], interval: TimeInterval = 1, onChange: @escaping @Sendable () -> Void) {
+    /// Watches `files` as they are now.
+    init(files: [String]) {
         state = Mutex(Dictionary(files.map { ($0, FileStamp.of($0)) }, uniquingKeysWith: { first, _ in first }))
-        timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            let changed = self.state.withLock { stamps in
-                var changed = false
-                for (path, stamp) in stamps {
-                    let now = FileStamp.of(path)
-                    if now != stamp {
-                        stamps[path] = now
-                        changed = true
-                    }
+    }
+
+    /// Whether any file changed since the last look (or since it was first watched).
+    func look() -> Bool {
+        state.withLock { stamps in
+            var changed = false
+            for (path, stamp) in stamps {
+                let now = FileStamp.of(path)
+                if now != stamp {
+                    stamps[path] = now
+                    changed = true
                 }
-                return changed
             }
-            if changed { onChange() }
+            return changed
         }
-        timer.resume()
     }
 
     /// Watches `files` from now on (after a reload: the token files may have changed).
@@ -60,8 +57,4 @@ final class ConfigWatcher: @unchecked Sendable {
                 files.map { ($0, stamps[$0] ?? FileStamp.of($0)) }, uniquingKeysWith: { first, _ in first })
         }
     }
-
-    func stop() { timer.cancel() }
-
-    deinit { stop() }
 }

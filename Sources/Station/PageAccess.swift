@@ -18,7 +18,7 @@ import Synchronization
 ///     let access = PageAccess(settings: config.page, port: server.address.port)
 ///     try access.check(request)
 final class PageAccess: Sendable {
-    private let settings: StationConfiguration.PageSettings
+    let settings: StationConfiguration.PageSettings
     private let port: UInt16
     private let hosts: Set<String>
     private let loginCode = Mutex<String?>(nil)

@@ -8,7 +8,7 @@ import Synchronization
 /// corrected one can be applied while it runs, ``apply(_:)``), its database (the action ``queue``
 /// and the pick-list ``cache`` in one SQLite file) and its link to the server (the ``transport`` and
 /// the ``drainer``). What a station does with them is in extensions named for it: ``taps``,
-/// ``refreshPickList()``, ``syncService(attention:log:onPass:)``; ``StationService`` runs it.
+/// ``refreshPickList()``, ``syncService(attention:log:onPass:)``; ``StationRuntime`` runs it.
 ///
 ///     let station = try PickStation(configuration: config)
 ///     let result = try station.taps.pick(taskId, qty: 2)

@@ -1,11 +1,11 @@
 import Capture
 
 /// How the station opens its devices: cameras through V4L2 and handheld scanners through evdev
-/// (``system``), or another kind of hardware's, or a test's. ``StationService`` treats what these
+/// (``system``), or another kind of hardware's, or a test's. ``StationRuntime`` treats what these
 /// open as it treats a real device: one that cannot be opened is shown and looked for again with
 /// backoff, and its frames and codes go through the same scan loop.
 ///
-///     let service = StationService(configPath: path, station: station, devices: .system, output: { print($0) }, log: { _ in })
+///     let service = StationRuntime(configPath: path, station: station, devices: .system, output: { print($0) }, log: { _ in })
 public struct StationDevices: Sendable {
     /// Opens a camera's streaming session (`camera.device` or `--device`, and the size and frame
     /// rate of `camera`).

@@ -1,6 +1,7 @@
 import ConfigFile
 import Foundation
 import HTTPServing
+import Lifecycle
 import Queue
 import SQLiteStorage
 import Storage
@@ -16,6 +17,7 @@ import Wire
 /// `GET /api/events`); the polled routes stay for a browser whose event stream fails.
 ///
 ///     let page = try StationPage(station: station, sync: sync, attention: board, settings: config.page)
+///     let group = ServiceGroup([sync.monitor, sync, page], logger: logger)  // it listens once started
 ///
 /// This file holds its state, its start and stop, and the settings and handlers the station gives
 /// it. Its other parts, each an extension in a file of its own: `StationPage+Files` (its own files),
@@ -23,7 +25,8 @@ import Wire
 /// the scan banner), `StationPage+Taps` (taps and typed scans), `StationPage+Picker` (batches,
 /// later refusals, who is picking), `StationPage+Support` (support's sign-in and its work on the
 /// queue) and `StationPage+Help` (calling the lead).
-public final class StationPage: Sendable {
+public final class StationPage: Service {
+    public let name = "page"
     let station: PickStation
     let sync: SyncService
     let attention: AttentionBoard
@@ -40,7 +43,8 @@ public final class StationPage: Sendable {
     let lastScan = Mutex<StationJSON.LastScan?>(nil)
     let scanner = Mutex<String?>(nil)
     let files: [String: (type: String, bytes: [UInt8])]
-    /// Who may use the page; replaced whole when the config's page settings change.
+    /// Who may use the page; replaced whole when the config's page settings change (and once the
+    /// page listens, for the port the system chose).
     let access: Mutex<PageAccess>
     /// Makes `GET /metrics`'s text (see ``serveMetrics(_:)``).
     let metricsText = Mutex<(@Sendable () -> [UInt8])?>(nil)
@@ -50,40 +54,63 @@ public final class StationPage: Sendable {
     let support = SupportSessions()
     /// The station's JSON log lines (support's sign-ins).
     let log: @Sendable (String) -> Void
+    private let onListening: @Sendable (StationPage) -> Void
 
-    /// The address the page listens on (port 0 resolved).
-    public let address: ListenAddress
+    /// The address the page listens on (port 0 resolved once it listens; the config's before).
+    public var address: ListenAddress {
+        server.withLock { $0?.address } ?? access.withLock { $0 }.settings.listen
+    }
 
     /// `attention` holds what the running station noticed (shown with the queue's pause in the pill);
-    /// `log` takes the page's JSON log lines.
+    /// `log` takes the page's JSON log lines; `onListening` hears the page once it listens. Nothing
+    /// listens before ``start()``.
     public init(
         station: PickStation, sync: SyncService, attention: AttentionBoard,
-        settings: StationConfiguration.PageSettings, log: @escaping @Sendable (String) -> Void = { _ in }
+        settings: StationConfiguration.PageSettings, log: @escaping @Sendable (String) -> Void = { _ in },
+        onListening: @escaping @Sendable (StationPage) -> Void = { _ in }
     ) throws {
         self.station = station
         self.log = log
         self.sync = sync
         self.attention = attention
+        self.onListening = onListening
         files = try Self.readFiles()
         let box = Handler()
         events = PageEvents {
             guard let page = box.page else { throw HTTPError(status: 503, code: "starting", message: "starting") }
             return try page.snapshot()
         }
-        let server = try HTTPServer(listen: settings.listen, limits: Self.limits) {
-            box.page?.handle($0) ?? .json(503, [])
-        }
-        address = server.address
-        access = Mutex(PageAccess(settings: settings, port: server.address.port))
-        self.server.withLock { $0 = server }
+        access = Mutex(PageAccess(settings: settings, port: settings.listen.port))
         box.set(self)
-        events.start()
     }
 
-    public func stop() {
+    /// Listens on `page.listen`; an address that cannot be listened on fails the start
+    /// (``StationStartError/pageCannotListen(_:)``).
+    public func start() async throws {
+        let settings = access.withLock { $0 }.settings
+        let handler: HTTPServer.Handler = { [weak self] in self?.handle($0) ?? .json(503, []) }
+        let started: HTTPServer
+        do {
+            started = try await BlockingExecutor.shared.run {
+                try HTTPServer(listen: settings.listen, limits: Self.limits, handler: handler)
+            }
+        } catch {
+            throw StationStartError.pageCannotListen("\(error)")
+        }
+        access.withLock { $0 = PageAccess(settings: $0.settings, port: started.address.port) }
+        server.withLock { $0 = started }
+        events.start()
+        onListening(self)
+    }
+
+    /// Serves until cancelled, then ends the event streams and previews and closes (finishing the
+    /// requests in flight).
+    public func run() async {
+        await waitUntilCancelled()
         events.stop()
         preview.stop()
-        server.withLock { $0?.stop() }
+        guard let stopping = server.withLock({ $0.take() }) else { return }
+        await BlockingExecutor.shared.run { stopping.stop() }
     }
 
     /// Something the page shows may have changed (a drain pass, a batch opened elsewhere): pushed
@@ -153,7 +180,7 @@ public final class StationPage: Sendable {
         scanHandler.withLock { $0 = handler }
     }
 
-    /// Lets the server's handler reach the page once it exists (the server starts inside `init`).
+    /// Lets the event streams' snapshots reach the page once it exists.
     private final class Handler: Sendable {
         private let box = Mutex<StationPage?>(nil)
         var page: StationPage? { box.withLock { $0 } }

@@ -43,7 +43,7 @@ import Testing
         let camera = PluggableCamera(GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels))
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station,
             devices: StationDevices(openCamera: camera.open, openScanner: StationDevices.system.openScanner),
             output: { line in printed.withLock { $0.append(line) } }, log: { _ in })

@@ -65,7 +65,7 @@ import Testing
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let logged = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station,
             devices: StationDevices(openCamera: StationDevices.system.openCamera, openScanner: scanner.open),
             output: { line in printed.withLock { $0.append(line) } },
@@ -111,7 +111,7 @@ import Testing
         let frames = try fixture.frames("shelf", [("clean/upca.png", 3), ("none/noise.png", 2)])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let logged = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in },
             log: { line in logged.withLock { $0.append(line) } })
         let run = Task { try await service.run(source: .frames(folder: frames, fps: 100, loop: true), org: nil) }
@@ -140,7 +140,7 @@ import Testing
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let logged = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
             log: { line in logged.withLock { $0.append(line) } })
         let run = Task { try await service.run(source: nil, org: nil) }

@@ -29,7 +29,7 @@ import Wire
         let camera = FastCamera()
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
             log: { _ in })
         let run = Task { try await service.run(sources: [.frameSource(camera)], org: nil) }

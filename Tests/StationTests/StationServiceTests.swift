@@ -25,7 +25,7 @@ import Testing
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let logged = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
             log: { line in logged.withLock { $0.append(line) } })
 
@@ -67,7 +67,7 @@ import Testing
         // Task B3's code: selects B3 and counts it.
         let scanner = HeldSource<KeyCodeDecoder.Read>([.code("5901234123457")])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
-        let service = StationService(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
+        let service = StationRuntime(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
         let run = Task {
             try await service.run(sources: [.frameSource(camera), .codeSource(scanner)], org: nil)
         }
@@ -98,7 +98,7 @@ import Testing
             settings["tls"] = ["caFile": certificates.authority]
         }
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
-        let service = StationService(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
+        let service = StationRuntime(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
         let run = Task { try await service.run(source: .camera(device: nil), org: nil) }
 
         let deadline = ContinuousClock.now + .seconds(20)
@@ -142,7 +142,7 @@ import Testing
         let scanner = TypingScanner([("5901234123457", KeyCode.tab), ("96385074", KeyCode.enter)])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let logged = Mutex<[String]>([])
-        let service = StationService(
+        let service = StationRuntime(
             configPath: fixture.config, station: station,
             devices: StationDevices(openCamera: StationDevices.system.openCamera, openScanner: scanner.open),
             output: { _ in }, log: { line in logged.withLock { $0.append(line) } })

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JSONText
+import Lifecycle
 import Logging
 import Queue
 import Synchronization
@@ -15,10 +16,13 @@ import Wire
 /// refusal is logged once per change, never once per heartbeat; an answer saying the shift lead
 /// cleared the call ends it (``HelpCall``).
 ///
+/// A service of the station's group: its stop waits for a heartbeat on its way (it never cancels
+/// URLSession).
+///
 ///     let sender = HeartbeatSender(station: station, sync: sync, attention: board, metrics: metrics, log: log)
-///     sender.start()
-///     await sender.stop()  // waits for a heartbeat on its way (never cancels URLSession)
-final class HeartbeatSender: Sendable {
+///     let group = ServiceGroup([sync.monitor, sync, sender], logger: logger)
+final class HeartbeatSender: Service {
+    let name = "heartbeat"
     private let station: PickStation
     private let sync: SyncService
     private let attention: AttentionBoard
@@ -51,7 +55,14 @@ final class HeartbeatSender: Sendable {
         self.log = log
     }
 
-    func start() {
+    /// Sends heartbeats until cancelled, then waits for one on its way.
+    func run() async {
+        startTimer()
+        await waitUntilCancelled()
+        await stop()
+    }
+
+    private func startTimer() {
         state.withLock { state in
             let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "scanpick.heartbeat"))
             timer.schedule(deadline: .now(), repeating: 1, leeway: .milliseconds(100))
@@ -62,7 +73,7 @@ final class HeartbeatSender: Sendable {
     }
 
     /// Stops the timer and waits for a heartbeat on its way (bounded by the request timeout).
-    func stop() async {
+    private func stop() async {
         state.withLock { state in
             state.stopped = true
             state.timer?.cancel()

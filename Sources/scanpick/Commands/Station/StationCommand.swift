@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Capture
 import Foundation
+import Lifecycle
 import LineLog
 import Station
 
@@ -60,7 +61,10 @@ enum StationCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let source: StationService.Source
+        // First: a stop asked for while the station starts (a service manager's, right after its
+        // start) is kept for the orderly shutdown, not the default's sudden end.
+        let signals = UnixSignals.takeOver()
+        let source: StationRuntime.Source
         if let folder = arguments[\.frames] {
             source = .frames(folder: folder, fps: Double(arguments[\.fps]), loop: arguments[\.loop])
         } else if arguments[\.wedge] {
@@ -72,14 +76,14 @@ enum StationCommand: Command {
         // for `serve`; systemd ignores SIGPIPE for its services, a shell does not).
         signal(SIGPIPE, SIG_IGN)
         let station = try StationFile.open(arguments[\.station.config])
-        let service = StationService(
+        let runtime = StationRuntime(
             configPath: arguments[\.station.config], station: station,
             output: { line in
                 StandardStream.output.write(line + "\n")
                 StandardStream.output.flush()  // a long-running command: every line is seen when it happens
             },
             log: { StandardStream.error.write(JournalPriority.tagged($0) + "\n") })
-        let summary = try await service.run(source: source, org: arguments[\.org])
+        let summary = try await runtime.run(source: source, org: arguments[\.org], signals: signals)
         let pending = try station.queue.counts().pending
         StandardStream.output.write(
             "stopped: \(summary.accepted) scans accepted, \(summary.rejected) rejected"

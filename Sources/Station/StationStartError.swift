@@ -1,5 +1,5 @@
 /// Why the station cannot start.
-public enum StationServiceError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum StationStartError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The page cannot listen where the config says (the address in use, not an address here).
     case pageCannotListen(String)
     /// `/metrics` cannot listen where the config's `metrics.listen` says.

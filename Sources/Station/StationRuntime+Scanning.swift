@@ -13,11 +13,11 @@ import Wire
 
 /// Whether scanning is on, and what the sources read with: the camera, recorded frames and handheld
 /// scanners open while the config has scanning on, and each frame reads the settings in force.
-extension StationService {
-    /// Whether a source keeps reading: not once the station stops, nor, for a source that scanning
-    /// switched off closes, once it is off.
-    func keepsReading(closedWhenScanningStops: Bool) -> Bool {
-        state.withLock { !$0.stopped && ($0.scanningOn || !closedWhenScanningStops) }
+extension StationRuntime {
+    /// Whether the reader `name` keeps reading: not once its service stops, nor, for a source that
+    /// scanning switched off closes, once it is off.
+    func keepsReading(_ name: String, closedWhenScanningStops: Bool) -> Bool {
+        state.withLock { !$0.stoppedSources.contains(name) && ($0.scanningOn || !closedWhenScanningStops) }
     }
 
     var isScanningOn: Bool { state.withLock { $0.scanningOn } }
@@ -113,7 +113,7 @@ extension StationService {
     func showSources() {
         let (page, summary) = state.withLock { state in
             let states = state.sourceStates.sorted { $0.key < $1.key }.map(\.value).joined(separator: " · ")
-            return (state.page, state.scanningOn ? states : "scanning off")
+            return (state.parts?.page, state.scanningOn ? states : "scanning off")
         }
         page?.show(scanner: summary)
     }

@@ -11,29 +11,28 @@ import Synchronization
 import Timestamps
 import Wire
 
-/// The frame and code sources given to ``run(sources:org:)``: each read on a thread of its own, the
+/// The frame and code sources given to ``run(sources:org:signals:)``: each read on a thread of its own, the
 /// camera and recorded frames opened and closed as scanning goes on and off.
-extension StationService {
-    /// Scans one source for as long as the station runs. The camera and recorded frames are opened
-    /// when scanning comes on and closed when it goes off (each open period on a thread of its own);
-    /// a source the caller opened is read throughout, its scans dropped while scanning is off.
+extension StationRuntime {
+    /// Scans one source for as long as its reader `name` runs. The camera and recorded frames are
+    /// opened when scanning comes on and closed when it goes off (each open period on a thread of
+    /// its own); a source the caller opened is read throughout, its scans dropped while scanning is
+    /// off. Recorded frames without `loop` end the run with their last frame, or at once while
+    /// scanning is off (a replay has nothing to do).
     func keepScanning(
-        _ source: Source, number: Int, page: StationPage, watchdog: ServiceManager.Watchdog
+        _ source: Source, name: String, number: Int, page: StationPage,
+        loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
     ) async {
-        let loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
-        if case .camera = source {
-            loops = (watchdog.loop("capture"), watchdog.loop("decode"))
-            loops?.capture.idle()  // until scanning opens the camera
-            loops?.decode.idle()
-        } else {
-            loops = nil
+        if source.endsTheRun, !isScanningOn {
+            stop()
+            return
         }
         let reopens: Bool = if case .frames = source { true } else if case .camera = source { true } else { false }
         while !Task.isCancelled {
             if reopens { await scanning.wait { $0 } }
-            guard !Task.isCancelled, keepsReading(closedWhenScanningStops: false) else { return }
+            guard !Task.isCancelled, keepsReading(name, closedWhenScanningStops: false) else { return }
             let again = await BlockingExecutor.runOnOwnThread(named: "scanpick-scan-\(number)") {
-                self.scan(source, number: number, page: page, loops: loops)
+                self.scan(source, name: name, page: page, loops: loops)
             }
             guard again else { return }
         }
@@ -42,7 +41,7 @@ extension StationService {
     /// Reads `source` until it ends, the station stops or (for the camera and recorded frames)
     /// scanning goes off; returns whether to open it again when scanning comes back on.
     func scan(
-        _ source: Source, number: Int, page: StationPage,
+        _ source: Source, name: String, page: StationPage,
         loops: (capture: ServiceManager.Watchdog.Loop, decode: ServiceManager.Watchdog.Loop)?
     ) -> Bool {
         let configuration = station.configuration
@@ -50,7 +49,6 @@ extension StationService {
             station: station, settings: scanSettings(),
             live: { [weak self] in self?.scanSettings() ?? .init(reader: ReaderOptions(), debounce: .init()) },
             log: log, onEnqueue: { [weak self] in self?.poke() }, decodeTimes: metrics.decodeSeconds)
-        let name = "source-\(number)"
         switch source {
         case .frames(let folder, let fps, let repeating):
             do throws(any Error) {
@@ -58,12 +56,15 @@ extension StationService {
                 // Nothing to close: the loop looks at the station and at scanning before each frame.
                 guard opened(name, closing: {}, closedWhenScanningStops: true) else { return true }
                 defer { closed(name) }
-                try scanFrames(frames, loop: loop, page: page, live: repeating, closedWhenScanningStops: true)
+                try scanFrames(
+                    frames, loop: loop, page: page, reader: name, live: repeating, closedWhenScanningStops: true)
             } catch {
                 report("scanner", "frames_failed", "reading the recorded frames failed: \(error)")
             }
-            if keepsReading(closedWhenScanningStops: true) { stop() }  // a replay ends with its frames
-            return true
+            // Closed (scanning off, the reader stopped): opened again when scanning comes back on.
+            guard keepsReading(name, closedWhenScanningStops: true) else { return true }
+            stop()  // a replay ends with its frames (or with a failure to read them)
+            return false
         case .frameSource(let frames):
             // The caller's source stands for a camera: the metrics and heartbeats show it capturing,
             // its dropped frames, and missing once it fails (not in use once it has ended).
@@ -71,11 +72,11 @@ extension StationService {
             metrics.readDroppedFrames { frames.droppedFrames }
             metrics.setCamera(.ok)
             do {
-                try scanFrames(frames, loop: loop, page: page, closedWhenScanningStops: false)
+                try scanFrames(frames, loop: loop, page: page, reader: name, closedWhenScanningStops: false)
                 metrics.setCamera(.off)
             } catch {
                 metrics.setCamera(.missing)
-                if !isStopped { report(name, "frames_failed", "reading frames failed: \(error)") }
+                if !isStopped(name) { report(name, "frames_failed", "reading frames failed: \(error)") }
             }
             state.withLock { $0.summary.dropped = frames.droppedFrames }
             return false
@@ -87,15 +88,16 @@ extension StationService {
                 onState: { [weak self] state in self?.camera(device, state) }, heartbeat: { loops?.capture.beat($0) },
                 open: devices.openCamera)
             defer { state.withLock { $0.summary.dropped += camera.droppedFrames } }
-            guard opened("camera", closing: camera.close, closedWhenScanningStops: true) else { return true }
-            defer { closed("camera") }
+            guard opened(name, closing: camera.close, closedWhenScanningStops: true) else { return true }
+            defer { closed(name) }
             metrics.readDroppedFrames { camera.droppedFrames }
             // The camera looks for its device again by itself; its frames end only when it is closed,
             // so an error here is one it could not get past, and the picker must hear of it.
             do {
-                try scanFrames(camera, loop: loop, page: page, decode: loops?.decode, closedWhenScanningStops: true)
+                try scanFrames(
+                    camera, loop: loop, page: page, reader: name, decode: loops?.decode, closedWhenScanningStops: true)
             } catch {
-                guard keepsReading(closedWhenScanningStops: true) else { return true }
+                guard keepsReading(name, closedWhenScanningStops: true) else { return true }
                 report(
                     "camera", "frames_failed",
                     "the camera stopped: \(error); no more scans from it until the station restarts; taps still work")
@@ -105,10 +107,10 @@ extension StationService {
         case .wedge:
             show("wedge", "scanner: reading")
             var ending = "the keyboard-wedge scanner's input ended"
-            do { try scanCodes(StandardInputCodes(), loop: loop, device: "standard input") } catch {
+            do { try scanCodes(StandardInputCodes(), loop: loop, reader: name, device: "standard input") } catch {
                 ending = "reading the keyboard-wedge scanner's input failed: \(error)"
             }
-            if !isStopped {
+            if !isStopped(name) {
                 show("wedge", "scanner: input ended")
                 report(
                     "scanner", "scanner_input_ended",
@@ -117,21 +119,24 @@ extension StationService {
             return false
         case .codeSource(let codes):
             _ = opened(name, closing: codes.close, closedWhenScanningStops: false)
-            do { try scanCodes(codes, loop: loop, device: name) } catch {
-                if !isStopped { report(name, "scanner_lost", "reading codes failed: \(error)") }
+            do { try scanCodes(codes, loop: loop, reader: name, device: name) } catch {
+                if !isStopped(name) { report(name, "scanner_lost", "reading codes failed: \(error)") }
             }
             return false
         }
     }
 
-    /// Remembers how to close a source, so that ``stop()`` (and, when `closedWhenScanningStops`,
-    /// scanning switched off) wakes the thread blocked on it. Returns false when it was closed at
-    /// once instead: the station has stopped, or scanning went off meanwhile.
+    /// Remembers how to close the source of reader `name`, so that its stop (and, when
+    /// `closedWhenScanningStops`, scanning switched off) wakes the thread blocked on it. Returns
+    /// false when it was closed at once instead: the reader has stopped, or scanning went off
+    /// meanwhile.
     func opened(
         _ name: String, closing close: @escaping @Sendable () -> Void, closedWhenScanningStops: Bool
     ) -> Bool {
         let keep = state.withLock { state in
-            guard !state.stopped, state.scanningOn || !closedWhenScanningStops else { return false }
+            guard !state.stoppedSources.contains(name), state.scanningOn || !closedWhenScanningStops else {
+                return false
+            }
             state.openSources[name] = close
             if closedWhenScanningStops { state.closedWhenScanningStops.insert(name) }
             return true
@@ -149,16 +154,16 @@ extension StationService {
     }
 
     /// The frame loop, whatever the frames' source: each frame to the scan loop (and the page's
-    /// preview when someone watches) until the source ends or the station stops. A `live` source
+    /// preview when someone watches) until the source ends or its reader stops. A `live` source
     /// (a camera, a paced replay) keeps the loop to its frame period.
     func scanFrames(
-        _ frames: any FrameSource, loop: ScanLoop, page: StationPage, decode: ServiceManager.Watchdog.Loop? = nil,
-        live: Bool = true, closedWhenScanningStops: Bool
+        _ frames: any FrameSource, loop: ScanLoop, page: StationPage, reader: String,
+        decode: ServiceManager.Watchdog.Loop? = nil, live: Bool = true, closedWhenScanningStops: Bool
     ) throws {
         defer { decode?.idle() }
         var skipped = SkippedFrames()
         defer { skipped.report(frames.skippedFrames, final: true, log: log) }
-        while keepsReading(closedWhenScanningStops: closedWhenScanningStops) {
+        while keepsReading(reader, closedWhenScanningStops: closedWhenScanningStops) {
             decode?.idle()  // waiting for a frame is the capture loop's to watch
             guard let frame = try frames.nextFrame() else { return }
             skipped.report(frames.skippedFrames, log: log)
@@ -174,11 +179,12 @@ extension StationService {
     /// The code loop, whatever the codes' source: each code is one scan; keys a person typed are
     /// refused and logged without what they typed (it may be anything, a password).
     func scanCodes(
-        _ codes: any CodeSource, loop: ScanLoop, device: String, heartbeat: ServiceManager.Watchdog.Loop? = nil
+        _ codes: any CodeSource, loop: ScanLoop, reader: String, device: String,
+        heartbeat: ServiceManager.Watchdog.Loop? = nil
     ) throws {
-        while !isStopped {
+        while !isStopped(reader) {
             heartbeat?.idle()  // a scanner may rest for hours
-            guard let read = try codes.nextRead(), !isStopped else { return }
+            guard let read = try codes.nextRead(), !isStopped(reader) else { return }
             heartbeat?.alive()
             guard isScanningOn else {
                 log(Self.line("scan_ignored", "\(device): a code read while scanning is off was not counted"))
@@ -190,7 +196,7 @@ extension StationService {
             case .refused(let typed, let reason):
                 metrics.refused("not_a_scan")
                 log(Self.line("scanner_keys_refused", "\(device): \(typed.count) characters refused: \(reason)"))
-                state.withLock { $0.page }?.show(
+                state.withLock { $0.parts?.page }?.show(
                     scanAccepted: false, message: "✗ Not a scan (keys typed, or some were lost): scan the item again")
             }
         }
@@ -207,7 +213,7 @@ extension StationService {
                 return
             }
             log(
-                StationService.line(
+                StationRuntime.line(
                     "frames_skipped", "\(total - said) frames could not be read and were skipped (\(total) so far)"))
             said = total
             saidAt = .now

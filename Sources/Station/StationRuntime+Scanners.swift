@@ -13,7 +13,7 @@ import Wire
 
 /// The config's handheld scanners: each opened (and grabbed) while scanning is on, looked for
 /// again with backoff when missing or unplugged.
-extension StationService {
+extension StationRuntime {
     /// Reads one handheld scanner for as long as the station runs and scanning is on: opened (and
     /// grabbed) when scanning comes on, closed when it goes off; the device is read on a thread of
     /// its own while it is open.
@@ -24,7 +24,7 @@ extension StationService {
         heartbeat.idle()
         while !Task.isCancelled {
             await scanning.wait { $0 }
-            guard !Task.isCancelled, keepsReading(closedWhenScanningStops: true) else { break }
+            guard !Task.isCancelled, keepsReading("scanner-\(number)", closedWhenScanningStops: true) else { break }
             await BlockingExecutor.runOnOwnThread(named: "scanpick-scanner-\(number)") {
                 self.read(settings, number: number, heartbeat: heartbeat)
             }
@@ -46,7 +46,7 @@ extension StationService {
             onEnqueue: { [weak self] in self?.poke() })
         var backoff = 0.5
         var lastProblem: String?
-        while keepsReading(closedWhenScanningStops: true) {
+        while keepsReading(source, closedWhenScanningStops: true) {
             heartbeat.alive()
             let scanner: any CodeSource
             do {
@@ -58,7 +58,7 @@ extension StationService {
                     report(source, "scanner_unavailable", "\(error); looking for it again")
                 }
                 heartbeat.idle()
-                pause(seconds: backoff)
+                pause(seconds: backoff, source)
                 backoff = min(backoff * 2, 5)
                 continue
             }
@@ -70,9 +70,9 @@ extension StationService {
             output("scanner \(settings.device): \(scanner.name)")
             show(source, "scanner \(number): ready")
             log(Self.line("scanner_ready", "\(settings.device): \(scanner.name), grabbed"))
-            do {
-                try scanCodes(scanner, loop: loop, device: settings.device, heartbeat: heartbeat)  // ends when closed
-            } catch  where keepsReading(closedWhenScanningStops: true) {
+            do {  // ends when closed
+                try scanCodes(scanner, loop: loop, reader: source, device: settings.device, heartbeat: heartbeat)
+            } catch  where keepsReading(source, closedWhenScanningStops: true) {
                 metrics.setScanner(number, ready: false)
                 show(source, "scanner \(number): unplugged")
                 report(source, "scanner_lost", "\(error); looking for it again")
@@ -85,10 +85,10 @@ extension StationService {
         heartbeat.idle()
     }
 
-    /// Sleeps for `seconds`, or less when the station stops or scanning goes off.
-    func pause(seconds: Double) {
+    /// Sleeps for `seconds`, or less when the reader `source` stops or scanning goes off.
+    func pause(seconds: Double, _ source: String) {
         let end = Date().addingTimeInterval(seconds)
-        while keepsReading(closedWhenScanningStops: true), Date() < end {
+        while keepsReading(source, closedWhenScanningStops: true), Date() < end {
             Thread.sleep(forTimeInterval: min(0.1, end.timeIntervalSinceNow))
         }
     }

@@ -13,12 +13,12 @@ import Wire
 
 /// A re-read config (SIGHUP, a config or token file changed, the trust store changed), applied by
 /// the reload table.
-extension StationService {
+extension StationRuntime {
     /// Re-reads the config file: the server, tokens, worker, scanning settings and the page's access
     /// (a rotated secret) apply at once and a paused queue looks again; keys that need a restart are
     /// shown as needing attention; a config that does not load is shown and the previous one kept.
     public func reload() {
-        let (watcher, page) = state.withLock { ($0.watcher, $0.page) }
+        let (reload, page) = state.withLock { ($0.parts?.reload, $0.parts?.page) }
         var line = JSONObjectWriter()
         line.add("time", time: Date())
         let event: String
@@ -38,7 +38,7 @@ extension StationService {
                         message:
                             "the config changed \(restart.joined(separator: ", ")), which apply when the station restarts: restart it (the running station keeps the previous values)"
                     ))
-            watcher?.watch(configuration.sourceFiles)
+            reload?.watch(configuration.sourceFiles)
             resumeQueue(because: "the corrected config is applied")
             if let page, let login = page.newLoginLink() {
                 output("page login link (works once): \(page.url)\(login)")
@@ -83,7 +83,7 @@ extension StationService {
                 "\(what), but the queue's pause could not be lifted (\(error)); it is tried again after the backoff cap, or on the next change"
             )
         }
-        state.withLock { $0.sync }?.poke()
+        poke()
     }
 
     /// Shows a `tls.caFile` that the machine does not trust yet (its HTTPS would fail on it).

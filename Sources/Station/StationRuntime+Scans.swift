@@ -13,7 +13,7 @@ import Wire
 
 /// What happens to each scan: its verdict counted, shown on the page and logged; a batch label
 /// opens its batch; codes typed into the page are scans too.
-extension StationService {
+extension StationRuntime {
     /// Codes typed into the page by a handheld scanner the station does not hold (a burst of keys
     /// ended by Enter): each a scan, through the checks, banner, sound, log and metrics of the
     /// station's own scanners, one at a time.
@@ -36,7 +36,7 @@ extension StationService {
 
     /// Handles one frame's (or line's) scans; a failure is logged and shown, and the loop goes on.
     func handle(_ body: () throws -> [ScanLoop.Outcome]) {
-        let page = state.withLock { $0.page }
+        let page = state.withLock { $0.parts?.page }
         do {
             for outcome in try body() {
                 metrics.scan(outcome.verdict)
@@ -81,7 +81,7 @@ extension StationService {
     /// A scanned batch label: opens that batch (of the open batch's organisation, or the only
     /// configured one) from the server, or from the cache offline, and says how it went.
     func open(labelled batchId: String) {
-        let page = state.withLock { $0.page }
+        let page = state.withLock { $0.parts?.page }
         let station = self.station
         let org: String
         do {
