@@ -5,23 +5,15 @@ import Synchronization
 
 /// Tells systemd how the service is doing (`sd_notify`): ready once it serves, stopping when asked
 /// to, and a watchdog ping while every loop that must stay alive says it is. Under a unit with
-/// `Type=notify` and `WatchdogSec=`; outside systemd every call does nothing.
+/// `Type=notify` and `WatchdogSec=`; outside systemd every call does nothing. A service group
+/// (Lifecycle's) sends ready and stopping and runs the watchdog's looks.
 ///
-///     let watchdog = ServiceManager.Watchdog(log: log)
+///     let watchdog = ServiceManager.Watchdog(logger: logger)
 ///     let sync = watchdog.loop("sync")        // the loop calls sync.alive() each turn
-///     ServiceManager.ready(status: "serving on 127.0.0.1:8080")
+///     watchdog.look()                         // at watchdog.pingPeriod, on the group's thread
 public enum ServiceManager {
     /// Whether systemd is waiting for our notifications (`NOTIFY_SOCKET` is set).
     public static var isManaged: Bool { ProcessInfo.processInfo.environment["NOTIFY_SOCKET"] != nil }
-
-    /// The service is ready (`READY=1`), with a line for `systemctl status`.
-    public static func ready(status: String) { notify("READY=1\nSTATUS=\(status)") }
-
-    /// The service is stopping (`STOPPING=1`).
-    public static func stopping() { notify("STOPPING=1") }
-
-    /// A new line for `systemctl status`.
-    public static func status(_ text: String) { notify("STATUS=\(text)") }
 
     /// The watchdog interval systemd expects pings within (`WatchdogSec=`), or nil without one.
     public static var watchdogInterval: Duration? {
@@ -35,8 +27,6 @@ public enum ServiceManager {
         guard isManaged else { return }
         _ = sd_notify(0, state)
     }
-
-    private static func notify(_ state: String) { send(state) }
 
     /// Pings systemd's watchdog at half its interval while every watched loop is alive; a loop that
     /// has been busy longer than its allowance (a wedged capture, sync or database loop) stops the
@@ -73,9 +63,8 @@ public enum ServiceManager {
 
         private let watched = Mutex<[Watched]>([])
         private let interval: Duration?
-        private let log: @Sendable (String) -> Void
+        private let logger: Logger
         private let notify: @Sendable (String) -> Void
-        private let stopped = Atomic(false)
         /// Loops already said to be silent (said once, until the pings resume).
         private let reported = Mutex<Set<String>>([])
         /// How many times the loops have been looked at (for tests).
@@ -89,11 +78,8 @@ public enum ServiceManager {
         ) {
             self.interval = interval
             self.notify = notify
-            log = { _ in }  // the logger says it
             self.logger = logger
         }
-
-        private let logger: Logger?
 
         /// How often ``look()`` should run: half systemd's interval (nil: no watchdog).
         public var pingPeriod: Duration? { interval.map { $0 / 2 } }
@@ -109,36 +95,10 @@ public enum ServiceManager {
                 for (loop, silence) in silent where reported.withLock({ $0.insert(loop.name).inserted }) {
                     let message =
                         "busy for \(silence / 1_000_000) ms: no more watchdog pings, systemd will restart the service"
-                    if let logger {
-                        logger.critical("watchdog", ["loop": .string(loop.name), "message": .string(message)])
-                    } else {
-                        log(#"{"event":"watchdog","loop":"\#(loop.name)","message":"\#(message)"}"#)
-                    }
+                    logger.critical("watchdog", ["loop": .string(loop.name), "message": .string(message)])
                 }
             }
             turns.add(1, ordering: .relaxed)
-        }
-
-        /// Starts pinging if the unit has a watchdog; `log` hears which loop went silent.
-        public convenience init(
-            interval: Duration? = ServiceManager.watchdogInterval, log: @escaping @Sendable (String) -> Void
-        ) {
-            self.init(interval: interval, log: log, notify: ServiceManager.notify)
-        }
-
-        /// `notify` sends a state to systemd (tests listen instead).
-        init(
-            interval: Duration?, log: @escaping @Sendable (String) -> Void,
-            notify: @escaping @Sendable (String) -> Void
-        ) {
-            self.interval = interval
-            self.log = log
-            self.notify = notify
-            logger = nil
-            guard let interval else { return }
-            let thread = Thread { [self] in ping(every: interval / 2) }
-            thread.name = "scanpick-watchdog"
-            thread.start()
         }
 
         /// Whether systemd watches the service (a `WatchdogSec=` interval is set).
@@ -157,16 +117,6 @@ public enum ServiceManager {
         public func watch(_ name: String, allowance: Duration? = nil, silentFor: @escaping @Sendable () -> Int64) {
             let limit = Self.nanoseconds(allowance ?? interval ?? .seconds(30))
             watched.withLock { $0.append(Watched(name: name, allowance: limit, silentFor: silentFor)) }
-        }
-
-        /// Stops pinging (the service is stopping on purpose).
-        public func stop() { stopped.store(true, ordering: .relaxed) }
-
-        private func ping(every period: Duration) {
-            while !stopped.load(ordering: .relaxed) {
-                look()
-                Thread.sleep(forTimeInterval: Double(Self.nanoseconds(period)) / 1e9)
-            }
         }
 
         static func now() -> Int64 { Int64(clamping: DispatchTime.now().uptimeNanoseconds) }
