@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "JSONText", "TerminalText"]),
 
         // Input devices: frames from a V4L2 camera or recorded images, codes from handheld scanners.
-        .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev"]),
+        .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev", "Logging"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(
             name: "Queue",

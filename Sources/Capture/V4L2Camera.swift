@@ -1,6 +1,7 @@
 import CV4L2
 import Foundation
 import Imaging
+import Logging
 import Synchronization
 
 /// A V4L2 camera as a ``FrameSource`` with the latest-frame policy: a capture thread keeps only the
@@ -8,7 +9,7 @@ import Synchronization
 /// arrive while it decodes are dropped and counted (latency never builds up). A corrupt MJPEG frame
 /// is skipped and counted. A camera that disappears (unplugged: ENODEV or EIO) is reported and
 /// reopened with backoff while the station keeps running;
-/// ``waitingFor(device:width:height:fps:report:onState:heartbeat:open:)`` does the same for a camera
+/// ``waitingFor(device:width:height:fps:logger:onState:heartbeat:open:)`` does the same for a camera
 /// that is not there yet at start. Its sessions are a V4L2 device's (``openDevice``) unless an
 /// ``Opener`` of another kind of camera's, or a test's, is given.
 ///
@@ -21,7 +22,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     public let device: String
     private let requested: (width: Int, height: Int, fps: Int)
-    private let report: @Sendable (String) -> Void
+    private let logger: Logger
     private let onState: @Sendable (CameraState) -> Void
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let open: Opener
@@ -50,14 +51,13 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     /// The format and size the camera agreed to (nil while it is unavailable).
     public var negotiated: (format: PixelFormat, width: Int, height: Int)? { agreed.withLock { $0 } }
 
-    /// Opens and starts the camera; `report` hears about disconnects and reconnects.
+    /// Opens and starts the camera; `logger` hears about disconnects and reconnects (`camera`).
     public convenience init(
-        device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
-        report: @escaping @Sendable (String) -> Void = { _ in }
+        device: String, width: Int = 1280, height: Int = 720, fps: Int = 30, logger: Logger = .discarding
     ) throws(CaptureError) {
         let stream = try Stream(device: device, width: width, height: height, fps: fps)
         self.init(
-            device: device, requested: (width, height, fps), report: report, onState: { _ in }, heartbeat: { _ in },
+            device: device, requested: (width, height, fps), logger: logger, onState: { _ in }, heartbeat: { _ in },
             open: Self.openDevice, first: stream)
     }
 
@@ -69,8 +69,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     /// opens the device's session, at once and after each backoff (by default a V4L2 device's).
     public static func waitingFor(
         device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
-        report: @escaping @Sendable (String) -> Void = { _ in },
-        onState: @escaping @Sendable (CameraState) -> Void,
+        logger: Logger = .discarding, onState: @escaping @Sendable (CameraState) -> Void,
         heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }, open: @escaping Opener = openDevice
     ) -> V4L2Camera {
         var first: (any CaptureSession)?
@@ -78,21 +77,24 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             first = try open(device, width, height, fps)
         } catch {
             onState(.unavailable(error.description))
-            report("\(error); trying again with backoff")
+            report(logger, "\(error); trying again with backoff")
         }
         return V4L2Camera(
-            device: device, requested: (width, height, fps), report: report, onState: onState, heartbeat: heartbeat,
+            device: device, requested: (width, height, fps), logger: logger, onState: onState, heartbeat: heartbeat,
             open: open, first: first)
     }
 
+    /// Says what happened to the camera (`camera`: lost, back, missing), at `warning`.
+    static func report(_ logger: Logger, _ message: String) { logger.warning("camera", ["message": .string(message)]) }
+
     private init(
-        device: String, requested: (width: Int, height: Int, fps: Int), report: @escaping @Sendable (String) -> Void,
+        device: String, requested: (width: Int, height: Int, fps: Int), logger: Logger,
         onState: @escaping @Sendable (CameraState) -> Void, heartbeat: @escaping @Sendable (_ busy: Bool) -> Void,
         open: @escaping Opener, first stream: (any CaptureSession)?
     ) {
         self.device = device
         self.requested = requested
-        self.report = report
+        self.logger = logger
         self.onState = onState
         self.heartbeat = heartbeat
         self.open = open
@@ -137,7 +139,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                     let reopened = try open(device, requested.width, requested.height, requested.fps)
                     started(reopened)
                     stream = reopened
-                    report("\(device): camera back, capturing again")
+                    Self.report(logger, "\(device): camera back, capturing again")
                     backoff = 1
                 } catch {
                     backoff = min(backoff * 2, 30)
@@ -155,7 +157,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             case .timeout:
                 continue
             case .gone(let reason):
-                report("\(device): camera lost (\(reason)); reopening with backoff")
+                Self.report(logger, "\(device): camera lost (\(reason)); reopening with backoff")
                 agreed.withLock { $0 = nil }
                 onState(.unavailable("\(device): camera lost (\(reason))"))
                 stream = nil

@@ -47,3 +47,11 @@ extension Logger {
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 }
+
+extension Logger {
+    /// Logs `event` at the level the journal's table of events gives it (``Level/init(event:)``):
+    /// for a part whose events' seriousness is declared once, in that table.
+    ///
+    ///     logger.event("scanner_lost", ["message": "unplugged; looking for it again"])  // warning
+    public func event(_ event: String, _ fields: LogFields = [:]) { log(Level(event: event), event, fields) }
+}

@@ -31,7 +31,7 @@ func framesBenchmark(disk: String, count: Int, width: Int, height: Int, sample: 
         bare = best(bare, measure { for frame in frames { _ = reader.read(frame.image) } })
         angled = best(angled, measure { for frame in frames { _ = reader.readFrame(frame.image) } })
         matrix = best(matrix, measure { for frame in frames { _ = matrixReader.read(frame.image) } })
-        let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options(), log: { _ in })
+        let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options())
         loopCost = best(loopCost, measure { for frame in frames { _ = try? loop.process(frame) } })
         // With a viewer the loop also draws and encodes a frame, at most 10 a second.
         viewer = best(
@@ -60,7 +60,7 @@ func framesBenchmark(disk: String, count: Int, width: Int, height: Int, sample: 
         Thread.sleep(forTimeInterval: 0.2)
         slot.close()
     }
-    let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options(), log: { _ in })
+    let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options())
     producer.start()
     var processed = 0
     while let frame = slot.take() {

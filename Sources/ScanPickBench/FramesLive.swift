@@ -84,7 +84,7 @@ func liveAngledComparison(
     var runs: [Bool: [LiveRun]] = [true: [], false: []]
     for angled in [true, false, true, false] {
         let loop = ScanLoop(
-            station: station, reader: ReaderOptions(angledLook: angled), debounce: debounce, log: { _ in })
+            station: station, reader: ReaderOptions(angledLook: angled), debounce: debounce)
         runs[angled, default: []].append(LiveRun(frames, fps: 30, loop: loop))
     }
     func merged(_ parts: [LiveRun]) -> LiveRun {

@@ -16,7 +16,7 @@ import Wire
 /// loop was started for. Every accepted or rejected scan is one JSON log line; each frame's decode
 /// time goes to `decodeTimes` when given.
 ///
-///     let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options()) { log($0) }
+///     let loop = ScanLoop(station: station, reader: ReaderOptions(), debounce: Debouncer.Options(), logger: logger)
 ///     for outcome in try loop.process(frame) { show(outcome.verdict.message) }
 public final class ScanLoop {
     private let station: PickStation
@@ -26,7 +26,7 @@ public final class ScanLoop {
     /// symbologies and debounce apply to the next frame), and what they were for the last.
     private let settings: (@Sendable () -> Settings)?
     private var applied: Settings
-    private let log: (String) -> Void
+    private let logger: Logger
     private let onEnqueue: () -> Void
     private let decodeTimes: Histogram?
     /// The codes the last frame showed (for the live view's outlines).
@@ -57,11 +57,11 @@ public final class ScanLoop {
     }
 
     public convenience init(
-        station: PickStation, reader: ReaderOptions, debounce: Debouncer.Options, log: @escaping (String) -> Void,
+        station: PickStation, reader: ReaderOptions, debounce: Debouncer.Options, logger: Logger = .discarding,
         onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
     ) {
         self.init(
-            station: station, settings: Settings(reader: reader, debounce: debounce), live: nil, log: log,
+            station: station, settings: Settings(reader: reader, debounce: debounce), live: nil, logger: logger,
             onEnqueue: onEnqueue, decodeTimes: decodeTimes)
     }
 
@@ -70,7 +70,7 @@ public final class ScanLoop {
     /// nothing seen.
     public init(
         station: PickStation, settings initial: Settings, live: (@Sendable () -> Settings)?,
-        log: @escaping (String) -> Void, onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
+        logger: Logger = .discarding, onEnqueue: @escaping () -> Void = {}, decodeTimes: Histogram? = nil
     ) {
         self.decodeTimes = decodeTimes
         self.station = station
@@ -78,7 +78,7 @@ public final class ScanLoop {
         self.debouncer = Debouncer(options: initial.debounce)
         self.settings = live
         self.applied = initial
-        self.log = log
+        self.logger = logger
         self.onEnqueue = onEnqueue
     }
 
@@ -133,7 +133,7 @@ public final class ScanLoop {
         let configuration = station.configuration
         if let label = try label(code, configuration) {
             let outcome = Outcome(code: code, symbology: symbology, verdict: label, actionId: nil)
-            log(Self.logLine(outcome, frame: frame, at: time))
+            log(outcome, frame: frame)
             return outcome
         }
         let (verdict, actionId) = try station.queue.transaction { db -> (ScanValidator.Verdict, Int?) in
@@ -164,7 +164,7 @@ public final class ScanLoop {
         }
         let outcome = Outcome(code: code, symbology: symbology, verdict: verdict, actionId: actionId)
         if actionId != nil { onEnqueue() }
-        log(Self.logLine(outcome, frame: frame, at: time))
+        log(outcome, frame: frame)
         return outcome
     }
 
@@ -221,22 +221,27 @@ public final class ScanLoop {
         .aztec: "]z1",
     ]
 
-    static func logLine(_ outcome: Outcome, frame: Int?, at time: Date) -> String {
-        var line = JSONObjectWriter()
-        line.add("time", time: time)
-        line.add("level", string: Logger.Level(event: "scan").name)
-        line.add("event", string: "scan")
-        line.add("accepted", bool: outcome.verdict.isAccepted)
-        line.add("code", string: outcome.code)
-        if let symbology = outcome.symbology { line.add("symbology", string: symbology.displayName) }
-        if let frame { line.add("frame", number: frame) }
-        if let reason = outcome.verdict.reason { line.add("reason", string: reason) }
-        switch outcome.verdict {
+    /// Logs one scan (`scan`, at the level the journal's table gives it) with what it was for.
+    private func log(_ outcome: Outcome, frame: Int?) {
+        logger.log(Logger.Level(event: "scan"), event: "scan") { line in
+            line.add("accepted", bool: outcome.verdict.isAccepted)
+            line.add("code", string: outcome.code)
+            if let symbology = outcome.symbology { line.add("symbology", string: symbology.displayName) }
+            if let frame { line.add("frame", number: frame) }
+            if let reason = outcome.verdict.reason { line.add("reason", string: reason) }
+            Self.addDetails(of: outcome.verdict, to: &line)
+            if let id = outcome.actionId { line.add("actionId", number: id) }
+            line.add("message", string: outcome.verdict.message)
+        }
+    }
+
+    private static func addDetails(of verdict: ScanValidator.Verdict, to line: inout JSONObjectWriter) {
+        switch verdict {
         case .accepted(let task, _), .mismatch(_, _, let task), .alreadyComplete(let task), .refused(_, let task),
             .overPick(_, let task):
             line.add("task", string: task.id)
             line.add("location", string: task.location)
-            switch outcome.verdict {
+            switch verdict {
             case .accepted(_, let units) where units != 1, .overPick(let units, _): line.add("units", number: units)
             case .mismatch(let expected, _, _): line.add("expected", string: expected)
             case .refused(let detail, _): line.add("detail", string: detail)
@@ -252,8 +257,5 @@ public final class ScanLoop {
             line.add("currentTask", string: current.id)
         case .noOpenBatch, .batchComplete, .signInRequired: break
         }
-        if let id = outcome.actionId { line.add("actionId", number: id) }
-        line.add("message", string: outcome.verdict.message)
-        return line.finished()
     }
 }

@@ -5,7 +5,7 @@ import Capture
 /// open as it treats a real device: one that cannot be opened is shown and looked for again with
 /// backoff, and its frames and codes go through the same scan loop.
 ///
-///     let service = StationRuntime(configPath: path, station: station, devices: .system, output: { print($0) }, log: { _ in })
+///     let runtime = StationRuntime(configPath: path, station: station, devices: .system, output: { print($0) }, logger: logger)
 public struct StationDevices: Sendable {
     /// Opens a camera's streaming session (`camera.device` or `--device`, and the size and frame
     /// rate of `camera`).

@@ -94,13 +94,9 @@ extension StationPage {
         guard let id = Int(text), id > 0 else { throw PickerRefusalError.noSuchRefusal(0) }
         let worker = try station.workers.current()?.id
         try station.refusals.acknowledge(id, by: worker)
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("level", string: Logger.Level(event: "refusal_acknowledged").name)
-        line.add("event", string: "refusal_acknowledged")
-        line.add("actionId", number: id)
-        if let worker { line.add("worker", string: worker) }
-        log(line.finished())
+        var fields: LogFields = ["actionId": .number(id)]
+        if let worker { fields.add("worker", .string(worker)) }
+        logger.event("refusal_acknowledged", fields)
         events.poke()
         return try StationJSON.pickList(station)
     }

@@ -32,10 +32,10 @@ extension StationPage {
         do {
             session = try support.signIn(credential, settings: station.configuration.support)
         } catch {
-            log(Self.supportLine("support_sign_in_refused", how: how, by: nil, detail: error.description))
+            logSupport("support_sign_in_refused", how: how, by: nil, detail: error.description)
             throw error
         }
-        log(Self.supportLine("support_signed_in", how: how, by: session.name, detail: nil))
+        logSupport("support_signed_in", how: how, by: session.name, detail: nil)
         return SupportSignInAnswer(
             name: session.name, session: session.token, expiresAt: Timestamp.iso8601(session.expiresAt))
     }
@@ -154,14 +154,10 @@ extension StationPage {
         var retried: [Int]
     }
 
-    private static func supportLine(_ event: String, how: String, by: String?, detail: String?) -> String {
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("level", string: Logger.Level(event: event).name)
-        line.add("event", string: event)
-        line.add("how", string: how)
-        if let by { line.add("by", string: by) }
-        if let detail { line.add("message", string: detail) }
-        return line.finished()
+    private func logSupport(_ event: String, how: String, by: String?, detail: String?) {
+        var fields: LogFields = ["how": .string(how)]
+        if let by { fields.add("by", .string(by)) }
+        if let detail { fields.add("message", .string(detail)) }
+        logger.event(event, fields)
     }
 }

@@ -2,6 +2,7 @@ import ConfigFile
 import Foundation
 import HTTPServing
 import Lifecycle
+import Logging
 import Queue
 import SQLiteStorage
 import Storage
@@ -52,8 +53,8 @@ public final class StationPage: Service {
     let scanHandler = Mutex<(@Sendable (String) -> ScanAnswer?)?>(nil)
     /// Who is signed in as support (retry, clear and park need it).
     let support = SupportSessions()
-    /// The station's JSON log lines (support's sign-ins).
-    let log: @Sendable (String) -> Void
+    /// The station's events (support's sign-ins, refusals dealt with, libmicrohttpd's complaints).
+    let logger: Logger
     private let onListening: @Sendable (StationPage) -> Void
 
     /// The address the page listens on (port 0 resolved once it listens; the config's before).
@@ -62,15 +63,15 @@ public final class StationPage: Service {
     }
 
     /// `attention` holds what the running station noticed (shown with the queue's pause in the pill);
-    /// `log` takes the page's JSON log lines; `onListening` hears the page once it listens. Nothing
+    /// `logger` takes the page's events; `onListening` hears the page once it listens. Nothing
     /// listens before ``start()``.
     public init(
         station: PickStation, sync: SyncService, attention: AttentionBoard,
-        settings: StationConfiguration.PageSettings, log: @escaping @Sendable (String) -> Void = { _ in },
+        settings: StationConfiguration.PageSettings, logger: Logger = .discarding,
         onListening: @escaping @Sendable (StationPage) -> Void = { _ in }
     ) throws {
         self.station = station
-        self.log = log
+        self.logger = logger
         self.sync = sync
         self.attention = attention
         self.onListening = onListening
@@ -87,12 +88,12 @@ public final class StationPage: Service {
     /// Listens on `page.listen`; an address that cannot be listened on fails the start
     /// (``StationStartError/pageCannotListen(_:)``).
     public func start() async throws {
-        let settings = access.withLock { $0 }.settings
+        let (settings, logger) = (access.withLock { $0 }.settings, logger)
         let handler: HTTPServer.Handler = { [weak self] in self?.handle($0) ?? .json(503, []) }
         let started: HTTPServer
         do {
             started = try await BlockingExecutor.shared.run {
-                try HTTPServer(listen: settings.listen, limits: Self.limits, handler: handler)
+                try HTTPServer(listen: settings.listen, limits: Self.limits, logger: logger, handler: handler)
             }
         } catch {
             throw StationStartError.pageCannotListen("\(error)")

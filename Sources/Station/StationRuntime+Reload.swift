@@ -19,9 +19,6 @@ extension StationRuntime {
     /// shown as needing attention; a config that does not load is shown and the previous one kept.
     public func reload() {
         let (reload, page) = state.withLock { ($0.parts?.reload, $0.parts?.page) }
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        let event: String
         do {
             let configuration = try StationConfiguration.load(path: configPath)
             attention.set("config", nil)
@@ -43,11 +40,11 @@ extension StationRuntime {
             if let page, let login = page.newLoginLink() {
                 output("page login link (works once): \(page.url)\(login)")
             }
-            event = "config_reloaded"
-            line.add("level", string: Logger.Level(event: restart.isEmpty ? event : "restart_needed").name)
-            line.add("event", string: event)
-            if !restart.isEmpty {
-                line.add("needsRestart", raw: "[" + restart.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            if restart.isEmpty {
+                logger.event("config_reloaded")
+            } else {
+                let keys = "[" + restart.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+                logger.log(Logger.Level(event: "restart_needed"), "config_reloaded", ["needsRestart": .raw(keys)])
             }
         } catch {
             attention.set(
@@ -55,12 +52,8 @@ extension StationRuntime {
                 Attention(
                     code: "config_invalid",
                     message: "the station config does not load (\(error)): the station keeps its previous settings"))
-            event = "config_invalid"
-            line.add("level", string: Logger.Level(event: event).name)
-            line.add("event", string: event)
-            line.add("error", string: String(describing: error))
+            logger.event("config_invalid", ["error": .string(String(describing: error))])
         }
-        log(line.finished())
     }
 
     /// The machine's trust store changed: a `tls.caFile` it now trusts no longer needs attention,

@@ -42,7 +42,7 @@ extension StationRuntime {
     ) {
         let source = "scanner-\(number)"
         let loop = ScanLoop(
-            station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, log: log,
+            station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, logger: logger,
             onEnqueue: { [weak self] in self?.poke() })
         var backoff = 0.5
         var lastProblem: String?
@@ -69,7 +69,7 @@ extension StationRuntime {
             attention.set(source, nil)
             output("scanner \(settings.device): \(scanner.name)")
             show(source, "scanner \(number): ready")
-            log(Self.line("scanner_ready", "\(settings.device): \(scanner.name), grabbed"))
+            log("scanner_ready", "\(settings.device): \(scanner.name), grabbed")
             do {  // ends when closed
                 try scanCodes(scanner, loop: loop, reader: source, device: settings.device, heartbeat: heartbeat)
             } catch  where keepsReading(source, closedWhenScanningStops: true) {

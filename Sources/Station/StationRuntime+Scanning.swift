@@ -61,14 +61,13 @@ extension StationRuntime {
         scanning.set(on)
         for close in change.closers { close() }
         if on {
-            log(Self.line("scanning_on", "scanning is on: the camera and handheld scanners are opened"))
+            log("scanning_on", "scanning is on: the camera and handheld scanners are opened")
         } else {
             metrics.setCamera(.off)
             attention.set("camera", nil)
             log(
-                Self.line(
-                    "scanning_off",
-                    "\(Self.scanningOff(configuration, org: change.org)): the camera and handheld scanners are closed"))
+                "scanning_off",
+                "\(Self.scanningOff(configuration, org: change.org)): the camera and handheld scanners are closed")
         }
         showSources()
     }

@@ -20,7 +20,7 @@ extension StationRuntime {
     func takeScans(from page: StationPage) {
         let loop = Mutex(
             ScanLoop(
-                station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, log: log,
+                station: station, reader: ReaderOptions(), debounce: station.configuration.debounce, logger: logger,
                 onEnqueue: { [weak self] in self?.poke() }))
         page.takeScans { [weak self] code in
             guard let self else { return nil }
@@ -90,7 +90,7 @@ extension StationRuntime {
             page?.show(
                 .refused,
                 message: "✗ That batch label cannot be opened by scanning here: choose the batch under Batches")
-            log(Self.line("batch_open_failed", "batch \(batchId) from its scanned label: \(error)"))
+            log("batch_open_failed", "batch \(batchId) from its scanned label: \(error)")
             return
         }
         // One opening at a time: a label held in view, or scanned again and again, asks the server once.
@@ -100,7 +100,7 @@ extension StationRuntime {
         }
         guard first else { return }
         page?.show(.info, message: "Opening the scanned batch …")
-        let log = self.log
+        let logger = self.logger
         Task { [weak self] in
             defer { self?.state.withLock { $0.openingLabel = false } }
             do {
@@ -108,10 +108,12 @@ extension StationRuntime {
                 let how = if case .reopenedFromCache = opening { " (offline: from the station's cache)" } else { "" }
                 let lines = (try? station.cache.tasks().count).map { ": \($0) lines" } ?? ""
                 page?.show(.info, message: "Batch open\(lines)\(how)")
-                log(Self.line("batch_opened", "batch \(batchId) (\(org)) opened from its scanned label\(how)"))
+                logger.event(
+                    "batch_opened", ["message": "batch \(batchId) (\(org)) opened from its scanned label\(how)"])
             } catch {
                 page?.show(.refused, message: "✗ That batch could not be opened: \(BatchOpening.pickerReason(error))")
-                log(Self.line("batch_open_failed", "batch \(batchId) (\(org)) from its scanned label: \(error)"))
+                logger.event(
+                    "batch_open_failed", ["message": "batch \(batchId) (\(org)) from its scanned label: \(error)"])
             }
         }
     }

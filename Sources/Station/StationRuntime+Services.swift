@@ -35,7 +35,7 @@ extension StationRuntime {
         checkTrust(configuration)
         let output = self.output
         let page = try StationPage(
-            station: station, sync: sync, attention: attention, settings: configuration.page, log: log,
+            station: station, sync: sync, attention: attention, settings: configuration.page, logger: logger,
             onListening: { page in
                 output("page: \(page.url)/")
                 if let login = page.newLoginLink() { output("page login link (works once): \(page.url)\(login)") }
@@ -57,7 +57,8 @@ extension StationRuntime {
             files: configuration.sourceFiles, trustStore: [SystemTrust.bundle], reloads: reloads,
             reload: { [weak self] in self?.reload() }, trustChanged: { [weak self] in self?.trustStoreChanged() })
         services += [
-            HeartbeatSender(station: station, sync: sync, attention: attention, metrics: metrics, log: log), reload,
+            HeartbeatSender(station: station, sync: sync, attention: attention, metrics: metrics, logger: logger),
+            reload,
         ]
         state.withLock { $0.parts = Parts(sync: sync, page: page, reload: reload) }
 

@@ -48,7 +48,7 @@ extension StationRuntime {
         let loop = ScanLoop(
             station: station, settings: scanSettings(),
             live: { [weak self] in self?.scanSettings() ?? .init(reader: ReaderOptions(), debounce: .init()) },
-            log: log, onEnqueue: { [weak self] in self?.poke() }, decodeTimes: metrics.decodeSeconds)
+            logger: logger, onEnqueue: { [weak self] in self?.poke() }, decodeTimes: metrics.decodeSeconds)
         switch source {
         case .frames(let folder, let fps, let repeating):
             do throws(any Error) {
@@ -84,7 +84,7 @@ extension StationRuntime {
             let device = requested ?? configuration.camera.device
             let camera = V4L2Camera.waitingFor(
                 device: device, width: configuration.camera.width, height: configuration.camera.height,
-                fps: configuration.camera.fps, report: { [log] in log(Self.line("camera", $0)) },
+                fps: configuration.camera.fps, logger: logger,
                 onState: { [weak self] state in self?.camera(device, state) }, heartbeat: { loops?.capture.beat($0) },
                 open: devices.openCamera)
             defer { state.withLock { $0.summary.dropped += camera.droppedFrames } }
@@ -162,11 +162,11 @@ extension StationRuntime {
     ) throws {
         defer { decode?.idle() }
         var skipped = SkippedFrames()
-        defer { skipped.report(frames.skippedFrames, final: true, log: log) }
+        defer { skipped.report(frames.skippedFrames, final: true, logger: logger) }
         while keepsReading(reader, closedWhenScanningStops: closedWhenScanningStops) {
             decode?.idle()  // waiting for a frame is the capture loop's to watch
             guard let frame = try frames.nextFrame() else { return }
-            skipped.report(frames.skippedFrames, log: log)
+            skipped.report(frames.skippedFrames, logger: logger)
             guard isScanningOn else { continue }  // a caller's source, read on while scanning is off
             decode?.alive()
             handle { try loop.process(frame, live: live) }
@@ -187,7 +187,7 @@ extension StationRuntime {
             guard let read = try codes.nextRead(), !isStopped(reader) else { return }
             heartbeat?.alive()
             guard isScanningOn else {
-                log(Self.line("scan_ignored", "\(device): a code read while scanning is off was not counted"))
+                log("scan_ignored", "\(device): a code read while scanning is off was not counted")
                 continue
             }
             switch read {
@@ -195,7 +195,7 @@ extension StationRuntime {
                 handle { [try loop.submit(code: code)] }
             case .refused(let typed, let reason):
                 metrics.refused("not_a_scan")
-                log(Self.line("scanner_keys_refused", "\(device): \(typed.count) characters refused: \(reason)"))
+                log("scanner_keys_refused", "\(device): \(typed.count) characters refused: \(reason)")
                 state.withLock { $0.parts?.page }?.show(
                     scanAccepted: false, message: "✗ Not a scan (keys typed, or some were lost): scan the item again")
             }
@@ -208,13 +208,13 @@ extension StationRuntime {
         private var said = 0
         private var saidAt: ContinuousClock.Instant?
 
-        mutating func report(_ total: Int, final: Bool = false, log: (String) -> Void) {
+        mutating func report(_ total: Int, final: Bool = false, logger: Logger) {
             guard total > said, final || saidAt.map({ ContinuousClock.now - $0 >= .seconds(10) }) ?? true else {
                 return
             }
-            log(
-                StationRuntime.line(
-                    "frames_skipped", "\(total - said) frames could not be read and were skipped (\(total) so far)"))
+            logger.event(
+                "frames_skipped",
+                ["message": "\(total - said) frames could not be read and were skipped (\(total) so far)"])
             said = total
             saidAt = .now
         }

@@ -20,7 +20,7 @@ import Wire
 /// looked for again with backoff, a keyboard-wedge input that ends is shown, and taps, the page and
 /// the drainer carry on. It re-reads its config on SIGHUP or when a config file changes.
 ///
-///     let runtime = StationRuntime(configPath: path, station: station, output: { print($0) }, log: { _ in })
+///     let runtime = StationRuntime(configPath: path, station: station, output: { print($0) }, logger: logger)
 ///     let summary = try await runtime.run(sources: [.wedge], org: nil, signals: .takeOver())
 public final class StationRuntime: Sendable {
     public let station: PickStation
@@ -38,9 +38,7 @@ public final class StationRuntime: Sendable {
 
     let output: @Sendable (String) -> Void
 
-    let log: @Sendable (String) -> Void
-
-    /// The same lines as `log`, for the parts that log through a ``Logger`` (the group, the sync loop).
+    /// Where the station's events go, one JSON line each.
     let logger: Logger
 
     let state = Mutex(RunState())
@@ -112,28 +110,26 @@ public final class StationRuntime: Sendable {
         let reload: ConfigReload
     }
 
-    /// `output` gets the lines for the person at the terminal; `log` the JSON log lines; `devices`
-    /// opens the cameras and handheld scanners (the machine's own unless told otherwise).
+    /// `output` gets the lines for the person at the terminal; `logger` the events; `devices` opens
+    /// the cameras and handheld scanners (the machine's own unless told otherwise).
     public init(
         configPath: String, station: PickStation, devices: StationDevices = .system,
-        output: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (String) -> Void
+        output: @escaping @Sendable (String) -> Void, logger: Logger
     ) {
         self.configPath = configPath
         self.station = station
         self.devices = devices
         self.output = output
-        self.log = log
-        logger = Logger(sink: LogSink(write: log))
+        self.logger = logger
         let queue = station.queue
         let pid = getpid()
         attention = AttentionBoard { items in
             do {
                 try queue.recordStationAttention(items, pid: pid)
             } catch {
-                log(
-                    Self.line(
-                        "attention_not_stored",
-                        "what needs attention could not be stored for `scanpick status`: \(error)"))
+                logger.event(
+                    "attention_not_stored",
+                    ["message": "what needs attention could not be stored for `scanpick status`: \(error)"])
             }
         }
     }
@@ -143,7 +139,7 @@ public final class StationRuntime: Sendable {
         do {
             try station.queue.recordStationAttention([], pid: getpid())
         } catch {
-            log(Self.line("attention_not_stored", "what needs attention could not be cleared: \(error)"))
+            log("attention_not_stored", "what needs attention could not be cleared: \(error)")
         }
     }
 
@@ -159,6 +155,31 @@ public final class StationRuntime: Sendable {
     /// `signals` (nil: none, as in a test) stop the station (SIGINT, SIGTERM) and reload it (SIGHUP).
     /// A service that fails to start stops those started before it, in reverse, and is thrown.
     public func run(sources: [Source], org requested: String?, signals: UnixSignals? = nil) async throws -> Summary {
+        let (services, watchdog): ([any Service], ServiceManager.Watchdog)
+        do {
+            try check(sources: sources, org: requested)
+            (services, watchdog) = try makeServices(sources: sources, org: requested, reloads: signals?.reloads)
+        } catch {
+            logger.error("start_failed", ["message": .error(error)])
+            throw error
+        }
+        let page = state.withLock { $0.parts?.page }
+        let group = ServiceGroup(
+            services, stopSignals: signals?.stops, watchdog: watchdog,
+            readyStatus: { "page on \(page?.url ?? "?")/" }, logger: logger)
+        if state.withLock({ state in
+            state.group = group
+            return state.stopAsked
+        }) {
+            group.stop()
+        }
+        try await group.run()
+        clearStoredAttention()
+        return state.withLock { $0.summary }
+    }
+
+    /// What can refuse the run, checked before anything is started (and the active task printed).
+    private func check(sources: [Source], org requested: String?) throws {
         let configuration = station.configuration
         let open = try station.cache.openBatch()
         // What can refuse the run is checked before anything is printed or started. With several
@@ -183,20 +204,6 @@ public final class StationRuntime: Sendable {
         if let open, let org, open.org != org, configuration.organisations[open.org]?.scanningEnabled != true {
             output("the open batch belongs to \(open.org), which has scanning off: its scans will be refused")
         }
-        let (services, watchdog) = try makeServices(sources: sources, org: requested, reloads: signals?.reloads)
-        let page = state.withLock { $0.parts?.page }
-        let group = ServiceGroup(
-            services, stopSignals: signals?.stops, watchdog: watchdog,
-            readyStatus: { "page on \(page?.url ?? "?")/" }, logger: logger)
-        if state.withLock({ state in
-            state.group = group
-            return state.stopAsked
-        }) {
-            group.stop()
-        }
-        try await group.run()
-        clearStoredAttention()
-        return state.withLock { $0.summary }
     }
 
     /// Stops the run: its services in reverse order, each reader after the frame or code in hand
@@ -247,18 +254,12 @@ public final class StationRuntime: Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Logs a problem as one JSON line and shows it as needing attention.
+    /// Logs a problem and shows it as needing attention.
     func report(_ source: String, _ code: String, _ message: String) {
-        log(Self.line(code, message))
+        log(code, message)
         attention.set(source, Attention(code: code, message: message))
     }
 
-    static func line(_ event: String, _ message: String) -> String {
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("level", string: Logger.Level(event: event).name)
-        line.add("event", string: event)
-        line.add("message", string: message)
-        return line.finished()
-    }
+    /// Logs `event` with its `message`, at the level the journal's table gives the event.
+    func log(_ event: String, _ message: String) { logger.event(event, ["message": .string(message)]) }
 }

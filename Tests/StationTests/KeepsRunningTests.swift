@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Imaging
+import Logging
 import Queue
 import Station
 import Synchronization
@@ -46,7 +47,7 @@ import Testing
         let service = StationRuntime(
             configPath: fixture.config, station: station,
             devices: StationDevices(openCamera: camera.open, openScanner: StationDevices.system.openScanner),
-            output: { line in printed.withLock { $0.append(line) } }, log: { _ in })
+            output: { line in printed.withLock { $0.append(line) } }, logger: .discarding)
         let run = Task { try await service.run(source: .camera(device: "/dev/video-later"), org: nil) }
         #expect(
             await eventually { printed.withLock { $0 }.contains { $0.hasPrefix("page: http://") } },

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Logging
 import Synchronization
 import TestSupport
 import Testing
@@ -69,7 +70,7 @@ import Testing
             configPath: fixture.config, station: station,
             devices: StationDevices(openCamera: StationDevices.system.openCamera, openScanner: scanner.open),
             output: { line in printed.withLock { $0.append(line) } },
-            log: { line in logged.withLock { $0.append(line) } })
+            logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
         let run = Task { try await service.run(source: nil, org: nil) }
         #expect(await eventually { printed.withLock { $0 }.contains { $0.hasPrefix("page: ") } })
         #expect(scanner.openings == 0)
@@ -113,7 +114,7 @@ import Testing
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in },
-            log: { line in logged.withLock { $0.append(line) } })
+            logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
         let run = Task { try await service.run(source: .frames(folder: frames, fps: 100, loop: true), org: nil) }
         // Three times round the frames: the UPC-A is never seen.
         #expect(await eventually(60) { service.metrics.framesCaptured.value >= 15 })
@@ -142,7 +143,7 @@ import Testing
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
-            log: { line in logged.withLock { $0.append(line) } })
+            logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
         let run = Task { try await service.run(source: nil, org: nil) }
         #expect(await eventually { printed.withLock { $0 }.contains { $0.hasPrefix("page: ") } })
         let heartbeat = station.configuration.heartbeatSeconds

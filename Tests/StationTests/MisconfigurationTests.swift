@@ -284,6 +284,31 @@ import Testing
         #expect(!refused.standardOutput.contains("page:"), "\(refused.standardOutput)")
     }
 
+    /// Under systemd, why the station failed to start is an `err` line of the journal
+    /// (`journalctl -p warning` shows it): JSON like every other line, with the `<3>` prefix when
+    /// standard error is the stream `JOURNAL_STREAM` names (here a pipe standing in for it).
+    @Test func aFatalStartUpErrorIsAnErrLineInTheJournal() async throws {
+        let fixture = try await StationFixture()
+        let busy = "127.0.0.1:\(fixture.server.port)"
+        try fixture.rewriteConfig { $0["page"] = ["listen": busy] }
+        let journal = try await ProcessRunner.run(
+            "/bin/sh",
+            [
+                "-c", #"JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec "$0" station --wedge --config "$1""#,
+                ProcessRunner.scanpick, fixture.config,
+            ], in: fixture.folder.path, input: [])
+        #expect(journal.status == 1)
+        let tagged = LogLines(journal.standardError)
+        let fatal = try #require(tagged.objects.first { $0.object["event"] as? String == "start_failed" })
+        #expect(fatal.priority == 3, "\(journal.standardError)")
+        #expect(fatal.object["level"] as? String == "error")
+        #expect(fatal.object["service"] as? String == "page")
+        #expect((fatal.object["message"] as? String)?.contains("page.listen") == true)
+        // Every JSON line carries its priority; the last line is the command's own words.
+        let lines = journal.standardError.split(separator: "\n")
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("<") && $0.contains("{\"time\":") }, "\(lines)")
+    }
+
     static func attentionCodes(_ page: APIClient) async throws -> [String] {
         let status = try await page.get("/api/status").json
         return (status["attention"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }

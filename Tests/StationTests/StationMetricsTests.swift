@@ -1,6 +1,7 @@
 import Capture
 import Digest
 import Foundation
+import Logging
 import Synchronization
 import TestSupport
 import Testing
@@ -31,7 +32,7 @@ import Wire
         let printed = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
-            log: { _ in })
+            logger: .discarding)
         let run = Task { try await service.run(sources: [.frameSource(camera)], org: nil) }
         let pageLine = { printed.withLock { $0 }.first { $0.hasPrefix("page: ") } }
         #expect(await eventually { pageLine() != nil && camera.slot.waitingTakers == 1 })

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Logging
 import Queue
 import Synchronization
 import TestSupport
@@ -27,7 +28,7 @@ import Testing
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
-            log: { line in logged.withLock { $0.append(line) } })
+            logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
 
         // Recorded frames without --loop end the run by themselves once replayed.
         let summary = try await service.run(source: .frames(folder: frames, fps: 30, loop: false), org: nil)
@@ -67,7 +68,8 @@ import Testing
         // Task B3's code: selects B3 and counts it.
         let scanner = HeldSource<KeyCodeDecoder.Read>([.code("5901234123457")])
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
-        let service = StationRuntime(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
+        let service = StationRuntime(
+            configPath: fixture.config, station: station, output: { _ in }, logger: .discarding)
         let run = Task {
             try await service.run(sources: [.frameSource(camera), .codeSource(scanner)], org: nil)
         }
@@ -98,7 +100,8 @@ import Testing
             settings["tls"] = ["caFile": certificates.authority]
         }
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
-        let service = StationRuntime(configPath: fixture.config, station: station, output: { _ in }, log: { _ in })
+        let service = StationRuntime(
+            configPath: fixture.config, station: station, output: { _ in }, logger: .discarding)
         let run = Task { try await service.run(source: .camera(device: nil), org: nil) }
 
         let deadline = ContinuousClock.now + .seconds(20)
@@ -145,7 +148,7 @@ import Testing
         let service = StationRuntime(
             configPath: fixture.config, station: station,
             devices: StationDevices(openCamera: StationDevices.system.openCamera, openScanner: scanner.open),
-            output: { _ in }, log: { line in logged.withLock { $0.append(line) } })
+            output: { _ in }, logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
         let run = Task { try await service.run(source: nil, org: nil) }
         let refusals = { logged.withLock { $0 }.filter { $0.contains(#""event":"scanner_keys_refused""#) } }
         #expect(await eventually { !refusals().isEmpty })

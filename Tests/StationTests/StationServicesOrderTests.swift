@@ -80,7 +80,7 @@ import Testing
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let failing = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in },
-            log: { line in logged.withLock { $0.append(line) } })
+            logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
         await #expect(throws: StationStartError.self) { try await failing.run(sources: [], org: nil) }
         let failure = try #require(logged.withLock { $0 }.first { $0.contains(#""event":"start_failed""#) })
         #expect(failure.contains(#""level":"error""#) && failure.contains(#""service":"page""#), "\(failure)")
@@ -94,7 +94,7 @@ import Testing
         let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
         let runtime = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
-            log: { _ in })
+            logger: .discarding)
         runtime.stop()
         let summary = try await runtime.run(sources: [.wedge], org: nil)
         #expect(summary == StationRuntime.Summary())
@@ -107,7 +107,7 @@ import Testing
             configPath: fixture.config, station: station,
             devices: StationDevices(
                 openCamera: StationDevices.system.openCamera, openScanner: { _, _ throws(CaptureError) in scanner }),
-            output: { _ in }, log: { _ in })
+            output: { _ in }, logger: .discarding)
     }
 
     /// What the group did, in order: each service's start once it has started, its stop once its

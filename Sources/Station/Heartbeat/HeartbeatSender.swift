@@ -19,7 +19,7 @@ import Wire
 /// A service of the station's group: its stop waits for a heartbeat on its way (it never cancels
 /// URLSession).
 ///
-///     let sender = HeartbeatSender(station: station, sync: sync, attention: board, metrics: metrics, log: log)
+///     let sender = HeartbeatSender(station: station, sync: sync, attention: board, metrics: metrics, logger: logger)
 ///     let group = ServiceGroup([sync.monitor, sync, sender], logger: logger)
 final class HeartbeatSender: Service {
     let name = "heartbeat"
@@ -27,7 +27,7 @@ final class HeartbeatSender: Service {
     private let sync: SyncService
     private let attention: AttentionBoard
     private let metrics: StationMetrics
-    private let log: @Sendable (String) -> Void
+    private let logger: Logger
     private let state = Mutex(State())
 
     private struct State {
@@ -46,13 +46,13 @@ final class HeartbeatSender: Service {
 
     init(
         station: PickStation, sync: SyncService, attention: AttentionBoard, metrics: StationMetrics,
-        log: @escaping @Sendable (String) -> Void
+        logger: Logger
     ) {
         self.station = station
         self.sync = sync
         self.attention = attention
         self.metrics = metrics
-        self.log = log
+        self.logger = logger
     }
 
     /// Sends heartbeats until cancelled, then waits for one on its way.
@@ -184,19 +184,11 @@ final class HeartbeatSender: Service {
             case .refused: "heartbeat_refused"
             case .unreachable: "heartbeat_unreachable"
             }
-        var line = JSONObjectWriter()
-        line.add("time", time: Date())
-        line.add("level", string: Logger.Level(event: event).name)
-        line.add("event", string: event)
-        line.add("org", string: org)
         switch outcome {
-        case .recorded: break
+        case .recorded: logger.event(event, ["org": .string(org)])
         case .refused(let status, let reason):
-            line.add("status", number: status)
-            line.add("message", string: reason)
-        case .unreachable(let reason):
-            line.add("message", string: reason)
+            logger.event(event, ["org": .string(org), "status": .number(status), "message": .string(reason)])
+        case .unreachable(let reason): logger.event(event, ["org": .string(org), "message": .string(reason)])
         }
-        log(line.finished())
     }
 }

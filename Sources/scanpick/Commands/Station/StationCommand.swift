@@ -2,7 +2,7 @@ import ArgumentParsing
 import Capture
 import Foundation
 import Lifecycle
-import LineLog
+import Logging
 import Station
 
 /// `scanpick station`: scanning, validation, the queue's drainer and the network monitor together.
@@ -75,14 +75,25 @@ enum StationCommand: Command {
         // A reader of its output that went away (a closed pipe) costs lines, not the station (as
         // for `serve`; systemd ignores SIGPIPE for its services, a shell does not).
         signal(SIGPIPE, SIG_IGN)
-        let station = try StationFile.open(arguments[\.station.config])
+        // One JSON line per event, with its journal priority under systemd (a fatal one at err).
+        let logger = Logger(sink: .standardError)
+        defer { logger.flush() }  // before the error's own line, and before the exit
+        let station: PickStation
+        do {
+            station = try StationFile.open(arguments[\.station.config])
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            logger.error("start_failed", ["message": .error(error)])
+            throw error
+        }
         let runtime = StationRuntime(
             configPath: arguments[\.station.config], station: station,
             output: { line in
                 StandardStream.output.write(line + "\n")
                 StandardStream.output.flush()  // a long-running command: every line is seen when it happens
             },
-            log: { StandardStream.error.write(JournalPriority.tagged($0) + "\n") })
+            logger: logger)
         let summary = try await runtime.run(source: source, org: arguments[\.org], signals: signals)
         let pending = try station.queue.counts().pending
         StandardStream.output.write(
