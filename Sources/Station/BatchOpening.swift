@@ -22,7 +22,9 @@ extension PickStation {
             return .fetched(try await fetchIntoCache(id, org: org, opening: true))
         } catch let error as FetchError {
             guard case .unreachable = error else { throw error }
-            guard try cache.reopen(id, org: org) else { throw BatchOpeningError.neverOpened(id, error) }
+            guard try await blocking({ [cache] in try cache.reopen(id, org: org) }) else {
+                throw BatchOpeningError.neverOpened(id, error)
+            }
             return .reopenedFromCache
         }
     }
@@ -39,7 +41,7 @@ extension PickStation {
             guard case .unreachable = error else { throw error }
             throw BatchOpeningError.creatingNeedsServer(error)
         }
-        try cache.store(batch, org: org, fetchedAt: asked)
+        try await blocking { [cache] in try cache.store(batch, org: org, fetchedAt: asked) }
         return batch
     }
 }
@@ -54,16 +56,21 @@ extension PickStation {
     /// taps of it to send first.
     public func closeBatch(_ id: String, org: String) async throws -> BatchClosing {
         _ = try configuration.organisation(org)
-        let cached = try queue.database.read { db in try PickListCache.isCached(id, org: org, in: db) }
+        let queue = self.queue
+        let cached = try await blocking {
+            try queue.database.read { db in try PickListCache.isCached(id, org: org, in: db) }
+        }
         guard cached else { return .closed(try await transport.closeBatch(id, org: org)) }
-        let close = try taps.closeBatch(id, org: org) ?? queuedClose(of: id, org: org)
+        let close = try await blocking { [self] in try taps.closeBatch(id, org: org) ?? queuedClose(of: id, org: org) }
         if let close {
             _ = try await drainer.drainPass(honouringBackoff: false)
-            guard let action = try queue.action(close), action.state == .sent else {
-                if let action = try queue.action(close), action.state == .dead {
+            let (action, ahead) = try await blocking {
+                (try queue.action(close), try queue.actions(in: [.pending, .inFlight]).filter { $0.id < close }.count)
+            }
+            guard let action, action.state == .sent else {
+                if let action, action.state == .dead {
                     throw BatchOpeningError.closeRefused(id, action.lastError ?? "refused")
                 }
-                let ahead = try queue.actions(in: [.pending, .inFlight]).filter { $0.id < close }.count
                 return .queued(actionId: close, ahead: ahead)
             }
         }
@@ -87,7 +94,7 @@ extension PickStation {
             return BatchChoices(org: org, fromCache: false, batches: list.batches)
         } catch {
             guard case .unreachable = error else { throw error }
-            let cached = try cache.cachedBatches(org: org).map {
+            let cached = try await blocking { [cache] in try cache.cachedBatches(org: org) }.map {
                 BatchSummary(
                     id: $0.batchId, status: "open", createdAt: "", closedAt: nil, tasks: $0.tasks, complete: $0.complete
                 )

@@ -1,4 +1,5 @@
 import Foundation
+import Lifecycle
 import Logging
 import Queue
 import Wire
@@ -12,7 +13,7 @@ extension PickStation {
     /// batch is open; throws when the server cannot be reached.
     @discardableResult
     public func refreshPickList() async throws -> Bool {
-        guard let open = try cache.openBatch() else { return false }
+        guard let open = try await blocking({ [cache] in try cache.openBatch() }) else { return false }
         try await fetchIntoCache(open.batchId, org: open.org, opening: false)
         return true
     }
@@ -25,12 +26,19 @@ extension PickStation {
     func fetchIntoCache(_ id: String, org: String, opening: Bool) async throws -> Batch {
         let asked = Date()
         let batch = try await transport.fetchBatch(id, org: org)
-        if opening {
-            try cache.store(batch, org: org, fetchedAt: asked)
-        } else {
-            try cache.refresh(batch, org: org, fetchedAt: asked)
+        try await blocking { [cache] in
+            if opening {
+                try cache.store(batch, org: org, fetchedAt: asked)
+            } else {
+                try cache.refresh(batch, org: org, fetchedAt: asked)
+            }
         }
         return batch
+    }
+
+    /// Runs `work` (SQLite: the queue, the cache) on the blocking executor, off the task pool.
+    func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await BlockingExecutor.shared.run(work)
     }
 
     /// Probes the server once (GET /health/ready) with a short timeout.

@@ -111,7 +111,8 @@ final class HeartbeatSender: Service {
         for org in station.configuration.organisations.keys.sorted() {
             let outcome: HeartbeatOutcome
             do {
-                outcome = await station.transport.sendHeartbeat(try heartbeat(for: org), org: org)
+                let beat = try await BlockingExecutor.shared.run { [self] in try self.heartbeat(for: org) }
+                outcome = await station.transport.sendHeartbeat(beat, org: org)
             } catch {
                 outcome = .refused(status: 0, reason: "the station could not read its queue: \(error)")
             }
