@@ -1,6 +1,5 @@
 import Capture
 import ConfigFile
-import Digest
 import Foundation
 import HTTPServing
 import Queue
@@ -8,7 +7,11 @@ import Scanning
 import Wire
 
 /// Reading `config/station.json`: every key checked, an error naming the key for the first that is
-/// wrong.
+/// wrong. ``load(path:environment:)`` reads the file's sections in order, each in a step of its own:
+/// the station's identity and server, the queue, the organisations and their tokens
+/// (`StationConfiguration+Organisations`), debounce and camera, the handheld scanners
+/// (`StationConfiguration+Scanners`), TLS, the page (`StationConfiguration+Page`), metrics, and who
+/// picks and who supports (`StationConfiguration+People`).
 extension StationConfiguration {
     /// Reads and checks the configuration at `path`; `environment` supplies `tokenEnv` variables.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
@@ -16,9 +19,64 @@ extension StationConfiguration {
     {
         var reader = try ConfigReader(contentsOf: path)
         let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-        func resolve(_ relative: String) -> String {
-            relative.hasPrefix("/") ? relative : base.appendingPathComponent(relative).standardizedFileURL.path
+        let identity = try readIdentity(&reader, base: base)
+        let queue = try readQueue(&reader)
+        var tokenFiles: [String] = []
+        let organisations = try readOrganisations(
+            &reader, path: path, base: base, environment: environment, tokenFiles: &tokenFiles)
+        let debounce = try readDebounce(&reader)
+        let camera = try readCamera(&reader)
+        let scanners = try readScanners(&reader)
+        let certificateAuthorityFile = try readTLS(&reader, base: base)
+        let page = try readPage(&reader, base: base, tokenFiles: &tokenFiles)
+        let metrics = try MetricsSettings.read(from: &reader)
+        if let listen = metrics.listen, let clash = MetricsSettings.clash(listen, page.listen, key: "page.listen") {
+            throw reader.error("metrics.listen", clash)
         }
+        let requireSignIn = try reader.bool("requireSignIn", default: Self.defaultRequireSignIn)
+        func pattern(_ key: String) throws(ConfigError) -> LabelPattern? {
+            guard let text = try reader.string(key) else { return nil }
+            do {
+                return try LabelPattern(text)
+            } catch {
+                throw reader.error(key, error.problem)
+            }
+        }
+        let workerBadgePattern = try pattern("workerBadgePattern")
+        let batchLabelPattern = try pattern("batchLabelPattern")
+        let workers = try readWorkers(&reader)
+        var scanToSelect = Self.defaultScanToSelect
+        if var options = try reader.object("scanning") {
+            scanToSelect = try options.bool("scanToSelect", default: scanToSelect)
+            try options.finish()
+        }
+        let support = try readSupport(&reader, workerBadgePattern: workerBadgePattern)
+        try reader.finish()
+        var configuration = StationConfiguration(
+            station: identity.station, worker: identity.worker, server: identity.server,
+            databasePath: identity.database, queue: queue, organisations: organisations, debounce: debounce,
+            camera: camera, page: page, scanners: scanners, certificateAuthorityFile: certificateAuthorityFile,
+            sourceFiles: [path] + tokenFiles)
+        configuration.heartbeatSeconds = identity.heartbeatSeconds
+        configuration.metrics = metrics
+        configuration.requireSignIn = requireSignIn
+        configuration.workerBadgePattern = workerBadgePattern
+        configuration.batchLabelPattern = batchLabelPattern
+        configuration.workers = workers
+        configuration.scanToSelect = scanToSelect
+        configuration.support = support
+        return configuration
+    }
+
+    /// `relative` (a path the config names) resolved against the config's folder `base`.
+    static func resolve(_ relative: String, in base: URL) -> String {
+        relative.hasPrefix("/") ? relative : base.appendingPathComponent(relative).standardizedFileURL.path
+    }
+
+    /// `station`, `heartbeatSeconds`, `worker`, `server` and `database`.
+    static func readIdentity(_ reader: inout ConfigReader, base: URL) throws(ConfigError) -> (
+        station: String, heartbeatSeconds: Int, worker: String, server: URL, database: String
+    ) {
         let station = try reader.requiredString("station")
         guard StationIdentity.isValid(station) else {
             throw reader.error("station", "\(StationIdentity.rule) (it is sent as X-ScanPick-Station)")
@@ -40,11 +98,15 @@ extension StationConfiguration {
             throw reader.error("server", error.description)
         }
         let databaseText = try reader.string("database", default: Self.defaultDatabasePath)
-        let database = resolve(databaseText)
+        let database = resolve(databaseText, in: base)
         if let problem = DatabaseFolder.problem(forDatabase: database, configFolder: base.path, written: databaseText) {
             throw reader.error("database", problem)
         }
+        return (station, heartbeatSeconds, worker, server, database)
+    }
 
+    /// `queue`: the drainer's backoff, interval, timeouts and retention.
+    static func readQueue(_ reader: inout ConfigReader) throws(ConfigError) -> QueueOptions {
         // Each default is QueueOptions' own (as for debounce and camera below): written once.
         var queue = QueueOptions()
         if var options = try reader.object("queue") {
@@ -67,77 +129,11 @@ extension StationConfiguration {
                 throw options.error("backoffCapSeconds", "must be at least backoffInitialSeconds")
             }
         }
+        return queue
+    }
 
-        guard var organisationsReader = try reader.object("organisations"), !organisationsReader.keys.isEmpty else {
-            throw reader.error("organisations", "is required: at least one organisation with its token")
-        }
-        var organisations: [String: Organisation] = [:]
-        var tokenFiles: [String] = []
-        func requirePrivate(_ file: String, _ what: String, reader: ConfigReader, key: String) throws(ConfigError) {
-            guard let mode = Self.mode(of: file), mode & 0o077 != 0 else { return }
-            throw reader.error(key, "\(what): \(file) is readable by other users; run `chmod 600 \(file)`")
-        }
-        for name in organisationsReader.keys {
-            if let problem = FieldRules.organisationProblem(name) { throw reader.error("organisations", problem) }
-            guard var organisation = try organisationsReader.object(name) else { continue }
-            let given = (
-                token: try organisation.string("token"), file: try organisation.string("tokenFile"),
-                variable: try organisation.string("tokenEnv")
-            )
-            let named = ["token", "tokenFile", "tokenEnv"].filter(organisation.contains)
-            guard named.count == 1 else {
-                throw organisation.error(
-                    "token",
-                    named.isEmpty
-                        ? "is required (or tokenFile, or tokenEnv)" : "give only one of token, tokenFile, tokenEnv")
-            }
-            let token: String
-            if let file = given.file {
-                tokenFiles.append(resolve(file))
-                do {
-                    token = try NamedFile.readText(resolve(file), secret: true)
-                } catch {
-                    throw organisation.error(
-                        "tokenFile", error.othersMayChange ? "is refused: \(error)" : "cannot be read: \(error)")
-                }
-            } else if let variable = given.variable {
-                guard let value = environment[variable], !value.isEmpty else {
-                    throw organisation.error("tokenEnv", "names the environment variable \(variable), which is not set")
-                }
-                token = value
-            } else {
-                guard let value = given.token, !value.isEmpty else { throw organisation.error("token", "is empty") }
-                token = value
-            }
-            if !Self.demoTokens.contains(token) {
-                switch named[0] {
-                case "token":
-                    try requirePrivate(path, "holds organisation \(name)'s token", reader: organisation, key: "token")
-                case "tokenFile":
-                    try requirePrivate(
-                        tokenFiles.last ?? path, "holds organisation \(name)'s token", reader: organisation,
-                        key: "tokenFile")
-                default: break
-                }
-            }
-            var enabled = false
-            var symbologies = Symbology.defaults
-            if var scanning = try organisation.object("scanning") {
-                enabled = try scanning.bool("enabled", default: false)
-                if let list = try scanning.strings("symbologies") {
-                    do {
-                        symbologies = try Symbology.parseList(list.joined(separator: ","))
-                    } catch {
-                        throw scanning.error("symbologies", "has an \(error)")
-                    }
-                }
-                try scanning.finish()
-            }
-            try organisation.finish()
-            organisations[name] = Organisation(token: token, scanningEnabled: enabled, symbologies: symbologies)
-        }
-        try organisationsReader.finish()
-
+    /// `debounce`: how many frames confirm a code, and the hold-off before it counts again.
+    static func readDebounce(_ reader: inout ConfigReader) throws(ConfigError) -> Debouncer.Options {
         var debounce = Debouncer.Options()
         if var options = try reader.object("debounce") {
             debounce.eanUpcFrames = try options.integer("eanUpcFrames", default: debounce.eanUpcFrames, in: 1...30)
@@ -145,6 +141,11 @@ extension StationConfiguration {
             debounce.holdOff = try options.number("holdOffSeconds", default: debounce.holdOff, in: 0...60)
             try options.finish()
         }
+        return debounce
+    }
+
+    /// `camera`: whether the station has one, its device, size and frame rate.
+    static func readCamera(_ reader: inout ConfigReader) throws(ConfigError) -> CameraSettings {
         var camera = CameraSettings()
         if var options = try reader.object("camera") {
             camera.enabled = try options.bool("enabled", default: camera.enabled)
@@ -154,51 +155,14 @@ extension StationConfiguration {
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
             try options.finish()
         }
-        var scanners: [ScannerSettings] = []
-        for var options in try reader.objects("scanners") ?? [] {
-            guard scanners.count < Self.maxScanners else {
-                throw reader.error("scanners", "may list at most \(Self.maxScanners) scanners")
-            }
-            let device = try options.requiredString("device")
-            // Standardized, so "/dev/../etc/x" cannot pass for a device and one scanner cannot be
-            // listed twice under two spellings (the second would only fail its grab).
-            let standardized = URL(fileURLWithPath: device).standardizedFileURL.path
-            guard standardized.hasPrefix("/dev/"), device.utf8.count <= 4096, !device.utf8.contains(0) else {
-                throw options.error("device", "must be a device path under /dev/ (e.g. /dev/input/by-id/…-event-kbd)")
-            }
-            guard !scanners.contains(where: { $0.device == standardized }) else {
-                throw options.error("device", "\(standardized) is listed twice: each scanner once")
-            }
-            var scanner = ScannerSettings(device: standardized)
-            if let name = try options.string("terminator") {
-                guard let key = Self.terminatorKeys.first(where: { $0.key == name })?.value else {
-                    let names = Self.terminatorKeys.map { "\"\($0.key)\"" }.joined(separator: " or ")
-                    throw options.error("terminator", "must be \(names), not '\(name.prefix(20))'")
-                }
-                scanner.decoding.terminator = key
-            }
-            scanner.decoding.maxGap =
-                Double(
-                    try options.integer(
-                        "maxKeyGapMilliseconds", default: Int(scanner.decoding.maxGap * 1000), in: 5...1000)) / 1000
-            if let separator = try options.string("groupSeparator") {
-                // Letters and digits are data: "0" as a separator would split every GTIN.
-                guard (1...4).contains(separator.count),
-                    separator.unicodeScalars.allSatisfy({
-                        (0x21...0x7E).contains($0.value) && !CharacterSet.alphanumerics.contains($0)
-                    })
-                else {
-                    throw options.error(
-                        "groupSeparator", "must be 1 to 4 visible ASCII symbols, no letters or digits (e.g. \"~\")")
-                }
-                scanner.decoding.groupSeparator = separator
-            }
-            try options.finish()
-            scanners.append(scanner)
-        }
+        return camera
+    }
+
+    /// `tls.caFile`: a private CA the server's certificate is signed by (checked to hold certificates).
+    static func readTLS(_ reader: inout ConfigReader, base: URL) throws(ConfigError) -> String? {
         var certificateAuthorityFile: String?
         if var options = try reader.object("tls") {
-            if let file = try options.string("caFile").map(resolve) {
+            if let file = try options.string("caFile").map { resolve($0, in: base) } {
                 do {
                     _ = try SystemTrust.certificates(inFile: file)
                 } catch {
@@ -208,129 +172,7 @@ extension StationConfiguration {
             }
             try options.finish()
         }
-        var page = PageSettings()
-        if var options = try reader.object("page") {
-            let text = try options.string("listen", default: page.listen.description)
-            do {
-                page.listen = try ListenAddress(parsing: text)
-            } catch {
-                throw options.error("listen", "is not HOST:PORT (\(error.reason))")
-            }
-            page.allowRemote = try options.bool("allowRemote", default: page.allowRemote)
-            guard page.listen.isLoopback || page.allowRemote else {
-                throw options.error(
-                    "listen", "is not a loopback address: set page.allowRemote to true to serve other machines")
-            }
-            for host in try options.strings("allowedHosts") ?? [] {
-                guard (1...253).contains(host.utf8.count),
-                    host.utf8.allSatisfy({ byte in
-                        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                            || [0x2D, 0x2E, 0x3A, 0x5B, 0x5D].contains(byte)  // - . : [ ]
-                    })
-                else { throw options.error("allowedHosts", "has '\(host.prefix(40))', not a host name or address") }
-                page.allowedHosts.append(host.lowercased())
-            }
-            if let file = try options.string("tokenFile").map(resolve) {
-                let secret: String
-                do {
-                    secret = try NamedFile.readText(file, secret: true)
-                } catch {
-                    throw options.error(
-                        "tokenFile", error.othersMayChange ? "is refused: \(error)" : "cannot be read: \(error)")
-                }
-                guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-                    throw options.error("tokenFile", "must hold a secret of at least 16 visible ASCII characters")
-                }
-                try requirePrivate(file, "holds the page's secret", reader: options, key: "tokenFile")
-                page.secret = secret
-                tokenFiles.append(file)
-            }
-            guard !page.allowRemote || page.secret != nil else {
-                throw options.error(
-                    "tokenFile", "is required with page.allowRemote: the page's API needs a secret on the network")
-            }
-            try options.finish()
-        }
-        let metrics = try MetricsSettings.read(from: &reader)
-        if let listen = metrics.listen, let clash = MetricsSettings.clash(listen, page.listen, key: "page.listen") {
-            throw reader.error("metrics.listen", clash)
-        }
-        let requireSignIn = try reader.bool("requireSignIn", default: Self.defaultRequireSignIn)
-        func pattern(_ key: String) throws(ConfigError) -> LabelPattern? {
-            guard let text = try reader.string(key) else { return nil }
-            do {
-                return try LabelPattern(text)
-            } catch {
-                throw reader.error(key, error.problem)
-            }
-        }
-        let workerBadgePattern = try pattern("workerBadgePattern")
-        let batchLabelPattern = try pattern("batchLabelPattern")
-        var workers: [Worker] = []
-        for var options in try reader.objects("workers") ?? [] {
-            guard workers.count < Self.maxWorkers else {
-                throw reader.error("workers", "may list at most \(Self.maxWorkers) workers")
-            }
-            let id = try options.requiredString("id")
-            let name = try options.requiredString("name")
-            do {
-                try FieldRules.text(id, field: "id")
-                try FieldRules.text(name, field: "name", maxLength: 64)
-            } catch {
-                throw options.error(error.field, "\(error.problem) (a worker's id is sent as every action's workerId)")
-            }
-            guard !workers.contains(where: { $0.id == id }) else {
-                throw options.error("id", "'\(id.prefix(40))' is listed twice")
-            }
-            try options.finish()
-            workers.append(Worker(id: id, name: name))
-        }
-        var scanToSelect = Self.defaultScanToSelect
-        if var options = try reader.object("scanning") {
-            scanToSelect = try options.bool("scanToSelect", default: scanToSelect)
-            try options.finish()
-        }
-        var support = SupportSettings()
-        if var options = try reader.object("support") {
-            if let text = try options.string("badgePattern") {
-                do {
-                    support.badgePattern = try LabelPattern(text)
-                } catch {
-                    throw options.error("badgePattern", error.problem)
-                }
-            }
-            let hashes = try options.strings("pinSha256") ?? []
-            guard hashes.count <= Self.maxSupportPins else {
-                throw options.error("pinSha256", "may list at most \(Self.maxSupportPins) hashes")
-            }
-            for hash in hashes where !SHA256.isHex(hash) {
-                throw options.error(
-                    "pinSha256",
-                    "must hold 64-character lower-case hex SHA-256 hashes, not '\(hash.prefix(12))…' (make one with `printf %s PIN | sha256sum`)"
-                )
-            }
-            support.pinSha256 = hashes
-            try options.finish()
-        }
-        if let support = support.badgePattern, let worker = workerBadgePattern, support.source == worker.source {
-            throw reader.error(
-                "support.badgePattern",
-                "is the same as workerBadgePattern: a support badge must be told from a picker's")
-        }
-        try reader.finish()
-        var configuration = StationConfiguration(
-            station: station, worker: worker, server: server, databasePath: database, queue: queue,
-            organisations: organisations, debounce: debounce, camera: camera, page: page, scanners: scanners,
-            certificateAuthorityFile: certificateAuthorityFile, sourceFiles: [path] + tokenFiles)
-        configuration.heartbeatSeconds = heartbeatSeconds
-        configuration.metrics = metrics
-        configuration.requireSignIn = requireSignIn
-        configuration.workerBadgePattern = workerBadgePattern
-        configuration.batchLabelPattern = batchLabelPattern
-        configuration.workers = workers
-        configuration.scanToSelect = scanToSelect
-        configuration.support = support
-        return configuration
+        return certificateAuthorityFile
     }
 
     /// A file's permission bits, or nil when it cannot be looked at.
@@ -338,5 +180,11 @@ extension StationConfiguration {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return info.st_mode & 0o777
+    }
+
+    /// Refuses a file holding a secret (`what`) that other users may read, naming `key` of `reader`.
+    static func requirePrivate(_ file: String, _ what: String, reader: ConfigReader, key: String) throws(ConfigError) {
+        guard let mode = Self.mode(of: file), mode & 0o077 != 0 else { return }
+        throw reader.error(key, "\(what): \(file) is readable by other users; run `chmod 600 \(file)`")
     }
 }
