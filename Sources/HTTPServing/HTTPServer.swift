@@ -23,9 +23,6 @@ public final class HTTPServer: Sendable {
     /// returns a refusal to send at once — before any of the body is read or kept — or nil. What it
     /// learned of a head it lets through may go into ``HTTPRequest/admission`` for the router.
     public typealias HeadCheck = @Sendable (inout HTTPRequest) -> HTTPResponse?
-    /// Receives one sentence of libmicrohttpd's own (a refused connection, a malformed request).
-    typealias MessageLog = @Sendable (String) -> Void
-
     /// The address actually bound (port 0 resolved).
     public let address: ListenAddress
     /// The limits in force.
@@ -50,7 +47,6 @@ public final class HTTPServer: Sendable {
         listen: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), tls: TLSIdentity? = nil,
         logger: Logger = .discarding, checkHead: HeadCheck? = nil, router: @escaping Router
     ) throws(HTTPServerError) {
-        let log: MessageLog = { logger.warning("http", ["message": .string($0)]) }
         guard let socketAddress = listen.socketAddress() else {
             throw .cannotListen(listen, reason: "not an IP address")
         }
@@ -62,15 +58,16 @@ public final class HTTPServer: Sendable {
             guard files - Self.filesKeptBack >= 16 else {
                 throw .tooFewFileDescriptors(needed: 16 + Self.filesKeptBack, allowed: files)
             }
-            log(
+            ServerCore.say(
+                logger,
                 "this process may open only \(files) files: serving at most \(files - Self.filesKeptBack) connections, not \(limits.connectionLimit) (raise LimitNOFILE= or ulimit -Hn)"
             )
             limits.connectionLimit = files - Self.filesKeptBack
         }
-        let core = ServerCore(limits: limits, checkHead: checkHead, router: router, log: log)
+        let core = ServerCore(limits: limits, checkHead: checkHead, router: router, logger: logger)
         let context = Unmanaged.passRetained(core).toOpaque()
-        let logger = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
-        logger.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))
+        let messages = UnsafeMutablePointer<scanpick_mhd_logger>.allocate(capacity: 1)
+        messages.initialize(to: scanpick_mhd_logger(function: forwardMessage, context: context))
         let key = tls.map { strdup($0.privateKeyPEM) }
         let certificate = tls.map { strdup($0.certificateChainPEM) }
         defer {  // GnuTLS has copied them by the time the daemon has started
@@ -89,7 +86,7 @@ public final class HTTPServer: Sendable {
                 idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
                 connection_memory_limit: limits.maxHeadBytes, tls_key: key ?? nil, tls_certificate: certificate ?? nil)
             return scanpick_mhd_start(
-                &settings, accessHandler, context, requestCompleted, connectionNotified, context, logger)
+                &settings, accessHandler, context, requestCompleted, connectionNotified, context, messages)
         }
         let failure = errno
         // libmicrohttpd's own words while starting: passed on once it runs; when it did not start they
@@ -101,12 +98,12 @@ public final class HTTPServer: Sendable {
             if !said.isEmpty { reason += " (" + said.joined(separator: "; ") + ")" }
             core.stop()
             Unmanaged<ServerCore>.fromOpaque(context).release()
-            logger.deallocate()
+            messages.deallocate()
             throw .cannotListen(listen, reason: reason)
         }
         self.core = core
         self.limits = limits
-        self.daemon = Daemon(pointer: started, context: context, logger: logger)
+        self.daemon = Daemon(pointer: started, context: context, logger: messages)
         self.address = ListenAddress(host: listen.host, port: scanpick_mhd_bound_port(started))
         self.servesTLS = tls != nil
     }

@@ -1,6 +1,7 @@
 internal import CMicroHTTPD
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 
 /// What libmicrohttpd's callbacks reach through their context pointer: the router, the limits, the
@@ -12,7 +13,8 @@ import Synchronization
 final class ServerCore: Sendable {
     let limits: HTTPServerLimits
     let router: HTTPServer.Router
-    let log: HTTPServer.MessageLog
+    /// Where libmicrohttpd's own sentences go (`http` warnings).
+    let logger: Logger
     let deadlines: ConnectionDeadlines
     let lingering: LingeringCloses
     let bodyBudget: BodyBudget
@@ -39,12 +41,12 @@ final class ServerCore: Sendable {
 
     init(
         limits: HTTPServerLimits, checkHead: HTTPServer.HeadCheck?, router: @escaping HTTPServer.Router,
-        log: @escaping HTTPServer.MessageLog
+        logger: Logger
     ) {
         self.limits = limits
         self.checkHead = checkHead
         self.router = router
-        self.log = log
+        self.logger = logger
         bodyBudget = BodyBudget(bytes: limits.maxBufferedBodyBytes)
         loneAnswers = LoneAnswerWait(longest: .microseconds(limits.loneAnswerWaitMicroseconds))
         bulkWorkers = WorkerPool(
@@ -126,7 +128,7 @@ final class ServerCore: Sendable {
     /// Stops holding messages back; logs the held ones if `log`, and returns them.
     func releaseMessages(log shouldLog: Bool) -> [String] {
         let held = heldMessages.withLock { $0.take() } ?? []
-        if shouldLog { held.forEach(log) }
+        if shouldLog { held.forEach { Self.say(logger, $0) } }
         return held
     }
 
@@ -137,8 +139,12 @@ final class ServerCore: Sendable {
             held?.append(message)
             return true
         }
-        if !held { log(message) }
+        if !held { Self.say(logger, message) }
     }
+
+    /// Logs one of libmicrohttpd's sentences (a refused connection, a malformed request), or the
+    /// server's own about its limits, as an `http` warning.
+    static func say(_ logger: Logger, _ message: String) { logger.warning("http", ["message": .string(message)]) }
 
     /// Hands a suspended request its response (the first time only) and resumes its connection;
     /// `whenSent` runs once the request completes (see ``HTTPResponder/respond(_:whenSent:)``).

@@ -180,7 +180,7 @@ import Testing
     @Test func anAnswerTakenWhileWaitingIsWaitedForByAStopUntilSent() {
         let core = ServerCore(
             limits: HTTPServerLimits(), checkHead: nil, router: { _ in .now(HTTPResponse(status: 404)) },
-            log: { _ in })
+            logger: .discarding)
         core.requestsOpen.store(1, ordering: .relaxed)
         let state = RequestState(
             head: HTTPRequest(method: "POST", path: "/write"), connection: nil, expectedBodyBytes: 0,
