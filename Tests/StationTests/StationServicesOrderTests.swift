@@ -51,6 +51,20 @@ import Testing
         #expect(frames.isClosed && codes.isClosed && scanner.isClosed)
     }
 
+    /// docs/architecture.md names the station's services in the order they start.
+    @Test func theArchitecturePageListsTheServicesInTheirOrder() throws {
+        let page = try String(contentsOfFile: Repository.root + "/docs/architecture.md", encoding: .utf8)
+        let start = try #require(page.range(of: "## `scanpick station`"))
+        let section = page[start.upperBound...]
+        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
+        let text = section[..<end]
+        let documented = Self.order.filter { $0 != "source-2" }
+        let positions = documented.map { text.range(of: "`\($0)`")?.lowerBound }
+        #expect(!positions.contains(nil), "not named: \(zip(documented, positions).filter { $0.1 == nil }.map(\.0))")
+        let found = positions.compactMap { $0 }
+        #expect(found == found.sorted(), "the page lists them out of order")
+    }
+
     /// A page address in use fails the page's start: the sync loop and the network monitor, started
     /// before it, are stopped in reverse, nothing after it starts, and the run throws why.
     @Test func aServiceThatCannotStartStopsTheOnesStartedInReverse() async throws {
