@@ -14,7 +14,8 @@ import Synchronization
 /// or another client: past its bound it is cut, and its browser reconnects for a fresh snapshot.
 ///
 ///     let events = PageEvents { PageEvents.Snapshot(pickList: …, status: …, worker: …) }
-///     events.start(); events.publish("scan", json); events.poke()
+///     Thread { events.publishUntilStopped() }.start()   // the page runs it on a thread of its own
+///     events.publish("scan", json); events.poke()
 final class PageEvents: Sendable {
     /// The most event streams open at once (a station has a screen or two, and a support laptop).
     static let maxClients = 16
@@ -40,7 +41,6 @@ final class PageEvents: Sendable {
         var clients: [HTTPStream] = []
         var last: Snapshot?
         var stopped = false
-        var started = false
         var lastWrite = Date()
     }
 
@@ -51,19 +51,7 @@ final class PageEvents: Sendable {
     /// How many clients listen now.
     var clientCount: Int { state.withLock { $0.clients.count } }
 
-    /// Starts the publisher thread (once).
-    func start() {
-        let first = state.withLock { state in
-            defer { state.started = true }
-            return !state.started
-        }
-        guard first else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "scanpick-page-events"
-        thread.start()
-    }
-
-    /// Ends every stream and the publisher thread.
+    /// Ends every stream, and ``publishUntilStopped()``.
     func stop() {
         let clients = state.withLock { state in
             state.stopped = true
@@ -128,7 +116,9 @@ final class PageEvents: Sendable {
         for client in clients { client.write(bytes) }
     }
 
-    private func run() {
+    /// The publisher: compares the snapshots when poked and every ``pollInterval`` while someone
+    /// listens, until ``stop()``. Blocks its thread (the page runs it on one of its own).
+    func publishUntilStopped() {
         while true {
             _ = wake.wait(timeout: .now() + Self.pollInterval)
             let (stopped, listening, quietFor) = state.withLock { state in

@@ -100,18 +100,24 @@ public final class StationPage: Service {
         }
         access.withLock { $0 = PageAccess(settings: $0.settings, port: started.address.port) }
         server.withLock { $0 = started }
-        events.start()
         onListening(self)
     }
 
-    /// Serves until cancelled, then ends the event streams and previews and closes (finishing the
-    /// requests in flight).
+    /// Serves, and publishes its events on a thread of its own, until cancelled; then ends the
+    /// event streams and previews, closes (finishing the requests in flight) and waits for the
+    /// publisher's thread to end.
     public func run() async {
+        let events = self.events
+        let publishing = Task {
+            await BlockingExecutor.runOnOwnThread(named: "scanpick-page-events") { events.publishUntilStopped() }
+        }
         await waitUntilCancelled()
         events.stop()
         preview.stop()
-        guard let stopping = server.withLock({ $0.take() }) else { return }
-        await BlockingExecutor.shared.run { stopping.stop() }
+        if let stopping = server.withLock({ $0.take() }) {
+            await BlockingExecutor.shared.run { stopping.stop() }
+        }
+        await publishing.value
     }
 
     /// Something the page shows may have changed (a drain pass, a batch opened elsewhere): pushed

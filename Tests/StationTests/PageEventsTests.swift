@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TestSupport
 import Testing
@@ -13,7 +14,8 @@ import Testing
     @Test func aNewListenerGetsEachSnapshotOnce() async throws {
         let current = Mutex(PageEvents.Snapshot(pickList: #"{"n":0}"#, status: #"{"s":0}"#, worker: #"{"w":0}"#))
         let events = PageEvents { current.withLock { $0 } }
-        events.start()
+        let publisher = Thread { events.publishUntilStopped() }
+        publisher.start()
         defer { events.stop() }
         let stream = try #require(events.subscribe())
 
