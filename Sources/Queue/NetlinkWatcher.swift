@@ -2,25 +2,28 @@ internal import CNetlink
 import Foundation
 
 /// Hears Linux rtnetlink notifications (links up or down, addresses and routes added or removed)
-/// on a thread of its own and calls `onChange` for each burst, so the network monitor can probe the
-/// server at once instead of waiting for its next timer.
+/// and calls `onChange` for each burst, so the network monitor can probe the server at once instead
+/// of waiting for its next timer. ``watchUntilStopped()`` blocks its thread (the monitor runs it on
+/// one of its own, and waits for it after ``stop()``).
 ///
 ///     let watcher = NetlinkWatcher { monitor.probeNow() }
-///     watcher.stop()
+///     await BlockingExecutor.runOnOwnThread(named: "scanpick-netlink") { watcher?.watchUntilStopped() }
+///     watcher.stop()  // from elsewhere: the loop ends within half a second
 public final class NetlinkWatcher: @unchecked Sendable {
-    // `descriptor` is set once in init; `stopped` is guarded by `lock`.
+    // `descriptor` and `onChange` are set once in init; `stopped` is guarded by `lock`.
     private let descriptor: Int32
+    private let onChange: @Sendable () -> Void
     private let lock = NSLock()
     private var stopped = false
+    private var closed = false
 
-    /// Starts watching; nil if the netlink socket cannot be opened (then only the timer probes).
+    /// Opens the netlink socket (changes are kept from now on); nil if it cannot be opened (then
+    /// only the timer probes).
     public init?(onChange: @escaping @Sendable () -> Void) {
         let descriptor = scanpick_netlink_open_route_monitor()
         guard descriptor >= 0 else { return nil }
         self.descriptor = descriptor
-        let thread = Thread { [self] in self.readLoop(onChange) }
-        thread.name = "scanpick-netlink"
-        thread.start()
+        self.onChange = onChange
     }
 
     public func stop() {
@@ -31,9 +34,15 @@ public final class NetlinkWatcher: @unchecked Sendable {
         }
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        lock.withLock {
+            if !closed { close(descriptor) }  // never watched: the loop did not close it
+        }
+    }
 
-    private func readLoop(_ onChange: @Sendable () -> Void) {
+    /// Reads the notifications until ``stop()`` (or a read error), then closes the socket.
+    public func watchUntilStopped() {
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
@@ -56,6 +65,7 @@ public final class NetlinkWatcher: @unchecked Sendable {
         // once another descriptor has been given it (the loop also ends on a read error).
         lock.withLock {
             stopped = true
+            closed = true
             close(descriptor)
         }
     }

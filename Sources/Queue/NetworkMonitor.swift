@@ -69,7 +69,9 @@ public final class NetworkMonitor: Service {
 
     private func probeUntilStopped() async {
         let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
-        defer { watcher?.stop() }
+        let watching = Task {
+            await BlockingExecutor.runOnOwnThread(named: "scanpick-netlink") { watcher?.watchUntilStopped() }
+        }
         while !state.withLock({ $0.stopped }) {
             heartbeat(true)
             let found = await probe()
@@ -83,5 +85,7 @@ public final class NetworkMonitor: Service {
             for observer in observers { observer(online) }
             await wake.sleep(for: .seconds(interval))
         }
+        watcher?.stop()  // its thread sees it within half a second
+        await watching.value
     }
 }

@@ -68,6 +68,9 @@ import Testing
     func hearsLinuxNetworkChangesOverNetlink() async throws {
         let changes = Mutex(0)
         let watcher = try #require(NetlinkWatcher { changes.withLock { $0 += 1 } })
+        let watching = Task {
+            await BlockingExecutor.runOnOwnThread(named: "netlink-test") { watcher.watchUntilStopped() }
+        }
         // An address added to and removed from the loopback interface: a real change, harmless.
         let address = "127.0.\(getpid() % 200 + 20).\(getpid() % 250 + 2)/32"
         let added = try await ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
@@ -75,6 +78,7 @@ import Testing
         defer { _ = try? ProcessRunner.runBlocking("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
         #expect(await eventually(30) { changes.withLock { $0 } > 0 })
         watcher.stop()
+        await watching.value
     }
 }
 
