@@ -165,4 +165,30 @@ import Testing
         #expect(missing.status == 1, "a certificate that does not exist passed the check")
         #expect(!FileManager.default.fileExists(atPath: folder.file("missing/server.json")))
     }
+
+    /// The package installs example configs in /etc/scanpick: `setup` replaces one no one edited
+    /// (equal to the package's shipped copy) without --force, and keeps an edited one.
+    @Test func thePackagesUneditedExampleIsReplacedAnEditedOneKept() async throws {
+        let folder = try TemporaryDirectory()
+        let (etc, shipped) = (folder.file("etc"), folder.file("shipped"))
+        let example = try String(contentsOfFile: Repository.root + "/packaging/etc/server.json", encoding: .utf8)
+        for dir in [etc, shipped] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try example.write(toFile: dir + "/server.json", atomically: true, encoding: .utf8)
+        }
+        let setup = [
+            "setup", "server", "--database", folder.file("server.sqlite"), "--etc", etc, "--shipped", shipped,
+            "--no-start",
+        ]
+        let made = try await ProcessRunner.scanpick(setup)
+        #expect(made.status == 0, "\(made.standardError)")
+        let written = try String(contentsOfFile: etc + "/server.json", encoding: .utf8)
+        #expect(written.contains(folder.file("server.sqlite")))
+        // An admin's edit is theirs: kept, and said so.
+        try (example + " ").write(toFile: etc + "/server.json", atomically: true, encoding: .utf8)
+        let kept = try await ProcessRunner.scanpick(setup)
+        #expect(kept.status == 1)
+        #expect(kept.standardError.contains("exists already"), "\(kept.standardError)")
+        #expect(try String(contentsOfFile: etc + "/server.json", encoding: .utf8) == example + " ")
+    }
 }

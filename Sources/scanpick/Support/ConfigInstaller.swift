@@ -10,10 +10,17 @@ import Foundation
 struct ConfigInstaller {
     /// The configuration folder (`/etc/scanpick`; tests pass their own).
     var folder: String
+    /// Where the package keeps its configs as shipped (``shippedFolder``): a config in `folder` that
+    /// still equals its shipped copy is the package's example, no admin's, and is replaced.
+    var shipped: String = Self.shippedFolder
+
+    /// The package's copies of `/etc/scanpick`'s configs as it ships them (debian/scanpick.install).
+    static let shippedFolder = "/usr/share/scanpick/etc"
 
     /// Writes `text` to `folder/name` once `check` (given the written file's path) passes. An
     /// existing file is kept unless `force` (an admin's edits are not overwritten by accident), or
-    /// left as it is when it already holds `text`.
+    /// left as it is when it already holds `text`; one the package installed and no one edited
+    /// (equal to its copy in `shipped`) is replaced.
     @discardableResult
     func install(
         _ name: String, text: String, secret: Bool = false, force: Bool, check: (String) throws -> Void
@@ -25,7 +32,10 @@ struct ConfigInstaller {
             try check(target)  // the same file as a run before: nothing to replace
             return target
         }
-        if !force, FileManager.default.fileExists(atPath: target) {
+        let asShipped = FileManager.default.contents(atPath: shipped + "/" + name)
+        if !force, FileManager.default.fileExists(atPath: target),
+            asShipped == nil || FileManager.default.contents(atPath: target) != asShipped
+        {
             throw StationCommandError(
                 "\(target) exists already: check it with scanpick config check -c \(target), or replace it with --force"
             )

@@ -17,6 +17,10 @@ enum SetupCommand: Command {
             "etc", valueName: "DIR", help: "The configuration folder to write in.",
             default: ConfigLocation.packagedFolder)
         var force = Flag("force", help: "Replace a configuration (or token file) that exists already.")
+        var shipped = Option<String>(
+            "shipped", valueName: "DIR",
+            help: "Where the package keeps its configs as shipped: one left as shipped is replaced without --force.",
+            default: ConfigInstaller.shippedFolder)
         var noStart = Flag("no-start", help: "Write and check the configuration; do not enable or start the unit.")
     }
 

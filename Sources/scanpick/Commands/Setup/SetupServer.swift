@@ -55,7 +55,7 @@ enum SetupServer: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let installer = ConfigInstaller(folder: arguments[\.common.etc])
+        let installer = ConfigInstaller(folder: arguments[\.common.etc], shipped: arguments[\.common.shipped])
         var organisations: [String: Any] = [:]
         switch (arguments[\.org], arguments[\.tokenFile]) {
         case (let org?, let file?):

@@ -40,7 +40,7 @@ enum SetupStation: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Arguments>) async throws -> Int32 {
-        let installer = ConfigInstaller(folder: arguments[\.common.etc])
+        let installer = ConfigInstaller(folder: arguments[\.common.etc], shipped: arguments[\.common.shipped])
         let org = arguments[\.org]
         let token = try NamedFile.readText(arguments[\.tokenFile], limit: 4096, secret: true)
         // The organisation's name makes the file's when it is a plain one (it may hold any text).
