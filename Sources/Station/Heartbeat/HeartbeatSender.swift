@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import JSONText
 import Lifecycle
@@ -10,8 +9,8 @@ import Wire
 
 /// Sends the station's heartbeat (`POST /api/stations/heartbeat`) to each organisation it works for,
 /// every `heartbeatSeconds` while the server is reachable. Heartbeats are never queued or retried:
-/// the newest matters, and a lost one is replaced by the next. A timer ticks every second (cheap:
-/// a lock and a comparison), so a station back in range reports within a second of the network
+/// the newest matters, and a lost one is replaced by the next. It looks every second (cheap: a lock
+/// and a comparison), so a station back in range reports within a second of the network
 /// monitor seeing the server, and a call for help made or cancelled goes within a second too. A
 /// refusal is logged once per change, never once per heartbeat; an answer saying the shift lead
 /// cleared the call ends it (``HelpCall``).
@@ -32,17 +31,15 @@ final class HeartbeatSender: Service {
 
     private struct State {
         var nextDue = Date.distantPast
-        /// A round of heartbeats is on its way.
-        var busy = false
-        /// The last round started (stop waits for it).
-        var sending: Task<Void, Never>?
         var stopped = false
         /// The last outcome said in the log, per organisation.
         var lastOutcome: [String: HeartbeatOutcome] = [:]
-        var timer: (any DispatchSourceTimer)?
         /// ``HelpCall/changes`` when the last round began.
         var helpChanges = 0
     }
+
+    /// Ends the wait for the next look (a stop).
+    private let wake = WakeUp()
 
     init(
         station: PickStation, sync: SyncService, attention: AttentionBoard, metrics: StationMetrics,
@@ -55,56 +52,32 @@ final class HeartbeatSender: Service {
         self.logger = logger
     }
 
-    /// Sends heartbeats until cancelled, then waits for one on its way.
+    /// Looks once a second whether a round is due and sends it, until cancelled; a round on its way
+    /// when the stop comes is finished (bounded by the request timeout), never cancelled mid-request.
     func run() async {
-        startTimer()
-        await waitUntilCancelled()
-        await stop()
-    }
-
-    private func startTimer() {
-        state.withLock { state in
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "scanpick.heartbeat"))
-            timer.schedule(deadline: .now(), repeating: 1, leeway: .milliseconds(100))
-            timer.setEventHandler { [weak self] in self?.tick() }
-            timer.resume()
-            state.timer = timer
+        await withShieldedCancellation { [self] in
+            while !state.withLock({ $0.stopped }) {
+                if isDue() { await sendAll() }
+                await wake.sleep(for: .seconds(1))
+            }
+        } onCancel: { [self] in
+            state.withLock { $0.stopped = true }
+            wake.ring()
         }
     }
 
-    /// Stops the timer and waits for a heartbeat on its way (bounded by the request timeout).
-    private func stop() async {
-        state.withLock { state in
-            state.stopped = true
-            state.timer?.cancel()
-        }
-        // A tick that began before the stop may still be handing over its round.
-        while true {
-            let (busy, sending) = state.withLock { ($0.busy, $0.sending) }
-            guard busy else { return }
-            if let sending { await sending.value } else { await Task.yield() }
-        }
-    }
-
-    private func tick() {
-        guard sync.isOnline else { return }
+    /// Whether a round is due now: the server is reachable, and `heartbeatSeconds` have passed since
+    /// the last one or the call for help changed.
+    private func isDue() -> Bool {
+        guard sync.isOnline else { return false }
         let interval = TimeInterval(station.configuration.heartbeatSeconds)
         let helpChanges = station.help.changes
-        let due = state.withLock { state -> Bool in
-            guard !state.stopped, !state.busy, Date() >= state.nextDue || helpChanges != state.helpChanges else {
-                return false
-            }
+        return state.withLock { state -> Bool in
+            guard !state.stopped, Date() >= state.nextDue || helpChanges != state.helpChanges else { return false }
             state.nextDue = Date().addingTimeInterval(interval)
             state.helpChanges = helpChanges
-            state.busy = true
             return true
         }
-        guard due else { return }
-        let task = Task { [self] in
-            await sendAll()
-            state.withLock { $0.busy = false }
-        }
-        state.withLock { $0.sending = task }
     }
 
     private func sendAll() async {
