@@ -115,7 +115,8 @@ public final class StationPage: Service {
         events.stop()
         preview.stop()
         if let stopping = server.withLock({ $0.take() }) {
-            await BlockingExecutor.shared.run { stopping.stop() }
+            // On a thread of its own: it waits for the requests in flight, which may need the pool.
+            await BlockingExecutor.runOnOwnThread(named: "page-stop") { stopping.stop() }
         }
         await publishing.value
     }

@@ -53,7 +53,8 @@ public final class StationMetricsListener: Service {
     public func run() async {
         await waitUntilCancelled()
         guard let stopping = server.withLock({ $0.take() }) else { return }
-        await BlockingExecutor.shared.run { stopping.stop() }
+        // On a thread of its own: it waits for the requests in flight, which may need the pool.
+        await BlockingExecutor.runOnOwnThread(named: "metrics-stop") { stopping.stop() }
     }
 
     private static func answer(
