@@ -127,7 +127,7 @@ public final class BarcodeReader {
     /// `codes` with a lone Code 128's text replaced by zxing-cpp's reading when that is the same text
     /// but for characters from the upper half of Latin-1: ZBar ignores Code 128's FNC4 (which shifts
     /// the next character up by 128), so `óó12` comes out as `ss12`; zxing-cpp applies it.
-    private func restoringCode128Extended(_ codes: [Barcode], in image: GreyImage) -> [Barcode] {
+    func restoringCode128Extended(_ codes: [Barcode], in image: GreyImage) -> [Barcode] {
         let indices = codes.indices.filter { codes[$0].symbology == .code128 }
         guard indices.count == 1, let zbarText = codes[indices[0]].text,
             let other = ZXingReader.read(image, looking: [.code128], minLineCount: Self.secondEngineLineCount),
