@@ -202,7 +202,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 "autoCloseMinutes", default: Defaults.batchAutoCloseMinutes, in: Self.batchAutoCloseRange)
             try batches.finish()
         }
-        let drainSeconds = try reader.number("drainSeconds", default: Defaults.drainSeconds, in: 0...60)
+        let drainSeconds = try reader.number("drainSeconds", default: Defaults.drainSeconds, in: 0...20)
         let metrics = try MetricsSettings.read(from: &reader)
         if let metricsListen = metrics.listen, let clash = Self.clash(metricsListen, listen) {
             throw reader.error("metrics.listen", clash)

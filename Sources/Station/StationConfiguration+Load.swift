@@ -162,7 +162,7 @@ extension StationConfiguration {
     static func readTLS(_ reader: inout ConfigReader, base: URL) throws(ConfigError) -> String? {
         var certificateAuthorityFile: String?
         if var options = try reader.object("tls") {
-            if let file = try options.string("caFile").map { resolve($0, in: base) } {
+            if let file = try options.string("caFile").map({ resolve($0, in: base) }) {
                 do {
                     _ = try SystemTrust.certificates(inFile: file)
                 } catch {

@@ -30,7 +30,7 @@ extension StationConfiguration {
                 else { throw options.error("allowedHosts", "has '\(host.prefix(40))', not a host name or address") }
                 page.allowedHosts.append(host.lowercased())
             }
-            if let file = try options.string("tokenFile").map { resolve($0, in: base) } {
+            if let file = try options.string("tokenFile").map({ resolve($0, in: base) }) {
                 let secret: String
                 do {
                     secret = try NamedFile.readText(file, secret: true)

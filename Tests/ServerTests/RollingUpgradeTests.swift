@@ -32,8 +32,9 @@ import Testing
     }
 
     @Test func aStoppingServerAnswersNotReadyWhileItStillServesThenStops() async throws {
-        // A drain long enough that a loaded machine still sees it (the checks below take a few requests).
-        let server = try await ServerProcess(extraConfig: ["drainSeconds": 6])
+        // A drain long enough that a busy test process still sees it: under the full parallel suite a
+        // request through URLSession can take seconds, and the checks below take several.
+        let server = try await ServerProcess(extraConfig: ["drainSeconds": 20])
         let client = APIClient(server.baseURL, token: ServerProcess.tokens["acme"])
         #expect(try await client.get("/health/ready").status == 200)
         let asked = ContinuousClock.now
@@ -44,7 +45,7 @@ import Testing
         #expect(try await client.get("/api/batches/no-such-batch").status == 404)
         #expect(server.isRunning)
         #expect(try await ended.value == 0)
-        #expect(ContinuousClock.now - asked >= .seconds(6))
+        #expect(ContinuousClock.now - asked >= .seconds(20))
         let log = LogLines(server.log)
         #expect(log.lines(of: "draining").count == 1)
         #expect(log.lines(of: "stopped").count == 1)
