@@ -5,7 +5,7 @@ import Testing
 @testable import Lifecycle
 
 /// Blocking work runs on named threads of its own, never on the task pool's.
-@Suite(.timeLimit(.minutes(1))) struct BlockingExecutorTests {
+@Suite(.timeLimit(.minutes(3))) struct BlockingExecutorTests {
     struct Refused: Error, Equatable {}
 
     @Test func workRunsOnTheExecutorsNamedThreadsAndReturnsOrThrows() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// What the station's sources wait on ("scanning is on"): a wait ends when the value reaches what
 /// it waits for, at once when it already has, and on a cancellation.
-@Suite(.timeLimit(.minutes(1))) struct LiveValueTests {
+@Suite(.timeLimit(.minutes(3))) struct LiveValueTests {
     @Test func aWaitEndsWhenTheValueReachesItsCondition() async {
         let scanning = LiveValue(false)
         let waiter = Task { await scanning.wait { $0 } }

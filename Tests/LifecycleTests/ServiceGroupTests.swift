@@ -7,7 +7,7 @@ import Testing
 @testable import Lifecycle
 
 /// A group starts its services in order and stops them in reverse, whatever stops it.
-@Suite(.timeLimit(.minutes(1))) struct ServiceGroupTests {
+@Suite(.timeLimit(.minutes(3))) struct ServiceGroupTests {
     /// What the services and systemd heard, in order.
     final class Record: Sendable {
         private let events = Mutex<[String]>([])

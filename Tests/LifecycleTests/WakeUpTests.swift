@@ -6,7 +6,7 @@ import Testing
 
 /// The wait of the sync loop, the network monitor, the group commit and the log writer: a ring is
 /// never lost, and a sleep a ring ended never reaches into the next one.
-@Suite(.timeLimit(.minutes(1))) struct WakeUpTests {
+@Suite(.timeLimit(.minutes(3))) struct WakeUpTests {
     @Test func aRingBeforeTheSleepEndsItAtOnce() async {
         let wake = WakeUp()
         wake.ring()

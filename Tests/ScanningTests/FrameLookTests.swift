@@ -6,8 +6,9 @@ import Testing
 @testable import Scanning
 
 /// The camera loop's look at a frame (`readFrame`): the fast look, then the angled look at the
-/// regions of bars the fast look read nothing in, only when it fits before the deadline.
-@Suite struct FrameLookTests {
+/// regions of bars the fast look read nothing in, only when it fits before the deadline. Serialized:
+/// each test takes seconds of CPU on a thread of the task pool, which the parallel suite shares.
+@Suite(.serialized) struct FrameLookTests {
     static let ean13 = AngledLookTests.ean13()
     static let itf = AngledLookTests.itf()
 
