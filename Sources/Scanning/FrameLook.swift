@@ -24,6 +24,7 @@ extension BarcodeReader {
             return FrameReading(codes: fast, complete: true)
         }
         guard frameCosts.fits(frameCosts.search, before: deadline) else {
+            frameCosts.skipped()
             return FrameReading(codes: fast, complete: false)
         }
         var started = ContinuousClock.now
@@ -37,6 +38,7 @@ extension BarcodeReader {
             let (width, rows) = Self.cutOutSize(region)
             let work = Double(width) * Double(rows + FrameLookCosts.refinementRows)
             guard frameCosts.fits(frameCosts.perUnit * work, before: deadline) else {
+                frameCosts.skipped()
                 complete = false
                 break
             }
@@ -87,6 +89,14 @@ struct FrameLookCosts: Sendable {
     func fits(_ seconds: Double, before deadline: Date?) -> Bool {
         guard let deadline else { return true }
         return Date().addingTimeInterval(seconds) <= deadline
+    }
+
+    /// A look left for lack of time: the estimates ease down (3% a frame), so one slow measurement (a
+    /// stall of the machine) keeps the angled look off for a second or so, not until the station
+    /// restarts; a look that really is too slow is measured again and pushed back up.
+    mutating func skipped() {
+        search *= 0.97
+        perUnit *= 0.97
     }
 
     mutating func searched(took duration: Duration) {

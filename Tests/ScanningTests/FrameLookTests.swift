@@ -51,6 +51,20 @@ import Testing
         }
     }
 
+    /// A stall measured once does not keep the angled look off for good: skipped frames ease the
+    /// estimate down until the look fits a frame period again.
+    @Test func aSlowMeasurementDoesNotKeepTheAngledLookOffForGood() {
+        var costs = FrameLookCosts()
+        for _ in 0..<20 { costs.searched(took: .milliseconds(200)) }
+        #expect(!costs.fits(costs.search, before: Date().addingTimeInterval(0.033)))
+        var skips = 0
+        while !costs.fits(costs.search, before: Date().addingTimeInterval(0.033)), skips < 1000 {
+            costs.skipped()
+            skips += 1
+        }
+        #expect(skips > 0 && skips < 200, "\(skips) frames skipped")
+    }
+
     @Test func aCodeTheFastLookReadsIsNotReadAgainButAnotherTurnedOneIs() {
         let reader = BarcodeReader()
         let upright = Self.bench([(Self.ean13, 0, 320, 180)])
