@@ -5,7 +5,7 @@
 // arrow says so):
 //   C shims          CZBar, CZXing, CPNG, CTurboJPEG, CSQLite, CPostgres, CMicroHTTPD, CMicroHTTPDErrors,
 //                    CCrypto, CNetlink, CV4L2, CEvdev, CThreadName, CSystemd, CBuildVersion
-//   foundations      ArgumentParsing, Digest, ConfigFile, LineLog → Logging → ServiceManager → Lifecycle,
+//   foundations      ArgumentParsing, Digest, ConfigFile, Waking → LineLog → Logging → ServiceManager → Lifecycle,
 //                    Timestamps, JSONText, GS1 → Wire, Metrics
 //   storage, serving Storage → SQLiteStorage, PostgresStorage; HTTPServing; Imaging → Scanning
 //   parts            BatchDecoding, Capture, Queue → ScanPickClient, Server, Fleet
@@ -64,15 +64,17 @@ let package = Package(
         .target(name: "ArgumentParsing"),
         // SHA-256 (OpenSSL) for token hashes and request fingerprints.
         .target(name: "Digest", dependencies: ["CCrypto"]),
+        // The one wake-up hand-off: a loop (thread or task) sleeps until its turn or a ring.
+        .target(name: "Waking"),
         // Log lines written by a thread of their own, so no caller waits for the log's reader.
-        .target(name: "LineLog", dependencies: ["CThreadName"]),
+        .target(name: "LineLog", dependencies: ["CThreadName", "Waking"]),
         // One JSON line per event: the `Logger` value (level, metadata) and its one writer.
         .target(name: "Logging", dependencies: ["LineLog", "JSONText"]),
         // sd_notify: ready, stopping and watchdog pings to systemd.
         .target(name: "ServiceManager", dependencies: ["CSystemd", "Logging"]),
         // How a process's parts start, stop and reload: services, their group, the signals, the
         // blocking executor and the wake-up loops wait on.
-        .target(name: "Lifecycle", dependencies: ["ServiceManager", "Logging", "CThreadName"]),
+        .target(name: "Lifecycle", dependencies: ["ServiceManager", "Logging", "CThreadName", "Waking"]),
         // Strict reading of JSON configuration files (unknown keys are errors).
         .target(name: "ConfigFile"),
         // The one form of a point in time on the wire, in the databases and in logs (ISO 8601, UTC, ms).
@@ -91,7 +93,7 @@ let package = Package(
         // What every engine shares: `SQLConnection`, rows and values, versioned migrations, `StorageError`.
         .target(name: "Storage", dependencies: ["Timestamps"]),
         // SQLite: one connection, cached statements, transactions, group commit.
-        .target(name: "SQLiteStorage", dependencies: ["CSQLite", "Storage", "CThreadName", "Metrics"]),
+        .target(name: "SQLiteStorage", dependencies: ["CSQLite", "Storage", "CThreadName", "Metrics", "Waking"]),
         // PostgreSQL (libpq): pooled connections running the same `SQLConnection` statements as SQLite.
         .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         // HTTP/1.1 serving on libmicrohttpd.
@@ -116,6 +118,7 @@ let package = Package(
             name: "Queue",
             dependencies: [
                 "Storage", "SQLiteStorage", "Wire", "JSONText", "Timestamps", "CNetlink", "Lifecycle", "Logging",
+                "Waking",
             ]),
         // The ScanPick API as the station speaks it over HTTP (URLSession): actions, batches,
         // heartbeats, probes; the queue and the station see only Queue's `ScanPickAPIClient`.
@@ -127,7 +130,7 @@ let package = Package(
                 "Queue", "ScanPickClient", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage",
                 "SQLiteStorage", "Capture",
                 "Scanning", "TerminalText", "Digest",
-                "Imaging", "HTTPServing", "ServiceManager", "Metrics", "Lifecycle", "Logging",
+                "Imaging", "HTTPServing", "ServiceManager", "Metrics", "Lifecycle", "Logging", "Waking",
             ],
             resources: [.copy("Page")]),
         // The reference ScanPick API: auth, routes, idempotency, orders, batches, shipments.
@@ -196,6 +199,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "Storage", "TestSupport"]),
         .testTarget(name: "HTTPServingTests", dependencies: ["HTTPServing", "TestSupport"]),
+        .testTarget(name: "WakingTests", dependencies: ["Waking"]),
         .testTarget(name: "LineLogTests", dependencies: ["LineLog", "TestSupport"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
         .testTarget(name: "ConfigFileTests", dependencies: ["ConfigFile"]),

@@ -1,6 +1,7 @@
 import Logging
 import ServiceManager
 import Synchronization
+import Waking
 
 /// Runs a process's services, as swift-service-lifecycle's group does: starts them in order (each
 /// ``Service/start()`` awaited before the next, then its ``Service/run()``), tells systemd it is

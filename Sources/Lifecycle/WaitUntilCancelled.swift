@@ -1,3 +1,5 @@
+import Waking
+
 /// Returns when the calling task is cancelled: a service whose work runs elsewhere (threads of a
 /// server, a device's callbacks) waits here for its stop.
 ///

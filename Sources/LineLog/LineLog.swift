@@ -1,6 +1,7 @@
 internal import CThreadName
 import Foundation
 import Synchronization
+import Waking
 
 /// Log lines written to a file descriptor (standard error by default) by a thread of their own, a
 /// batch per write: whoever logs — a thread serving HTTP, the thread committing to the database —
@@ -21,11 +22,6 @@ public final class LineLog: Sendable {
         var queued = 0
         /// Writes made so far (each one a batch).
         var batches = 0
-        /// The writing thread waits on `ready` for a first line (that line must signal it, once).
-        var writerWaits = false
-        /// The writing thread lets lines gather, waiting on `ready` (whoever cuts it short signals
-        /// it, once).
-        var gathering = false
         /// Calls to `flush` waiting now: the writing thread does not let lines gather meanwhile.
         var flushers = 0
     }
@@ -34,9 +30,9 @@ public final class LineLog: Sendable {
     private let capacity: Int
     /// How long the writing thread lets lines gather after the first one of a batch.
     let gathering: Duration
-    private let gatheringInterval: DispatchTimeInterval
     private let state = Mutex(State())
-    private let ready = DispatchSemaphore(value: 0)
+    /// Rung by the first line of a batch, by the line that takes half the room, and by a flush.
+    private let wake = WakeUp()
     private let progress = NSCondition()
 
     /// `gathering`: waking a thread per line cost a server answering 10,000 requests a second more
@@ -46,9 +42,6 @@ public final class LineLog: Sendable {
         self.descriptor = descriptor
         self.capacity = max(1, capacity)
         self.gathering = max(.zero, gathering)
-        let (seconds, attoseconds) = self.gathering.components
-        let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
-        gatheringInterval = .nanoseconds(Int(clamping: nanoseconds))
         let thread = Thread { [self] in
             _ = scanpick_name_this_thread("log-writer")  // for top -H and perf
             writeForever()
@@ -68,17 +61,9 @@ public final class LineLog: Sendable {
             }
             state.lines.append(line)
             state.queued += 1
-            if state.writerWaits {
-                state.writerWaits = false
-                return true
-            }
-            if state.gathering, state.lines.count >= (capacity + 1) / 2 {
-                state.gathering = false
-                return true
-            }
-            return false
+            return state.lines.count == 1 || state.lines.count == (capacity + 1) / 2
         }
-        if wakes { ready.signal() }
+        if wakes { wake.ring() }
     }
 
     /// How many writes the lines took so far.
@@ -88,12 +73,11 @@ public final class LineLog: Sendable {
     /// reader that never reads must not hold a process's exit for ever); false if it has.
     @discardableResult
     public func flush(waitingAtMost limit: Duration = .seconds(5)) -> Bool {
-        let (target, wakes) = state.withLock { state in
+        let target = state.withLock { state in
             state.flushers += 1
-            defer { state.gathering = false }
-            return (state.queued, state.gathering)
+            return state.queued
         }
-        if wakes { ready.signal() }
+        wake.ring()  // ends a gathering now, if one goes on
         let deadline = Date() + Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         progress.lock()
         var done = true
@@ -110,19 +94,15 @@ public final class LineLog: Sendable {
 
     private func writeForever() {
         while true {
-            let idle = state.withLock { state in
-                state.writerWaits = state.lines.isEmpty && state.dropped == 0  // it waits next
-                return state.writerWaits
+            if state.withLock({ $0.lines.isEmpty && $0.dropped == 0 }) {
+                wake.wait()  // the first line rings (a ring for lines already written: look again)
+                continue
             }
-            if idle { ready.wait() }
-            let gathers = state.withLock { state in
-                state.writerWaits = false  // woken (or by a signal meant for a gathering cut short)
-                state.gathering = state.flushers == 0 && state.lines.count < (capacity + 1) / 2
-                return state.gathering
-            }
-            if gathers {
-                _ = ready.wait(timeout: .now() + gatheringInterval)
-                state.withLock { $0.gathering = false }
+            // The lines waiting now are this batch: a ring for any of them is seen to. From here on
+            // a ring (half the room taken, a flush) ends the gathering.
+            wake.forgetRing()
+            if state.withLock({ $0.flushers == 0 && $0.lines.count < (capacity + 1) / 2 }) {
+                wake.wait(timeout: gathering)
             }
             let (lines, dropped) = state.withLock { state in
                 defer {

@@ -1,6 +1,7 @@
 import Foundation
 import Lifecycle
 import Synchronization
+import Waking
 
 /// Tells whether the ScanPick server is reachable (and whether its database is ready), and reports
 /// the online/offline edges: a cheap probe with a short timeout, run on a timer and at once whenever

@@ -3,6 +3,7 @@ import Lifecycle
 import Logging
 import Synchronization
 import Timestamps
+import Waking
 import Wire
 
 /// Keeps the queue draining while the station runs. A pass starts on:

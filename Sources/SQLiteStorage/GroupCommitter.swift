@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Metrics
 import Synchronization
+import Waking
 
 /// The connection of a ``DatabaseQueue``, shared with its ``GroupCommitter``: one caller at a time.
 final class LockedDatabase: Sendable {
@@ -19,14 +20,12 @@ final class GroupCommitter: Sendable {
     private struct State {
         var pending: [any GroupWork] = []
         var stopping = false
-        /// The committing thread waits on `wake` (a submit or a stop must signal it, once).
-        var sleeping = false
     }
 
     private let connection: LockedDatabase
     private let state = Mutex(State())
-    /// Signalled when the committing thread sleeps and a write or a stop arrives.
-    private let wake = DispatchSemaphore(value: 0)
+    /// Rung by each write and by the stop: the committing thread sleeps on it when it has nothing to do.
+    private let wake = WakeUp()
     private let ended = DispatchSemaphore(value: 0)
     /// The committing thread, so that a stop asked from inside a completion does not wait for itself.
     private let thread = Mutex<pthread_t?>(nil)
@@ -55,22 +54,14 @@ final class GroupCommitter: Sendable {
     }
 
     func submit(_ job: any GroupWork) {
-        let asleep = state.withLock { state in
-            state.pending.append(job)
-            defer { state.sleeping = false }
-            return state.sleeping
-        }
-        if asleep { wake.signal() }
+        state.withLock { $0.pending.append(job) }
+        wake.ring()  // only a sleeping thread is signalled; a busy one finds the write next round
     }
 
     /// Lets every submitted write finish, then ends the thread (waiting for it unless called on it).
     func stop() {
-        let asleep = state.withLock { state in
-            state.stopping = true
-            defer { state.sleeping = false }
-            return state.sleeping
-        }
-        if asleep { wake.signal() }
+        state.withLock { $0.stopping = true }
+        wake.ring()
         let onItself = thread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
         if !onItself { ended.wait() }
     }
@@ -86,7 +77,8 @@ final class GroupCommitter: Sendable {
             if waiting.isEmpty {
                 if stopping { return }
                 if idleSince == nil { idleSince = .now }
-                if !(writesFollowClosely && workArrives(within: Self.idleSpin)) { sleepUntilWoken() }
+                // A write submitted since the look above has rung: the wait then returns at once.
+                if !(writesFollowClosely && workArrives(within: Self.idleSpin)) { wake.wait() }
                 continue
             }
             if let since = idleSince {
@@ -115,16 +107,6 @@ final class GroupCommitter: Sendable {
             sched_yield()
         } while ContinuousClock.now < deadline
         return false
-    }
-
-    /// Sleeps until a submit or a stop wakes the thread (at once if one came in the meantime).
-    private func sleepUntilWoken() {
-        let sleeps = state.withLock { state in
-            guard state.pending.isEmpty, !state.stopping else { return false }
-            state.sleeping = true
-            return true
-        }
-        if sleeps { wake.wait() }
     }
 
     /// Runs one transaction; returns the writes it left for the next round.

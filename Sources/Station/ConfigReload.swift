@@ -1,5 +1,6 @@
 import Lifecycle
 import Synchronization
+import Waking
 
 /// The station's config re-read when asked, as a service of its group: on SIGHUP (the
 /// ``UnixSignals/reloads`` stream), or when the config or one of its token files changes, or the

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServing
 import Synchronization
+import Waking
 
 /// `GET /api/events`: the page's Server-Sent Events. Each client gets the pick list, the pill and
 /// the signed-in worker at once, then every change as it happens: a scan's outcome (`scan`), and
@@ -22,7 +23,7 @@ final class PageEvents: Sendable {
     /// What one stream may hold unsent: a few snapshots of the largest pick list.
     static let maxBufferedBytes = 4 << 20
     /// How often the snapshots are compared while someone listens, for changes no poke announced.
-    static let pollInterval = 0.5
+    static let pollInterval = Duration.milliseconds(500)
     /// A comment sent this often keeps proxies and the idle timeout from closing a quiet stream.
     static let keepAliveInterval = 10.0
 
@@ -35,7 +36,7 @@ final class PageEvents: Sendable {
 
     private let snapshot: @Sendable () throws -> Snapshot
     private let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
+    private let wake = WakeUp()
 
     private struct State {
         var clients: [HTTPStream] = []
@@ -59,7 +60,7 @@ final class PageEvents: Sendable {
             return state.clients
         }
         for client in clients { client.end() }
-        wake.signal()
+        wake.ring()
     }
 
     /// Ends every stream open now, the publisher going on: what let them in has changed (a rotated
@@ -73,7 +74,7 @@ final class PageEvents: Sendable {
     }
 
     /// Something changed: the publisher compares the snapshots now.
-    func poke() { wake.signal() }
+    func poke() { wake.ring() }
 
     /// A new client's stream, its first events the current snapshot; nil when ``maxClients``
     /// already listen (or the page is stopping).
@@ -120,7 +121,7 @@ final class PageEvents: Sendable {
     /// listens, until ``stop()``. Blocks its thread (the page runs it on one of its own).
     func publishUntilStopped() {
         while true {
-            _ = wake.wait(timeout: .now() + Self.pollInterval)
+            wake.wait(timeout: Self.pollInterval)
             let (stopped, listening, quietFor) = state.withLock { state in
                 // Nobody listens: the next client gets everything anyway (in the same lock as the
                 // look, so a client subscribing in between keeps what it was sent as the last).

@@ -5,6 +5,7 @@ import Logging
 import Queue
 import Synchronization
 import Timestamps
+import Waking
 import Wire
 
 /// Sends the station's heartbeat (`POST /api/stations/heartbeat`) to each organisation it works for,

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Lifecycle
+@testable import Waking
 
 /// The wait of the sync loop, the network monitor, the group commit and the log writer: a ring is
 /// never lost, and a sleep a ring ended never reaches into the next one.

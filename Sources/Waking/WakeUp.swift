@@ -48,6 +48,12 @@ public final class WakeUp: Sendable {
         sleeper?.resume()
     }
 
+    /// Forgets a ring kept for the next wait: for a waiter that has just seen to everything a ring
+    /// before now could have announced, and wants its next wait to last unless rung again.
+    public func forgetRing() {
+        state.withLock { $0.rung = false }
+    }
+
     /// Blocks the calling thread (never call it from a task) until a ring, or until `timeout` has
     /// passed (nil: no limit); true when rung.
     @discardableResult
