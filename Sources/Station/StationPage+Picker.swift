@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServing
 import JSONText
+import Lifecycle
 import Logging
 import Queue
 import Synchronization
@@ -9,15 +10,6 @@ import Wire
 /// The page's routes for the rest of a picker's job: choosing, opening and finishing a batch,
 /// acknowledging a later refusal, and signing in and out.
 extension StationPage {
-    /// `GET /api/batches[?org=ORG]`: the organisation's open batches (the open batch's
-    /// organisation, or the only configured one, unless named), from the server, or the ones this
-    /// station has cached when it cannot reach it (`fromCache`).
-    func batchChoices(_ request: HTTPRequest) throws -> BatchChoices {
-        let org = try configuredOrganisation(request.query["org"])
-        let station = self.station
-        return try callingServer { try await station.batchChoices(org: org) }
-    }
-
     /// `GET /api/organisations`: the configured organisations, sorted. The page asks each for its
     /// batches when no batch is open and the station has several (`GET /api/batches` answers 400
     /// `which_organisation` then).
@@ -37,39 +29,66 @@ extension StationPage {
         return org
     }
 
-    /// The most calls to the server the page's routes make at once: each holds one of the page's
-    /// few workers until the server answers (or the request times out), and taps must never wait
-    /// behind them.
+    /// The most calls to the server the page's routes make at once: each is a task and a request
+    /// to the server until it answers (or the request times out).
     static let maxServerCalls = 2
 
-    /// Runs `body` unless ``maxServerCalls`` are already under way (then 503 `busy`).
-    private func callingServer<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let admitted = serverCalls.withLock { calls in
-            guard calls < Self.maxServerCalls else { return false }
-            calls += 1
-            return true
-        }
-        guard admitted else {
-            throw HTTPError(
-                status: 503, code: "busy", message: "the station is already asking the server; try again in a moment")
-        }
-        defer { serverCalls.withLock { $0 -= 1 } }
-        return try Self.waiting(body)
+    /// What a route that calls the server asks of it, once its request is checked.
+    enum ServerCall: Sendable {
+        /// `GET /api/batches[?org=ORG]`: the organisation's open batches (the open batch's
+        /// organisation, or the only configured one, unless named), from the server, or the ones
+        /// this station has cached when it cannot reach it (`fromCache`).
+        case batchChoices(org: String)
+        /// `POST /api/batches/{id}/open` with `{"org"?}`: opens the batch (from the server, or from
+        /// the cache offline) and answers the new pick list.
+        case openBatch(id: String, org: String)
     }
 
-    /// `POST /api/batches/{id}/open` with `{"org"?}`: opens the batch (from the server, or from the
-    /// cache offline) and answers the new pick list.
-    func openBatch(_ id: String, _ request: HTTPRequest) throws -> String {
-        struct Body: Decodable { var org: String? }
-        let body = request.body.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: Data(request.body))
-        guard ScanLoop.isBatchId(id) else {
-            throw HTTPError(status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
-        }
-        let org = try configuredOrganisation(body.org)
+    /// Answers `GET /api/batches` or `POST /api/batches/{id}/open` (see ``answer(_:)``): checks the
+    /// request and reads the cache on the blocking executor, then waits for the server, unless
+    /// ``maxServerCalls`` are already under way (503 `busy`).
+    func answerCallingServer(_ request: HTTPRequest) async -> HTTPResponse {
         let station = self.station
-        _ = try callingServer { try await station.openBatch(id, org: org) }
-        events.poke()
-        return try StationJSON.pickList(station)
+        do {
+            let call = try await BlockingExecutor.shared.run { [self] in try serverCall(for: request) }
+            let admitted = serverCalls.withLock { calls in
+                guard calls < Self.maxServerCalls else { return false }
+                calls += 1
+                return true
+            }
+            guard admitted else {
+                throw HTTPError(
+                    status: 503, code: "busy", message: "the station is already asking the server; try again in a moment")
+            }
+            defer { serverCalls.withLock { $0 -= 1 } }
+            switch call {
+            case .batchChoices(let org):
+                return try json(200, Self.encode(try await station.batchChoices(org: org)))
+            case .openBatch(let id, let org):
+                _ = try await station.openBatch(id, org: org)
+                events.poke()
+                return json(200, try await BlockingExecutor.shared.run { try StationJSON.pickList(station) })
+            }
+        } catch {
+            return Self.refusal(error, request)
+        }
+    }
+
+    /// The call a request to a route that calls the server asks for, or what refuses it.
+    private func serverCall(for request: HTTPRequest) throws -> ServerCall {
+        switch try admittedRoute(request) {
+        case .batches:
+            return .batchChoices(org: try configuredOrganisation(request.query["org"]))
+        case .openBatch(let id):
+            struct Body: Decodable { var org: String? }
+            let body = request.body.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: Data(request.body))
+            guard ScanLoop.isBatchId(id) else {
+                throw HTTPError(status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
+            }
+            return .openBatch(id: id, org: try configuredOrganisation(body.org))
+        default:
+            throw HTTPError.noSuchRoute(request.path)
+        }
     }
 
     /// `POST /api/batches/{id}/close` with `{}` (or `{"org"}`): the picker's "Finish batch". The
@@ -146,27 +165,5 @@ extension StationPage {
         try station.workers.signOut()
         events.poke()
         return try workersJSON()
-    }
-
-    /// Runs `body` (a call to the server) to its end on the caller's thread, one of the page's few
-    /// workers; the call is bounded by the queue's request timeout.
-    static func waiting<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let outcome: Result<T, any Error>
-            do {
-                outcome = .success(try await body())
-            } catch {
-                outcome = .failure(error)
-            }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        guard let outcome = result.withLock({ $0 }) else {
-            throw HTTPError(status: 500, code: "internal", message: "the call to the server ended without an answer")
-        }
-        return try outcome.get()
     }
 }

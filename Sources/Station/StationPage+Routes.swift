@@ -84,16 +84,35 @@ extension StationPage {
         ]
     }
 
+    /// How a request is answered, decided on a polling thread (nothing here blocks): a route that
+    /// calls the server answers from a task once the server has (no worker waits for it); every
+    /// other route on one of the page's workers.
+    func answer(_ request: HTTPRequest) -> HTTPAnswer {
+        switch try? Route.table.match(method: request.method, path: request.path) {
+        case .batches?, .openBatch?:
+            .later { [self] responder in Task { responder.respond(await answerCallingServer(request)) } }
+        default:
+            .onWorker { [self] in handle(request) }
+        }
+    }
+
+    /// The route of a request the page lets in (its access rules; a change must be JSON, each key
+    /// given once), or what refuses it.
+    func admittedRoute(_ request: HTTPRequest) throws -> Route {
+        let access = self.access.withLock { $0 }
+        try access.check(request)
+        let route = try Route.table.match(method: request.method, path: request.path)
+        if request.method == "POST" {
+            try requireJSON(request)
+            try Self.refuseRepeatedKeys(request.body)
+        }
+        return route
+    }
+
+    /// Answers a request on a worker: every route but those that call the server (``answer(_:)``).
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            let access = self.access.withLock { $0 }
-            try access.check(request)
-            let route = try Route.table.match(method: request.method, path: request.path)
-            if request.method == "POST" {
-                try requireJSON(request)
-                try Self.refuseRepeatedKeys(request.body)
-            }
-            switch route {
+            switch try admittedRoute(request) {
             case .login:
                 return access.login(request)
             case .file(let path):
@@ -148,12 +167,10 @@ extension StationPage {
                         ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
                         ("X-Accel-Buffering", "no"),
                     ], stream)
-            case .batches:
-                return try json(200, Self.encode(try batchChoices(request)))
+            case .batches, .openBatch:
+                throw HTTPError(status: 500, code: "internal", message: "the page answers this route from a task")
             case .organisations:
                 return try json(200, Self.encode(Organisations(organisations: organisationNames())))
-            case .openBatch(let id):
-                return json(200, try openBatch(id, request))
             case .closeBatch(let id):
                 return json(200, try closeBatch(id, request))
             case .workers:
@@ -177,10 +194,15 @@ extension StationPage {
                 return json(200, try help(route))
             }
         } catch {
-            var response = Self.httpError(error, body: request.body).response
-            response.headers.append(("Cache-Control", "no-store"))
-            return response
+            return Self.refusal(error, request)
         }
+    }
+
+    /// The answer a failure gets (``httpError(_:body:)``), never cached.
+    static func refusal(_ error: any Error, _ request: HTTPRequest) -> HTTPResponse {
+        var response = httpError(error, body: request.body).response
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
     }
 
     /// Every failure as the answer it gets: the page's own refusals as they are, a request that
@@ -251,7 +273,7 @@ extension StationPage {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    private func json(_ status: Int, _ text: String) -> HTTPResponse {
+    func json(_ status: Int, _ text: String) -> HTTPResponse {
         .json(status, Array(text.utf8), headers: [("Cache-Control", "no-store")])
     }
 }

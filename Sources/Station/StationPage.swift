@@ -89,11 +89,11 @@ public final class StationPage: Service {
     /// (``StationStartError/pageCannotListen(_:)``).
     public func start() async throws {
         let (settings, logger) = (access.withLock { $0 }.settings, logger)
-        let handler: HTTPServer.Handler = { [weak self] in self?.handle($0) ?? .json(503, []) }
+        let router: HTTPServer.Router = { [weak self] in self?.answer($0) ?? .now(.json(503, [])) }
         let started: HTTPServer
         do {
             started = try await BlockingExecutor.shared.run {
-                try HTTPServer(listen: settings.listen, limits: Self.limits, logger: logger, handler: handler)
+                try HTTPServer(listen: settings.listen, limits: Self.limits, logger: logger, router: router)
             }
         } catch {
             throw StationStartError.pageCannotListen("\(error)")
