@@ -112,9 +112,10 @@ extension StationPage {
     /// Answers a request on a worker: every route but those that call the server (``answer(_:)``).
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            switch try admittedRoute(request) {
+            let route = try admittedRoute(request)
+            switch route {
             case .login:
-                return access.login(request)
+                return access.withLock { $0 }.login(request)
             case .file(let path):
                 guard let file = files[path] else { throw HTTPError.noSuchRoute(path) }
                 return HTTPResponse(
