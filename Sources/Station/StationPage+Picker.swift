@@ -58,7 +58,8 @@ extension StationPage {
             }
             guard admitted else {
                 throw HTTPError(
-                    status: 503, code: "busy", message: "the station is already asking the server; try again in a moment")
+                    status: 503, code: "busy",
+                    message: "the station is already asking the server; try again in a moment")
             }
             defer { serverCalls.withLock { $0 -= 1 } }
             switch call {
@@ -83,7 +84,8 @@ extension StationPage {
             struct Body: Decodable { var org: String? }
             let body = request.body.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: Data(request.body))
             guard ScanLoop.isBatchId(id) else {
-                throw HTTPError(status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
+                throw HTTPError(
+                    status: 400, code: "invalid_field", message: "a batch id is 1–128 letters, digits, . _ -")
             }
             return .openBatch(id: id, org: try configuredOrganisation(body.org))
         default:
