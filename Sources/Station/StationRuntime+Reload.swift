@@ -1,15 +1,6 @@
-import Capture
 import Foundation
-import HTTPServing
-import JSONText
-import Lifecycle
 import Logging
 import Queue
-import Scanning
-import ServiceManager
-import Synchronization
-import Timestamps
-import Wire
 
 /// A re-read config (SIGHUP, a config or token file changed, the trust store changed), applied by
 /// the reload table.

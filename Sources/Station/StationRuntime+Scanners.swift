@@ -1,15 +1,8 @@
 import Capture
 import Foundation
-import HTTPServing
-import JSONText
 import Lifecycle
-import Logging
-import Queue
 import Scanning
 import ServiceManager
-import Synchronization
-import Timestamps
-import Wire
 
 /// The config's handheld scanners: each opened (and grabbed) while scanning is on, looked for
 /// again with backoff when missing or unplugged.

@@ -1,15 +1,7 @@
 import Capture
 import Foundation
-import HTTPServing
-import JSONText
-import Lifecycle
-import Logging
 import Queue
 import Scanning
-import ServiceManager
-import Synchronization
-import Timestamps
-import Wire
 
 /// Whether scanning is on, and what the sources read with: the camera, recorded frames and handheld
 /// scanners open while the config has scanning on, and each frame reads the settings in force.

@@ -1,14 +1,6 @@
-import Capture
 import Foundation
-import HTTPServing
-import JSONText
-import Lifecycle
-import Logging
-import Queue
 import Scanning
-import ServiceManager
 import Synchronization
-import Timestamps
 import Wire
 
 /// What happens to each scan: its verdict counted, shown on the page and logged; a batch label

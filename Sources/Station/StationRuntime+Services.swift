@@ -1,8 +1,5 @@
-import Capture
 import Foundation
 import Lifecycle
-import Logging
-import Queue
 import ServiceManager
 
 /// The station's parts as a list of services, built before anything runs, in the order they start.

@@ -1,15 +1,9 @@
 import Capture
 import Foundation
-import HTTPServing
-import JSONText
 import Lifecycle
 import Logging
-import Queue
 import Scanning
 import ServiceManager
-import Synchronization
-import Timestamps
-import Wire
 
 /// The frame and code sources given to ``run(sources:org:signals:)``: each read on a thread of its own, the
 /// camera and recorded frames opened and closed as scanning goes on and off.

@@ -1,15 +1,10 @@
 import Capture
 import Foundation
-import HTTPServing
-import JSONText
 import Lifecycle
 import Logging
 import Queue
-import Scanning
 import ServiceManager
 import Synchronization
-import Timestamps
-import Wire
 
 /// The running station, the composition root of `scanpick station`: its parts built as a list of
 /// services before anything runs (``makeServices(sources:org:reloads:)``: the network monitor, the
