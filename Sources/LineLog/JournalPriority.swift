@@ -5,7 +5,7 @@ import Foundation
 /// journald reads as its priority, so `journalctl -p warning -u scanpick-station` shows what needs a
 /// person. The line itself stays the same JSON. One table says how serious each event is.
 ///
-///     FileHandle.standardError.write(JournalPriority.tagged(line) + "\n")
+///     logWriter.write(JournalPriority.tagged(line))   // what the Logging module's one writer does
 public enum JournalPriority {
     /// Whether standard error goes to systemd's journal: `JOURNAL_STREAM` ("DEVICE:INODE") names
     /// the stream systemd connected, and it must be the one standard error still is (a process
@@ -26,6 +26,15 @@ public enum JournalPriority {
     /// `line` with its priority prefix when `journal`; unchanged otherwise.
     public static func tagged(_ line: String, journal: Bool = isJournal) -> String {
         journal ? "<\(priority(of: line))>" + line : line
+    }
+
+    /// `text` (a command's own words, perhaps several lines) with every line marked `err` when
+    /// `journal`: why a unit's command failed is then what `journalctl -p warning` shows.
+    public static func taggedAsError(_ text: String, journal: Bool = isJournal) -> String {
+        guard journal else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : "<\(error)>\($0)" }
+            .joined(separator: "\n")
     }
 
     /// The syslog priority the table gives `event` (informational when it is not listed).

@@ -26,6 +26,15 @@ import Testing
         }
     }
 
+    /// A command's own words (several lines) are marked `err` line by line, only for the journal.
+    @Test func aCommandsWordsAreErrLinesOnlyInTheJournal() {
+        let words = "scanpick config check: no such file\nRun 'scanpick config check --help' for usage.\n"
+        #expect(
+            JournalPriority.taggedAsError(words, journal: true)
+                == "<3>scanpick config check: no such file\n<3>Run 'scanpick config check --help' for usage.\n")
+        #expect(JournalPriority.taggedAsError(words, journal: false) == words)
+    }
+
     /// `JOURNAL_STREAM` is inherited by every child of a service; only the stream it names is the
     /// journal (a child whose standard error is a pipe or a file writes no prefixes).
     @Test func theJournalIsTheStreamJournalStreamNamesNotAnyInheritedVariable() throws {

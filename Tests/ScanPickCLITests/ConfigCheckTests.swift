@@ -183,4 +183,28 @@ import Testing
         #expect(refused.standardError.contains("belongs to nobody: run this as that user (sudo -u nobody scanpick"))
         #expect(!FileManager.default.fileExists(atPath: data + "/station.sqlite"))  // nothing was created
     }
+
+    /// The units run `config check` before they start: under systemd, why it refused is an `err`
+    /// line of the journal (`journalctl -p warning` shows it), every line of it marked (here a pipe
+    /// stands in for the journal's stream); on a terminal or a pipe the words are unmarked.
+    @Test func aRefusalUnderSystemdIsAnErrLineOfTheJournal() async throws {
+        let folder = try TemporaryDirectory()
+        let broken = try folder.writePrivate("server.json", bytes: Array(#"{"listen": "127.0.0.1:0", "#.utf8))
+        let journal = try await ProcessRunner.run(
+            "/bin/sh",
+            [
+                "-c",
+                #"JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec "$0" config check -c "$1" --as-user "$2""#,
+                ProcessRunner.scanpick, broken, Self.asMe[1],
+            ], in: folder.path, input: [])
+        #expect(journal.status == 1)
+        let lines = journal.standardError.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("<3>") }, "\(lines)")
+        #expect(lines.first?.hasPrefix("<3>scanpick config check: ") == true, "\(lines)")
+
+        let plain = try await ProcessRunner.scanpick(["config", "check", "-c", broken] + Self.asMe)
+        #expect(plain.status == 1)
+        #expect(plain.standardError.hasPrefix("scanpick config check: "), "\(plain.standardError)")
+    }
 }

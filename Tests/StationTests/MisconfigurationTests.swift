@@ -304,9 +304,10 @@ import Testing
         #expect(fatal.object["level"] as? String == "error")
         #expect(fatal.object["service"] as? String == "page")
         #expect((fatal.object["message"] as? String)?.contains("page.listen") == true)
-        // Every JSON line carries its priority; the last line is the command's own words.
+        // Every JSON line carries its priority; the last line is the command's own words, at err too.
         let lines = journal.standardError.split(separator: "\n")
         #expect(lines.dropLast().allSatisfy { $0.hasPrefix("<") && $0.contains("{\"time\":") }, "\(lines)")
+        #expect(lines.last?.hasPrefix("<3>scanpick station: ") == true, "\(lines)")
     }
 
     static func attentionCodes(_ page: APIClient) async throws -> [String] {
