@@ -67,7 +67,7 @@ let package = Package(
         // The one wake-up hand-off: a loop (thread or task) sleeps until its turn or a ring.
         .target(name: "Waking"),
         // Log lines written by a thread of their own, so no caller waits for the log's reader.
-        .target(name: "LineLog", dependencies: ["CThreadName", "Waking"]),
+        .target(name: "LineLog", dependencies: ["CThreadName", "Waking", "Timestamps"]),
         // One JSON line per event: the `Logger` value (level, metadata) and its one writer.
         .target(name: "Logging", dependencies: ["LineLog", "JSONText"]),
         // sd_notify: ready, stopping and watchdog pings to systemd.

@@ -1,6 +1,7 @@
 internal import CThreadName
 import Foundation
 import Synchronization
+import Timestamps
 import Waking
 
 /// Log lines written to a file descriptor (standard error by default) by a thread of their own, a
@@ -9,7 +10,7 @@ import Waking
 /// lines gather for a while (`gathering`, 2 ms by default) before it writes, so under load it wakes
 /// and writes a few hundred times a second whatever the rate of lines; it writes at once when half
 /// its room is taken or a ``flush(waitingAtMost:)`` waits. At most `capacity` lines wait; past that, lines are dropped and
-/// counted, and a `{"event":"log_lines_dropped","count":N}` line says so once there is room again.
+/// counted, and a `{"time":…,"level":"warning","event":"log_lines_dropped","count":N}` line says so once there is room again.
 ///
 ///     let log = LineLog()
 ///     log.write(#"{"event":"listening"}"#)
@@ -114,7 +115,7 @@ public final class LineLog: Sendable {
             guard !lines.isEmpty || dropped > 0 else { continue }
             var text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
             if dropped > 0 {
-                text += JournalPriority.tagged(#"{"event":"log_lines_dropped","count":\#(dropped)}"#) + "\n"
+                text += JournalPriority.tagged(Self.droppedLine(dropped)) + "\n"
             }
             Self.writeAll(Array(text.utf8), to: descriptor)
             progress.lock()
@@ -125,6 +126,11 @@ public final class LineLog: Sendable {
             progress.broadcast()
             progress.unlock()
         }
+    }
+
+    /// The line that says `count` lines were dropped, shaped as the Logger's lines are.
+    static func droppedLine(_ count: Int, at time: Date = Date()) -> String {
+        #"{"time":"\#(Timestamp.iso8601(time))","level":"warning","event":"log_lines_dropped","count":\#(count)}"#
     }
 
     /// Writes all of `bytes`, waiting while a descriptor that does not block is full; gives up only

@@ -100,6 +100,16 @@ import Testing
         #expect(reader.contains(#""event":"log_lines_dropped""#))
         close(ends[1])
     }
+
+    /// The line saying lines were dropped is shaped as every other: JSON with `time` and `level`.
+    @Test func theDroppedLinesLineHasATimeAndALevel() throws {
+        let line = LineLog.droppedLine(42, at: Date(timeIntervalSince1970: 1_800_000_000))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["time"] as? String == "2027-01-15T08:00:00.000Z")
+        #expect(object["level"] as? String == "warning")
+        #expect(object["event"] as? String == "log_lines_dropped")
+        #expect(object["count"] as? Int == 42)
+    }
 }
 
 /// A log file in a folder of its own, open for writing for as long as the test uses this value
