@@ -70,7 +70,9 @@ public final class BlockingExecutor: Sendable {
     private func submit(_ job: @escaping @Sendable () -> Void) {
         let newThread = state.withLock { state -> Int? in
             state.jobs.append(job)
-            guard state.idle == 0, state.threads < limit else { return nil }
+            // Each idle thread takes one waiting job: a job beyond them needs a thread of its own
+            // (a burst must not queue behind one thread while the pool may grow).
+            guard state.jobs.count > state.idle, state.threads < limit else { return nil }
             state.threads += 1
             return state.threads
         }

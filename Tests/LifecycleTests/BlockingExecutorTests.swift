@@ -37,4 +37,24 @@ import Testing
         for call in calls { numbers.append(await call.value) }
         #expect(numbers == Array(0..<6))
     }
+
+    /// A burst of calls while one thread idles grows the pool to its limit: calls that wait for one
+    /// another all run at once, none queued behind the idle thread.
+    @Test func aBurstGrowsThePoolInsteadOfQueueingBehindAnIdleThread() async throws {
+        final class Running: Sendable { let count = Atomic(0) }
+        let executor = BlockingExecutor(name: "burst", threads: 4)
+        _ = await executor.run { 0 }  // one thread made, idle now
+        let running = Running()
+        let calls = (0..<4).map { _ in
+            Task {
+                await executor.run { () -> Bool in
+                    running.count.add(1, ordering: .relaxed)
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while running.count.load(ordering: .relaxed) < 4, ContinuousClock.now < deadline { usleep(1000) }
+                    return running.count.load(ordering: .relaxed) == 4
+                }
+            }
+        }
+        for call in calls { #expect(await call.value, "the four calls did not all run at once") }
+    }
 }
