@@ -67,8 +67,9 @@ final class ConfigReload: Service {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             guard !Task.isCancelled else { return }
-            if config.look() { ask(config: true) }
-            if trustStore.look() { ask(trustStore: true) }
+            let (config, trustStore) = (self.config, self.trustStore)
+            let changed = await BlockingExecutor.shared.run { (config: config.look(), trustStore: trustStore.look()) }
+            if changed.config || changed.trustStore { ask(config: changed.config, trustStore: changed.trustStore) }
         }
     }
 

@@ -15,7 +15,7 @@ import Waking
 /// or another client: past its bound it is cut, and its browser reconnects for a fresh snapshot.
 ///
 ///     let events = PageEvents { PageEvents.Snapshot(pickList: …, status: …, worker: …) }
-///     Thread { events.publishUntilStopped() }.start()   // the page runs it on a thread of its own
+///     await BlockingExecutor.runOnOwnThread(named: "page-events") { events.publishUntilStopped() }
 ///     events.publish("scan", json); events.poke()
 final class PageEvents: Sendable {
     /// The most event streams open at once (a station has a screen or two, and a support laptop).

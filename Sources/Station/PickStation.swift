@@ -1,5 +1,6 @@
 import ConfigFile
 import Foundation
+import Lifecycle
 import Queue
 import ScanPickClient
 import Synchronization
@@ -52,8 +53,9 @@ public struct PickStation: Sendable {
     /// action to be tried again.
     static func doubtingNotFound(cache: PickListCache, transport: any ScanPickAPIClient) -> Drainer.SecondOpinion {
         { action, outcome in
-            guard case .refused(404, let reason) = outcome, reason.hasPrefix("not_found:"),
-                let batchId = try cache.batchId(ofTask: action.pickTaskId, org: action.org)
+            guard case .refused(404, let reason) = outcome, reason.hasPrefix("not_found:") else { return outcome }
+            let (taskId, org) = (action.pickTaskId, action.org)
+            guard let batchId = try await BlockingExecutor.shared.run({ try cache.batchId(ofTask: taskId, org: org) })
             else { return outcome }
             do {
                 _ = try await transport.fetchBatch(batchId, org: action.org)

@@ -1,4 +1,5 @@
 import Foundation
+import Lifecycle
 import Scanning
 import Synchronization
 import Wire
@@ -98,7 +99,9 @@ extension StationRuntime {
             do {
                 let opening = try await station.openBatch(batchId, org: org)
                 let how = if case .reopenedFromCache = opening { " (offline: from the station's cache)" } else { "" }
-                let lines = (try? station.cache.tasks().count).map { ": \($0) lines" } ?? ""
+                // Only for the message: a count that cannot be read leaves it out.
+                let count = try? await BlockingExecutor.shared.run { try station.cache.tasks().count }
+                let lines = count.map { ": \($0) lines" } ?? ""
                 page?.show(.info, message: "Batch open\(lines)\(how)")
                 logger.event(
                     "batch_opened", ["message": "batch \(batchId) (\(org)) opened from its scanned label\(how)"])

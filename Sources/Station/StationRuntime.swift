@@ -152,8 +152,13 @@ public final class StationRuntime: Sendable {
     public func run(sources: [Source], org requested: String?, signals: UnixSignals? = nil) async throws -> Summary {
         let (services, watchdog): ([any Service], ServiceManager.Watchdog)
         do {
-            try check(sources: sources, org: requested)
-            (services, watchdog) = try makeServices(sources: sources, org: requested, reloads: signals?.reloads)
+            // The checks and the services' making read the database, the config's files and the
+            // page's own: blocking work, off the task pool.
+            let reloads = signals?.reloads
+            (services, watchdog) = try await BlockingExecutor.shared.run { [self] in
+                try check(sources: sources, org: requested)
+                return try makeServices(sources: sources, org: requested, reloads: reloads)
+            }
         } catch {
             logger.error("start_failed", ["message": .error(error)])
             throw error
@@ -169,7 +174,7 @@ public final class StationRuntime: Sendable {
             group.stop()
         }
         try await group.run()
-        clearStoredAttention()
+        await BlockingExecutor.shared.run { [self] in clearStoredAttention() }
         return state.withLock { $0.summary }
     }
 
