@@ -49,6 +49,8 @@ extension StationConfiguration {
         restart("queue.stuckAfterMinutes", \.queue.stuckAfter),
         restart("queue.maxAnswerBytes", \.queue.maxAnswerBytes),
         live("organisations.ORG.token") { $0.tokens },
+        live("organisations.ORG.tokenFile") { $0.tokens },
+        live("organisations.ORG.tokenEnv") { $0.tokens },
         live("organisations.ORG.scanning.enabled") { $0.organisations.mapValues(\.scanningEnabled) },
         live("organisations.ORG.scanning.symbologies") { $0.organisations.mapValues(\.symbologies) },
         live("debounce.eanUpcFrames") { $0.debounce.eanUpcFrames },
@@ -60,6 +62,7 @@ extension StationConfiguration {
         restart("camera.height", \.camera.height),
         restart("camera.fps", \.camera.fps),
         restart("scanners", \.scanners),
+        restart("scanners[].device", \.scanners),
         restart("scanners[].terminator", \.scanners),
         restart("scanners[].maxKeyGapMilliseconds", \.scanners),
         restart("scanners[].groupSeparator", \.scanners),
@@ -75,6 +78,8 @@ extension StationConfiguration {
         live("batchLabelPattern") { $0.batchLabelPattern },
         live("workerBadgePattern") { $0.workerBadgePattern },
         live("workers") { $0.workers },
+        live("workers[].id") { $0.workers },
+        live("workers[].name") { $0.workers },
         live("requireSignIn") { $0.requireSignIn },
         live("scanning.scanToSelect") { $0.scanToSelect },
         live("support.badgePattern") { $0.support.badgePattern },
@@ -86,7 +91,8 @@ extension StationConfiguration {
 
     /// The config a running station takes from `new`: its live keys, with every restart key kept
     /// at its running value; and the restart keys that changed (each once, in the table's order;
-    /// a scanner's settings are all `scanners`).
+    /// a scanner's settings are all `scanners`), with the page's live keys that changed beside a
+    /// new `page.listen` (the page keeps all its running settings then).
     public static func reloaded(_ new: StationConfiguration, over running: StationConfiguration) -> (
         configuration: StationConfiguration, needsRestart: [String]
     ) {
@@ -96,6 +102,12 @@ extension StationConfiguration {
             let key = rule.key.hasPrefix("scanners") ? "scanners" : rule.key
             if !changed.contains(key) { changed.append(key) }
             rule.keepRunning(&merged, running)
+        }
+        if changed.contains("page.listen") {
+            for rule in reloadTable
+            where rule.key.hasPrefix("page.") && rule.reload == .live && rule.differs(new, running) {
+                changed.append(rule.key)
+            }
         }
         return (merged, changed)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServing
 import TestSupport
 import Testing
 
@@ -56,6 +57,31 @@ import Testing
         #expect(merged.debounce == new.debounce)
         #expect(merged.organisations == new.organisations)
         #expect(StationConfiguration.reloaded(running, over: running).needsRestart.isEmpty)
+    }
+
+    /// A page whose address changes keeps all its running settings until the restart: the live
+    /// page keys changed in the same edit are named beside `page.listen`, never dropped silently.
+    @Test func aNewPageAddressNamesThePageKeysItHoldsBack() throws {
+        let folder = try TemporaryDirectory("scanpick-reload")
+        let path = try folder.writePrivate(
+            "station.json",
+            bytes: Array(
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"a": {"token": "t"}}}"#
+                    .utf8))
+        let running = try StationConfiguration.load(path: path)
+        var new = running
+        new.page.listen = ListenAddress(host: "127.0.0.1", port: running.page.listen.port &+ 1)
+        new.page.secret = "a-new-secret-0123456789"
+        new.page.allowedHosts = ["station-1.local"]
+        let (merged, restart) = StationConfiguration.reloaded(new, over: running)
+        #expect(restart == ["page.listen", "page.allowedHosts", "page.tokenFile"])
+        #expect(merged.page == running.page)
+        // Alone, a live page key applies at once and needs no restart.
+        var secretOnly = running
+        secretOnly.page.secret = "a-new-secret-0123456789"
+        let live = StationConfiguration.reloaded(secretOnly, over: running)
+        #expect(live.needsRestart.isEmpty)
+        #expect(live.configuration.page.secret == "a-new-secret-0123456789")
     }
 
     /// The cells of a Markdown table's body rows: the first table after the heading.
