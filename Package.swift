@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "Station",
             dependencies: [
-                "Queue", "ScanPickClient", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage",
+                "Queue", "Wire", "JSONText", "Timestamps", "GS1", "ConfigFile", "Storage",
                 "SQLiteStorage", "Capture",
                 "Scanning", "TerminalText", "Digest",
                 "Imaging", "HTTPServing", "ServiceManager", "Metrics", "Lifecycle", "Logging", "Waking",
@@ -150,7 +150,7 @@ let package = Package(
             dependencies: [
                 "ArgumentParsing", "Imaging", "Scanning", "BatchDecoding", "Server", "HTTPServing", "Digest",
                 "ConfigFile", "Queue", "Station", "Wire", "JSONText", "Timestamps", "Capture", "LineLog",
-                "ServiceManager", "Fleet", "TerminalText", "Logging", "Lifecycle", "SQLiteStorage",
+                "ServiceManager", "Fleet", "TerminalText", "Logging", "Lifecycle", "SQLiteStorage", "ScanPickClient",
             ]),
 
         // Load generators for scripts/bench-* (not shipped; no product depends on it).

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Imaging
+import ScanPickClient
 import Scanning
 import Station
 import Synchronization
@@ -122,7 +123,9 @@ private func benchStation(disk: String) throws -> PickStation {
         #"{"station":"bench","worker":"w","server":"http://127.0.0.1:9","database":"\#(disk)/bench-station.sqlite","organisations":{"bench":{"token":"t","scanning":{"enabled":true}}}}"#
     try Data(settings.utf8).write(to: URL(fileURLWithPath: config))
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config)  // it holds a token
-    let station = try PickStation(configuration: try StationConfiguration.load(path: config))
+    let configuration = try StationConfiguration.load(path: config)
+    let client = ScanPickHTTPClient(server: configuration.server, tokens: configuration.tokens, timeout: 2)
+    let station = try PickStation(configuration: configuration, client: client)
     try station.cache.store(
         Batch(
             id: "bench-batch",

@@ -2,7 +2,6 @@ import ConfigFile
 import Foundation
 import Lifecycle
 import Queue
-import ScanPickClient
 import Synchronization
 
 /// One pick station, built from its configuration in one place: the configuration in force (a
@@ -11,7 +10,7 @@ import Synchronization
 /// the ``drainer``). What a station does with them is in extensions named for it: ``taps``,
 /// ``refreshPickList()``, ``syncService(attention:log:onPass:)``; ``StationRuntime`` runs it.
 ///
-///     let station = try PickStation(configuration: config)
+///     let station = try PickStation(configuration: config, client: ScanPickHTTPClient(…))
 ///     let result = try station.taps.pick(taskId, qty: 2)
 public struct PickStation: Sendable {
     private let live: LiveConfiguration
@@ -24,21 +23,16 @@ public struct PickStation: Sendable {
     /// The picker's call for the shift lead, sent with the heartbeats.
     public let help = HelpCall()
 
-    /// `client` speaks to the server (default: HTTP to the config's `server`, with its tokens; a
-    /// test's in memory).
-    public init(configuration: StationConfiguration, client: (any ScanPickAPIClient)? = nil) throws {
+    /// `client` speaks to the server: `ScanPickHTTPClient` in the product (the command line builds
+    /// it from the config's `server` and tokens), an in-memory one in a test.
+    public init(configuration: StationConfiguration, client: any ScanPickAPIClient) throws {
         live = LiveConfiguration(configuration)
         if let problem = DatabaseFolder.accessProblem(forDatabase: configuration.databasePath) {
             throw StationOpenError(description: problem)
         }
         queue = try ActionQueue(path: configuration.databasePath, extraMigrations: PickListCache.migrations)
         cache = PickListCache(queue: queue)
-        transport =
-            client
-            ?? ScanPickHTTPClient(
-                server: configuration.server, tokens: configuration.tokens,
-                timeout: configuration.queue.requestTimeout, station: configuration.station,
-                maxAnswerBytes: configuration.queue.maxAnswerBytes)
+        transport = client
         drainer = Drainer(
             queue: queue, transport: transport,
             backoff: BackoffPolicy(initial: configuration.queue.backoffInitial, cap: configuration.queue.backoffCap),

@@ -8,6 +8,8 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import scanpick
+
 /// The station keeps its page, taps and drainer running whatever its frame source does, and says
 /// what is wrong: real `scanpick station` processes against a real server, and the station
 /// in-process where a device must appear on cue.
@@ -42,7 +44,7 @@ import Testing
         // Task B3's EAN-13 code: scanning it selects B3 and counts one unit.
         let drawn = BarcodeRenderer.ean13("590123412345")
         let camera = PluggableCamera(GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels))
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station,

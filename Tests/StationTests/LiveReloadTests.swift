@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Station
+@testable import scanpick
 
 /// A reload (SIGHUP, or the config file's change) takes the keys the reload table calls live at
 /// once, with no restart: scanning switched on opens the camera and the handheld scanners, switched
@@ -63,7 +64,7 @@ import Testing
         }
         try fixture.rewriteConfig { scanners(&$0) }
         let scanner = PluggedScanner(firstCode: "5901234123457")  // task B3's item
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
@@ -110,7 +111,7 @@ import Testing
         }
         try fixture.rewriteConfig { onlyCode128(&$0) }
         let frames = try fixture.frames("shelf", [("clean/upca.png", 3), ("none/noise.png", 2)])
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in },
@@ -138,7 +139,7 @@ import Testing
     @Test func aRestartKeyIsNamedInAttentionAndTheLogAndKeepsItsRunningValue() async throws {
         let fixture = try await StationFixture()
         try fixture.rewriteConfig { $0["camera"] = ["enabled": false] }
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let logged = Mutex<[String]>([])
         let service = StationRuntime(

@@ -5,13 +5,14 @@ import TestSupport
 import Testing
 
 @testable import Station
+@testable import scanpick
 
 /// What the station commands call, run in-process: opening a batch (online, then offline from the
 /// cache) and a tap on any task.
 @Suite struct StationLibraryCallsTests {
     @Test func aBatchOpensFromTheServerThenFromTheCacheWhenTheServerIsGone() async throws {
         let fixture = try await StationFixture(openBatch: false)
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         guard case .fetched(let batch) = try await station.openBatch(fixture.scenario.batchId, org: "acme") else {
             Issue.record("the server was there: the batch should have been fetched")
             return
@@ -31,7 +32,7 @@ import Testing
 
     @Test func aTapOnTheOpenBatchChangesItsRowAndOneOnAnyOtherTaskIsQueuedAsItIs() async throws {
         let fixture = try await StationFixture()
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let task = fixture.scenario.tasks[0]
         let picked = try station.taps.record(.pick(qty: 2), task: task, org: "acme")
         #expect(try station.cache.tasks().first { $0.id == task }?.qtyPicked == 2)

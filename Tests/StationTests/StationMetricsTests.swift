@@ -9,6 +9,7 @@ import Timestamps
 import Wire
 
 @testable import Station
+@testable import scanpick
 
 /// The station's `GET /metrics` on its page's listener, read by Prometheus's parser, against what
 /// the station really did: frames a camera faster than the scan loop dropped, the camera's state,
@@ -28,7 +29,7 @@ import Wire
         let recorded = try RecordedFrames(folder: try fixture.frames("fast", [("none/noise.png", 1)]))
         let image = try #require(try recorded.nextFrame()).image
         let camera = FastCamera()
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },

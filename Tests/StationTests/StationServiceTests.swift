@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Station
+@testable import scanpick
 
 /// The station run in-process through its composition root, as `scanpick station` runs it: the
 /// scan loop on recorded frames, the sync loop draining to a real server, the page, then a stop.
@@ -23,7 +24,7 @@ import Testing
         for name in ["zz-cut-1.png", "zz-cut-2.png"] {
             try Data("not a png".utf8).write(to: URL(fileURLWithPath: frames).appendingPathComponent(name))
         }
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let printed = Mutex<[String]>([])
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
@@ -67,7 +68,7 @@ import Testing
         let camera = HeldSource(frames)
         // Task B3's code: selects B3 and counts it.
         let scanner = HeldSource<KeyCodeDecoder.Read>([.code("5901234123457")])
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in }, logger: .discarding)
         let run = Task {
@@ -99,7 +100,7 @@ import Testing
             settings["scanners"] = [["device": "/dev/input/scanpick-test-missing"], ["device": "/dev/null"]]
             settings["tls"] = ["caFile": certificates.authority]
         }
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let service = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in }, logger: .discarding)
         let run = Task { try await service.run(source: .camera(device: nil), org: nil) }
@@ -143,7 +144,7 @@ import Testing
         }
         // Task B3's code ended by Tab, then task C2's ended by Enter (counted only if Enter ended codes).
         let scanner = TypingScanner([("5901234123457", KeyCode.tab), ("96385074", KeyCode.enter)])
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let logged = Mutex<[String]>([])
         let service = StationRuntime(
             configPath: fixture.config, station: station,

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Station
+@testable import scanpick
 
 /// The station's parts are a list of services built before anything runs: a group starts them in
 /// the order docs/architecture.md gives and stops them in reverse, and a part that cannot start
@@ -91,7 +92,7 @@ import Testing
 
         // The same through the station's own run, which logs the failure at `error`.
         let logged = Mutex<[String]>([])
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let failing = StationRuntime(
             configPath: fixture.config, station: station, output: { _ in },
             logger: Logger(sink: LogSink(write: { line in logged.withLock { $0.append(line) } })))
@@ -105,7 +106,7 @@ import Testing
         let fixture = try await StationFixture()
         try fixture.rewriteConfig { $0["camera"] = ["enabled": false] }
         let printed = Mutex<[String]>([])
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         let runtime = StationRuntime(
             configPath: fixture.config, station: station, output: { line in printed.withLock { $0.append(line) } },
             logger: .discarding)
@@ -116,7 +117,7 @@ import Testing
     }
 
     static func runtime(_ fixture: StationFixture, scanner: HeldSource<KeyCodeDecoder.Read>) throws -> StationRuntime {
-        let station = try PickStation(configuration: try StationConfiguration.load(path: fixture.config))
+        let station = try PickStation.overHTTP(try StationConfiguration.load(path: fixture.config))
         return StationRuntime(
             configPath: fixture.config, station: station,
             devices: StationDevices(

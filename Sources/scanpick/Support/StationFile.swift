@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import ScanPickClient
 import Station
 
 /// The `--config FILE` option every station command takes (`var station = StationFile()`).
@@ -11,7 +12,7 @@ struct StationFile: CommandArguments {
     /// The station the config file at `path` describes, its queue database open (created when it
     /// does not exist yet: a tap or a batch opened before the station first ran).
     static func open(_ path: String) throws -> PickStation {
-        try PickStation(configuration: try StationConfiguration.load(path: path))
+        try PickStation.overHTTP(try StationConfiguration.load(path: path))
     }
 
     /// ``open(_:)`` for a command that only looks at the queue or acts on what is in it (`queue
@@ -25,11 +26,20 @@ struct StationFile: CommandArguments {
                 "\(path): \"database\" names \(configuration.databasePath), which does not exist: the station has not run with this config yet, or the path is wrong"
             )
         }
-        return try PickStation(configuration: configuration)
+        return try PickStation.overHTTP(configuration)
     }
 }
 
 extension PickStation {
+    /// The station `configuration` describes, speaking to its server over HTTP (URLSession) with
+    /// the config's `server`, tokens, request timeout and answer limit.
+    static func overHTTP(_ configuration: StationConfiguration) throws -> PickStation {
+        let client = ScanPickHTTPClient(
+            server: configuration.server, tokens: configuration.tokens, timeout: configuration.queue.requestTimeout,
+            station: configuration.station, maxAnswerBytes: configuration.queue.maxAnswerBytes)
+        return try PickStation(configuration: configuration, client: client)
+    }
+
     /// ``organisation(requested:preferOpenBatch:)`` for a command: when it cannot tell, the person
     /// is told to pass `--org`.
     func organisation(named requested: String?, preferOpenBatch: Bool) throws -> String {

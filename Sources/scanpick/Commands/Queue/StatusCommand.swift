@@ -41,7 +41,7 @@ enum StatusCommand: Command {
         // database is made; but a mistyped path must not pass for an empty queue.
         let configuration = try StationConfiguration.load(path: arguments[\.station.config])
         let databaseExisted = FileManager.default.fileExists(atPath: configuration.databasePath)
-        let station = try PickStation(configuration: configuration)
+        let station = try PickStation.overHTTP(configuration)
         let probe = await station.probe()
         let online = probe.reachable
         let counts = try station.queue.counts()
