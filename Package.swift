@@ -112,7 +112,7 @@ let package = Package(
         .target(name: "BatchDecoding", dependencies: ["Imaging", "Scanning", "GS1", "JSONText", "TerminalText"]),
 
         // Input devices: frames from a V4L2 camera or recorded images, codes from handheld scanners.
-        .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev", "Logging"]),
+        .target(name: "Capture", dependencies: ["Imaging", "CV4L2", "CEvdev", "CThreadName", "Logging", "Waking"]),
         // The station's durable action queue: SQLite outbox, drainer, backoff, network monitor.
         .target(
             name: "Queue",

@@ -1,8 +1,10 @@
+internal import CThreadName
 import CV4L2
 import Foundation
 import Imaging
 import Logging
 import Synchronization
+import Waking
 
 /// A V4L2 camera as a ``FrameSource`` with the latest-frame policy: a capture thread keeps only the
 /// newest frame, so the decoder always works on what is in front of the camera now; frames that
@@ -11,7 +13,8 @@ import Synchronization
 /// reopened with backoff while the station keeps running;
 /// ``waitingFor(device:width:height:fps:logger:onState:heartbeat:open:)`` does the same for a camera
 /// that is not there yet at start. Its sessions are a V4L2 device's (``openDevice``) unless an
-/// ``Opener`` of another kind of camera's, or a test's, is given.
+/// ``Opener`` of another kind of camera's, or a test's, is given. ``close()`` ends its capture
+/// thread and lets go of the device before it returns.
 ///
 ///     let camera = try V4L2Camera(device: "/dev/video0", width: 1280, height: 720, fps: 30)
 ///     while let frame = try camera.nextFrame() { ... }
@@ -26,7 +29,17 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private let onState: @Sendable (CameraState) -> Void
     private let heartbeat: @Sendable (_ busy: Bool) -> Void
     private let open: Opener
-    private var thread: Thread?
+    /// The first wait before the device is opened again, in seconds (doubled each failure, to 30).
+    private let firstBackoff: Double
+    /// Set by ``close()``; under this lock the capture thread reports a state, so none comes after.
+    private let closed = Mutex(false)
+    /// Rung by ``close()`` to cut a backoff short.
+    private let wake = WakeUp()
+    /// Signalled as the capture thread ends (and again by each ``close()`` that waited for it).
+    private let ended = DispatchSemaphore(value: 0)
+    /// The capture thread, so that a close on it (its last reference let go there) does not wait for itself.
+    private let captureThread = Mutex<pthread_t?>(nil)
+    private let threadEnded = Atomic(false)
 
     /// Opens a camera's streaming session (`device`, and the width, height and frame rate asked
     /// for), or says why it cannot; called again with backoff while it cannot.
@@ -58,7 +71,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         let stream = try Stream(device: device, width: width, height: height, fps: fps)
         self.init(
             device: device, requested: (width, height, fps), logger: logger, onState: { _ in }, heartbeat: { _ in },
-            open: Self.openDevice, first: stream)
+            open: Self.openDevice, first: stream, firstBackoff: 1)
     }
 
     /// The camera, open at once if it can be, or else reopened with backoff until it can (it is
@@ -67,10 +80,23 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     /// each turn of the capture loop (a frame or a 2-second poll timeout) and `false` while it
     /// waits out a backoff (for a watchdog: a capture loop that stops turning is wedged). `open`
     /// opens the device's session, at once and after each backoff (by default a V4L2 device's).
+    /// `onState` is called under the lock ``close()`` takes (so that none comes after it): it must
+    /// not close the camera.
     public static func waitingFor(
         device: String, width: Int = 1280, height: Int = 720, fps: Int = 30,
         logger: Logger = .discarding, onState: @escaping @Sendable (CameraState) -> Void,
         heartbeat: @escaping @Sendable (_ busy: Bool) -> Void = { _ in }, open: @escaping Opener = openDevice
+    ) -> V4L2Camera {
+        waitingFor(
+            device: device, width: width, height: height, fps: fps, logger: logger, onState: onState,
+            heartbeat: heartbeat, open: open, firstBackoff: 1)
+    }
+
+    /// As the public one, with the first backoff in seconds (tests make it long or short).
+    static func waitingFor(
+        device: String, width: Int = 1280, height: Int = 720, fps: Int = 30, logger: Logger = .discarding,
+        onState: @escaping @Sendable (CameraState) -> Void, heartbeat: @escaping @Sendable (_ busy: Bool) -> Void,
+        open: @escaping Opener, firstBackoff: Double
     ) -> V4L2Camera {
         var first: (any CaptureSession)?
         do {
@@ -81,7 +107,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         }
         return V4L2Camera(
             device: device, requested: (width, height, fps), logger: logger, onState: onState, heartbeat: heartbeat,
-            open: open, first: first)
+            open: open, first: first, firstBackoff: firstBackoff)
     }
 
     /// Says what happened to the camera (`camera`: lost, back, missing), at `warning`.
@@ -90,7 +116,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private init(
         device: String, requested: (width: Int, height: Int, fps: Int), logger: Logger,
         onState: @escaping @Sendable (CameraState) -> Void, heartbeat: @escaping @Sendable (_ busy: Bool) -> Void,
-        open: @escaping Opener, first stream: (any CaptureSession)?
+        open: @escaping Opener, first stream: (any CaptureSession)?, firstBackoff: Double
     ) {
         self.device = device
         self.requested = requested
@@ -98,22 +124,48 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         self.onState = onState
         self.heartbeat = heartbeat
         self.open = open
-        if let stream { started(stream) }
+        self.firstBackoff = firstBackoff
+        if let stream { _ = started(stream) }
         // Hand the stream over through a box the capture loop empties: a closure capturing it would
         // keep it (and the device's file descriptor) alive for the thread's whole life, so an
         // unplugged camera could never be let go of (found by scripts/test-v4l2-vm).
         let handoff = Mutex<(any CaptureSession)?>(stream)
-        let thread = Thread { [self] in self.captureLoop(first: handoff.withLock { $0.take() }) }
-        thread.name = "scanpick-capture"
-        self.thread = thread
+        let thread = Thread { [self] in
+            captureThread.withLock { $0 = pthread_self() }
+            _ = scanpick_name_this_thread("capture")  // for top -H and perf
+            captureLoop(first: handoff.withLock { $0.take() })
+            threadEnded.store(true, ordering: .releasing)
+            ended.signal()
+        }
+        thread.name = "capture"
         thread.start()
     }
 
-    /// Records a stream that now captures.
-    private func started(_ stream: any CaptureSession) {
-        agreed.withLock { $0 = (stream.format, stream.width, stream.height) }
-        onState(.capturing("\(stream.format) \(stream.width)x\(stream.height)"))
+    /// Records a stream that now captures; false (and nothing said) once the camera is closed.
+    private func started(_ stream: any CaptureSession) -> Bool {
+        closed.withLock { closed in
+            guard !closed else { return false }
+            agreed.withLock { $0 = (stream.format, stream.width, stream.height) }
+            onState(.capturing("\(stream.format) \(stream.width)x\(stream.height)"))
+            return true
+        }
     }
+
+    /// Records a stream that was lost, unless the camera is closed.
+    private func lost(_ reason: String) {
+        closed.withLock { closed in
+            guard !closed else { return }
+            Self.report(logger, "\(device): camera lost (\(reason)); reopening with backoff")
+            agreed.withLock { $0 = nil }
+            onState(.unavailable("\(device): camera lost (\(reason))"))
+        }
+    }
+
+    /// Whether ``close()`` has been called.
+    var isClosed: Bool { closed.withLock { $0 } }
+
+    /// Whether the capture thread has ended (for tests).
+    var hasEnded: Bool { threadEnded.load(ordering: .acquiring) }
 
     public var droppedFrames: Int { slot.droppedFrames }
     public var skippedFrames: Int { skipped.withLock { $0 } }
@@ -121,26 +173,40 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     /// The newest frame (waiting for one); nil once closed.
     public func nextFrame() throws -> Frame? { slot.take() }
 
-    public func close() { slot.close() }
+    /// Stops capturing: a waiting ``nextFrame()`` returns nil, a backoff is cut short, and the
+    /// capture thread ends and lets go of the device before this returns (at most one capture's
+    /// wait: 2 s for a V4L2 device that sends nothing), unless called on that thread. From then on
+    /// the camera reports no state and opens nothing.
+    public func close() {
+        closed.withLock { $0 = true }
+        slot.close()
+        wake.ring()
+        let onItself = captureThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        guard !onItself else { return }
+        ended.wait()
+        ended.signal()  // for the next close (deinit's, or another thread's)
+    }
 
     deinit { close() }
 
     private func captureLoop(first: consuming (any CaptureSession)?) {
         var stream = consume first  // no other binding may keep a lost stream (and its descriptor) alive
-        var backoff = 1.0
+        var backoff = firstBackoff
         let clockStart = Date()
         var index = 0
-        while !slot.isClosed {
+        while !isClosed {
             guard let current = stream else {
                 heartbeat(false)
-                Thread.sleep(forTimeInterval: backoff)
+                wake.wait(timeout: .seconds(backoff))  // close() rings
+                guard !isClosed else { break }
                 heartbeat(true)
                 do {
                     let reopened = try open(device, requested.width, requested.height, requested.fps)
-                    started(reopened)
+                    // Closed while it opened: let the device go at once (leaving the loop drops it).
+                    guard started(reopened) else { break }
                     stream = reopened
                     Self.report(logger, "\(device): camera back, capturing again")
-                    backoff = 1
+                    backoff = firstBackoff
                 } catch {
                     backoff = min(backoff * 2, 30)
                 }
@@ -157,9 +223,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             case .timeout:
                 continue
             case .gone(let reason):
-                Self.report(logger, "\(device): camera lost (\(reason)); reopening with backoff")
-                agreed.withLock { $0 = nil }
-                onState(.unavailable("\(device): camera lost (\(reason))"))
+                lost(reason)
                 stream = nil
             }
         }
