@@ -47,11 +47,12 @@ public final class BlockingExecutor: Sendable {
         return try result.get()
     }
 
-    /// Runs `work` on a new thread called `name` (at most 15 characters reach the kernel), for a loop
+    /// Runs `work` on a new thread called `name` (as ``kernelName(_:)`` shortens it), for a loop
     /// that blocks as long as its service runs; returns when it does.
     public static func runOnOwnThread<T: Sendable, E: Error>(
         named name: String, _ work: @escaping @Sendable () throws(E) -> T
     ) async throws(E) -> T {
+        let name = kernelName(name)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
             let thread = Thread {
                 _ = scanpick_name_this_thread(name)
@@ -67,6 +68,28 @@ public final class BlockingExecutor: Sendable {
         return try result.get()
     }
 
+    /// The longest thread name the kernel keeps, in bytes (`top -H`, `ps -L`, `perf` show it).
+    static let nameLimit = 15
+
+    /// `name` as a thread can be called: unchanged when it fits in ``nameLimit`` bytes, else its
+    /// start and its end (where a number tells threads apart) joined by `~`, cut between characters,
+    /// so that `scanpick-scanner-12` is `scanpick~ner-12`, not the `scanpick-scanne` of every scanner.
+    static func kernelName(_ name: String) -> String {
+        guard name.utf8.count > nameLimit else { return name }
+        let headLimit = (nameLimit - 1) / 2 + 1
+        var head = ""
+        for character in name {
+            guard head.utf8.count + character.utf8.count <= headLimit else { break }
+            head.append(character)
+        }
+        var tail = ""
+        for character in name.reversed() {
+            guard head.utf8.count + 1 + tail.utf8.count + character.utf8.count <= nameLimit else { break }
+            tail.insert(character, at: tail.startIndex)
+        }
+        return head + "~" + tail
+    }
+
     private func submit(_ job: @escaping @Sendable () -> Void) {
         let newThread = state.withLock { state -> Int? in
             state.jobs.append(job)
@@ -78,7 +101,7 @@ public final class BlockingExecutor: Sendable {
         }
         jobArrived.signal()
         guard let number = newThread else { return }
-        let threadName = "\(name)-\(number)"
+        let threadName = Self.kernelName("\(name)-\(number)")
         let thread = Thread { [self] in
             _ = scanpick_name_this_thread(threadName)
             workForever()

@@ -7,7 +7,7 @@ import Foundation
 /// one of its own, and waits for it after ``stop()``).
 ///
 ///     let watcher = NetlinkWatcher { monitor.probeNow() }
-///     await BlockingExecutor.runOnOwnThread(named: "scanpick-netlink") { watcher?.watchUntilStopped() }
+///     await BlockingExecutor.runOnOwnThread(named: "netlink") { watcher?.watchUntilStopped() }
 ///     watcher.stop()  // from elsewhere: the loop ends within half a second
 public final class NetlinkWatcher: @unchecked Sendable {
     // `descriptor` and `onChange` are set once in init; `stopped` is guarded by `lock`.

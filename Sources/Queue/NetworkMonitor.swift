@@ -71,7 +71,7 @@ public final class NetworkMonitor: Service {
     private func probeUntilStopped() async {
         let watcher = NetlinkWatcher { [weak self] in self?.probeNow() }
         let watching = Task {
-            await BlockingExecutor.runOnOwnThread(named: "scanpick-netlink") { watcher?.watchUntilStopped() }
+            await BlockingExecutor.runOnOwnThread(named: "netlink") { watcher?.watchUntilStopped() }
         }
         while !state.withLock({ $0.stopped }) {
             heartbeat(true)

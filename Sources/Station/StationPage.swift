@@ -109,7 +109,7 @@ public final class StationPage: Service {
     public func run() async {
         let events = self.events
         let publishing = Task {
-            await BlockingExecutor.runOnOwnThread(named: "scanpick-page-events") { events.publishUntilStopped() }
+            await BlockingExecutor.runOnOwnThread(named: "page-events") { events.publishUntilStopped() }
         }
         await waitUntilCancelled()
         events.stop()

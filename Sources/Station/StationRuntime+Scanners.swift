@@ -18,7 +18,7 @@ extension StationRuntime {
         while !Task.isCancelled {
             await scanning.wait { $0 }
             guard !Task.isCancelled, keepsReading("scanner-\(number)", closedWhenScanningStops: true) else { break }
-            await BlockingExecutor.runOnOwnThread(named: "scanpick-scanner-\(number)") {
+            await BlockingExecutor.runOnOwnThread(named: "scanner-\(number)") {
                 self.read(settings, number: number, heartbeat: heartbeat)
             }
             metrics.setScanner(number, ready: false)

@@ -72,9 +72,11 @@ extension StationRuntime {
                 // Its read blocked on input is left to the exit: it is not waited for.
                 services.append(
                     SourceReader(name: name, runtime: self) { [self] in
-                        let thread = Thread { [self] in _ = scan(source, name: name, page: page, loops: nil) }
-                        thread.name = "scanpick-scan-\(index + 1)"
-                        thread.start()
+                        Task {
+                            await BlockingExecutor.runOnOwnThread(named: name) {
+                                self.scan(source, name: name, page: page, loops: nil)
+                            }
+                        }
                     })
             case .camera(nil) where !configuration.camera.enabled:
                 continue

@@ -25,7 +25,7 @@ extension StationRuntime {
         while !Task.isCancelled {
             if reopens { await scanning.wait { $0 } }
             guard !Task.isCancelled, keepsReading(name, closedWhenScanningStops: false) else { return }
-            let again = await BlockingExecutor.runOnOwnThread(named: "scanpick-scan-\(number)") {
+            let again = await BlockingExecutor.runOnOwnThread(named: "source-\(number)") {
                 self.scan(source, name: name, page: page, loops: loops)
             }
             guard again else { return }

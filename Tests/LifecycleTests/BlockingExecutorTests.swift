@@ -17,6 +17,25 @@ import Testing
         #expect(own == "scanner-1")
     }
 
+    /// The kernel keeps 15 bytes of a thread's name: a longer one is shortened so that names that
+    /// differ at the end (a number) stay apart, never cut inside a character, and the thread is
+    /// called what the kernel shows.
+    @Test func longThreadNamesAreShortenedAndStayDistinct() async {
+        #expect(BlockingExecutor.kernelName("scanner-3") == "scanner-3")
+        #expect(BlockingExecutor.kernelName("exactly-15-byte") == "exactly-15-byte")
+        let twelve = BlockingExecutor.kernelName("scanpick-scanner-12")
+        #expect(twelve == "scanpick~ner-12")
+        #expect(BlockingExecutor.kernelName("scanpick-scanner-13") != twelve)
+        let accented = BlockingExecutor.kernelName("caméra-éééééé-1")  // 22 bytes: é is 2
+        #expect(accented.utf8.count <= 15 && accented.hasPrefix("caméra") && accented.hasSuffix("-1"), "\(accented)")
+        for length in 0...40 {
+            let name = String(repeating: "é", count: length)
+            #expect(BlockingExecutor.kernelName(name).utf8.count <= 15)
+        }
+        let own = await BlockingExecutor.runOnOwnThread(named: "scanpick-page-events") { Thread.current.name ?? "" }
+        #expect(own == "scanpick~events")
+    }
+
     /// More blocking calls than threads: each waits its turn, none is lost, and the task pool stays
     /// free meanwhile (a task runs while every pool thread blocks).
     @Test func moreCallsThanThreadsAllFinishAndThePoolStaysFree() async throws {

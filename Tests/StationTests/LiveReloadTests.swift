@@ -21,7 +21,7 @@ import Testing
         let frames = try fixture.frames("camera", [("clean/upca.png", 10), ("none/noise.png", 50)])
         let station = try await StationProcess(config: fixture.config, arguments: ["--frames", frames, "--loop"])
         let page = APIClient(station.page, token: nil)
-        let reading = { station.threadNames.contains("scanpick-scan-1") }
+        let reading = { station.threadNames.contains("source-1") }
         let events = { station.logLines.compactMap { $0["event"] as? String } }
         #expect(station.standardOutput.contains("scanning is off for organisation acme"))
         #expect(!reading())

@@ -74,7 +74,7 @@ final class StationProcess: Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
-    /// The names of the station's threads now (a source being read has its own: `scanpick-scan-1`).
+    /// The names of the station's threads now (a source being read has its own: `source-1`).
     var threadNames: [String] {
         let tasks = "/proc/\(process.processIdentifier)/task"
         let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
