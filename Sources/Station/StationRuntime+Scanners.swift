@@ -1,8 +1,8 @@
 import Capture
-import Foundation
 import Lifecycle
 import Scanning
 import ServiceManager
+import Waking
 
 /// The config's handheld scanners: each opened (and grabbed) while scanning is on, looked for
 /// again with backoff when missing or unplugged.
@@ -78,11 +78,12 @@ extension StationRuntime {
         heartbeat.idle()
     }
 
-    /// Sleeps for `seconds`, or less when the reader `source` stops or scanning goes off.
+    /// Waits `seconds`, or less when the reader `source` stops or scanning goes off: the wait is
+    /// what they close (``opened(_:closing:closedWhenScanningStops:)``), so either ends it at once.
     func pause(seconds: Double, _ source: String) {
-        let end = Date().addingTimeInterval(seconds)
-        while keepsReading(source, closedWhenScanningStops: true), Date() < end {
-            Thread.sleep(forTimeInterval: min(0.1, end.timeIntervalSinceNow))
-        }
+        let wake = WakeUp()
+        guard opened(source, closing: { wake.ring() }, closedWhenScanningStops: true) else { return }
+        wake.wait(timeout: .seconds(seconds))
+        closed(source)
     }
 }
