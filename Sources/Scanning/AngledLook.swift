@@ -13,7 +13,10 @@ extension BarcodeReader {
     func angledLook(_ image: GreyImage) -> [Barcode] {
         guard let linear = angledSymbologies else { return [] }
         var found: [Barcode] = []
-        for region in BarRegion.find(in: image, limit: Self.angledRegionLimit) {
+        // Regions are taken biggest first; the long straight edge of a box, a label or a page is not
+        // a code, and would take a big region's place (on the turned corpus, the picture's own edges).
+        let regions = BarRegion.find(in: image, limit: Self.angledRegionSearchLimit).filter { !$0.looksLikeAnEdge }
+        for region in regions.prefix(Self.angledRegionLimit) {
             Self.merge(angledCodes(in: region, of: image, linear: linear), into: &found)
         }
         return found
@@ -27,7 +30,8 @@ extension BarcodeReader {
 
     /// The codes ZBar reads in `region`'s upright cut-out, their outlines in `image`'s coordinates.
     func angledCodes(
-        in region: BarRegion, of image: GreyImage, linear: Set<Symbology>, densities: [Double] = angledDensities
+        in region: BarRegion, of image: GreyImage, linear: Set<Symbology>, densities: [Double] = angledDensities,
+        combining: Bool = true
     ) -> [Barcode] {
         let across = Self.refinedAcross(region, in: image)
         for density in densities {
@@ -45,7 +49,7 @@ extension BarcodeReader {
             let restored = options.secondEngine ? restoringCode128Extended(codes, in: cut.image) : codes
             return restored.map { code in code.mappingPoints { point in cut.pointInImage(point, within: image) } }
         }
-        return []
+        return combining ? combinedLineCodes(in: region, of: image, across: across, linear: linear) : []
     }
 
     /// The cut-outs `--try-harder` reads a region in, samples per pixel across the bars: one, then,
@@ -80,6 +84,8 @@ extension BarcodeReader {
     public static let angledShortCodeLines = 8
     /// At most this many regions are cut out of one picture.
     public static let angledRegionLimit = 4
+    /// At most this many regions are found, before edges are set aside.
+    static let angledRegionSearchLimit = 16
     /// The quiet zone added either side of a region, as a fraction of its length (plus 8 pixels).
     public static let angledMarginFraction = 0.12
     /// The samples along the bars averaged into each pixel of a cut-out.

@@ -43,7 +43,8 @@ extension BarcodeReader {
                 break
             }
             started = .now
-            Self.merge(angledCodes(in: region, of: image, linear: linear, densities: [1]), into: &angled)
+            Self.merge(
+                angledCodes(in: region, of: image, linear: linear, densities: [1], combining: false), into: &angled)
             frameCosts.cutOut(work, took: ContinuousClock.now - started)
         }
         let new = angled.filter { code in

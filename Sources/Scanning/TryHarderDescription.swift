@@ -29,7 +29,9 @@ extension BarcodeReader {
             " Last, the angled look, for linear codes turned away from the image axes: up to"
             + " \(angledRegionLimit) patches of parallel bars, found from the picture's gradients, are cut"
             + " out of the full-size picture with their bars upright, each pixel the mean of"
-            + " \(angledAveraging) samples along the bars, and read by ZBar along the cut-out's rows."
+            + " \(angledAveraging) samples along the bars, and read by ZBar along the cut-out's rows;"
+            + " a patch that reads nothing is read again from \(combinedBands) bands of"
+            + " \(combinedLinesPerBand) scan lines each, averaged and sharpened."
         return text
     }
 

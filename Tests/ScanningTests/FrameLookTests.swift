@@ -102,7 +102,7 @@ import Testing
         let image = AngledLookTests.turned(AngledLookTests.ean13(moduleWidth: 1, height: 50), by: degrees)
         let region = try #require(BarRegion.find(in: image, limit: 1).first)
         let linear = try #require(reader.angledSymbologies)
-        #expect(reader.angledCodes(in: region, of: image, linear: linear, densities: [1]).isEmpty)
+        #expect(reader.angledCodes(in: region, of: image, linear: linear, densities: [1], combining: false).isEmpty)
         #expect(reader.angledCodes(in: region, of: image, linear: linear).map(\.text) == ["5901234123457"])
     }
 }

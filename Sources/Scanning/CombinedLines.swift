@@ -1,0 +1,121 @@
+import Foundation
+import Imaging
+
+extension BarcodeReader {
+    /// The last look at a region whose cut-outs read nothing (issue 38): many parallel scan lines
+    /// across its bars, sampled at ``combinedDensity`` positions per pixel along the found axis, are
+    /// averaged in bands of ``combinedLinesPerBand`` neighbouring lines into quiet profiles; each
+    /// profile is sharpened (a low-noise profile can take it, a single scan line cannot) and drawn on
+    /// ``combinedRepeats`` rows of a thin strip that ZBar reads as it reads any picture. The strip
+    /// reaches ``combinedLengthFactor`` times the region's length, since the gradients often see only
+    /// part of a blurred code. ZBar's checksums and quiet-zone rules stay as strict as anywhere, a code
+    /// must be read on ``combinedLeastRows`` rows, and two different readings of one symbology cancel.
+    /// Code 128 is left out, as from the sub-pixel cut-out (ZBar drops its FNC4).
+    func combinedLineCodes(
+        in region: BarRegion, of image: GreyImage, across: GreyImage.Vector, linear: Set<Symbology>
+    ) -> [Barcode] {
+        let wanted = linear.subtracting([.code128])
+        guard !wanted.isEmpty else { return [] }
+        for sharpening in Self.combinedSharpening {
+            let strip = CombinedLineStrip(region, of: image, across: across, sharpening: sharpening)
+            let codes = scan(strip.image, with: rowScanner(for: wanted))
+            // The row floor first, then the lone add-on guard: an add-on whose main code fell short of
+            // the floor is alone.
+            let agreed = finished(
+                codes.filter { code in
+                    code.quality >= Self.combinedLeastRows
+                        && !codes.contains { other in
+                            other.symbology == code.symbology && !Self.covers(code, other)
+                                && !Self.covers(other, code)
+                        }
+                })
+            if !agreed.isEmpty {
+                return agreed.map { code in code.mappingPoints { point in strip.cut.pointInImage(point, within: image) }
+                }
+            }
+        }
+        return []
+    }
+
+    /// The bands of combined scan lines in a strip, spread over ``combinedSpan`` of the bars' height.
+    public static let combinedBands = 16
+    /// The neighbouring scan lines averaged into each band's profile.
+    public static let combinedLinesPerBand = 4
+    /// The rows each band's profile is drawn on: two, so that ZBar reads it both ways.
+    public static let combinedRepeats = 2
+    /// The share of the bars' height the bands cover (the ends of bars are often torn or printed over).
+    public static let combinedSpan = 0.8
+    /// The samples per pixel across the bars (bilinear between pixels).
+    public static let combinedDensity = 2.0
+    /// The unsharp masks tried in turn on the profiles: the profile plus this many times its
+    /// difference from its mean over a pixel either side. Turned corpus at 45°: 2 alone read 196 of
+    /// 246, 2 then 1 read 197; 3 gave fewer codes, 2.5 a misread.
+    public static let combinedSharpening = [2.0, 1.0]
+    /// How far the strip reaches across the bars, in the region's lengths (plus the cut-out's quiet
+    /// zones): the gradients often mark only part of a blurred code (turned corpus at 45°: 1 read
+    /// 189 codes, 1.6 read 191, 2 read 195 with the rest unchanged, 2.5 read 194).
+    public static let combinedLengthFactor = 2.0
+    /// The rows of the strip (of ``combinedBands`` × ``combinedRepeats``) a code must be read on.
+    /// On the corpus turned 15°, 8 let through a UPC-A photo read as the EAN-13 ZBar misreads it
+    /// as upright; 10 keeps every misread out that was not there before.
+    public static let combinedLeastRows = 10
+}
+
+/// A region's bars as a thin picture of combined scan lines: ``BarcodeReader/combinedBands`` bands
+/// spread over the middle of the bars, each the mean of neighbouring scan lines across them,
+/// sharpened, and drawn on ``BarcodeReader/combinedRepeats`` rows.
+struct CombinedLineStrip {
+    var image: GreyImage
+    /// Where the strip's pixels lie in the picture (its rows spread over the bands' span).
+    var cut: BarcodeReader.CutOut
+
+    init(_ region: BarRegion, of image: GreyImage, across unit: GreyImage.Vector, sharpening: Double) {
+        typealias Reader = BarcodeReader
+        let density = Reader.combinedDensity
+        let along = GreyImage.Vector(x: -unit.y, y: unit.x)
+        let across = GreyImage.Vector(x: unit.x / density, y: unit.y / density)
+        let (size, _) = Reader.cutOutSize(region)
+        let reach = Double(size) + region.length * (Reader.combinedLengthFactor - 1)
+        let width = Int((reach * density).rounded())
+        let barHeight = max(region.cellPixels, region.height - 2 * region.cellPixels)
+        let bands = Reader.combinedBands
+        let linesPerBand = Reader.combinedLinesPerBand
+        let lineCount = bands * linesPerBand
+        let gap = barHeight * Reader.combinedSpan / Double(lineCount)
+        let down = GreyImage.Vector(x: along.x * gap, y: along.y * gap)
+        let origin = GreyImage.Vector(
+            x: region.centre.x - Double(width) / 2 * across.x - Double(lineCount) / 2 * down.x,
+            y: region.centre.y - Double(width) / 2 * across.y - Double(lineCount) / 2 * down.y)
+        let lines = image.sampled(origin: origin, across: across, down: down, width: width, height: lineCount)
+        let rows = bands * Reader.combinedRepeats
+        var pixels = [UInt8](repeating: 255, count: width * rows)
+        for band in 0..<bands {
+            var profile = [Double](repeating: 0, count: width)
+            for line in (band * linesPerBand)..<((band + 1) * linesPerBand) {
+                for x in 0..<width { profile[x] += Double(lines.pixels[line * width + x]) }
+            }
+            let shaped = Self.sharpened(profile.map { $0 / Double(linesPerBand) }, by: sharpening, radius: Int(density))
+            for copy in 0..<Reader.combinedRepeats {
+                let row = band * Reader.combinedRepeats + copy
+                for x in 0..<width { pixels[row * width + x] = UInt8(min(255, max(0, shaped[x].rounded()))) }
+            }
+        }
+        self.image = GreyImage(width: width, height: rows, pixels: pixels)
+        let rowStep = Double(lineCount) / Double(rows)
+        self.cut = BarcodeReader.CutOut(
+            image: self.image, origin: origin, across: across,
+            down: GreyImage.Vector(x: down.x * rowStep, y: down.y * rowStep))
+    }
+
+    /// `profile` plus `amount` times its difference from its mean over `radius` samples either side
+    /// (an unsharp mask), not clamped.
+    static func sharpened(_ profile: [Double], by amount: Double, radius: Int) -> [Double] {
+        guard amount > 0, radius > 0, !profile.isEmpty else { return profile }
+        return profile.indices.map { x in
+            let low = max(0, x - radius)
+            let high = min(profile.count - 1, x + radius)
+            let mean = profile[low...high].reduce(0, +) / Double(high - low + 1)
+            return profile[x] + amount * (profile[x] - mean)
+        }
+    }
+}
