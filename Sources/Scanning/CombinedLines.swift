@@ -16,9 +16,10 @@ extension BarcodeReader {
     ) -> [Barcode] {
         let wanted = linear.subtracting([.code128])
         guard !wanted.isEmpty else { return [] }
+        let strip = CombinedLineStrip(region, of: image, across: across)
         for sharpening in Self.combinedSharpening {
-            let strip = CombinedLineStrip(region, of: image, across: across, sharpening: sharpening)
-            let codes = scan(strip.image, with: rowScanner(for: wanted))
+            let drawn = strip.image(sharpening: sharpening)
+            let codes = scan(drawn, with: rowScanner(for: wanted))
             // The row floor first, then the lone add-on guard: an add-on whose main code fell short of
             // the floor is alone.
             let agreed = finished(
@@ -30,7 +31,7 @@ extension BarcodeReader {
                         }
                 })
             if !agreed.isEmpty {
-                return agreed.map { code in code.mappingPoints { point in strip.cut.pointInImage(point, within: image) }
+                return agreed.map { code in code.mappingPoints { point in strip.pointInImage(point, within: image) }
                 }
             }
         }
@@ -61,50 +62,70 @@ extension BarcodeReader {
     public static let combinedLeastRows = 10
 }
 
-/// A region's bars as a thin picture of combined scan lines: ``BarcodeReader/combinedBands`` bands
-/// spread over the middle of the bars, each the mean of neighbouring scan lines across them,
-/// sharpened, and drawn on ``BarcodeReader/combinedRepeats`` rows.
+/// A region's bars as quiet profiles: ``BarcodeReader/combinedBands`` bands spread over the middle
+/// of the bars, each the mean of neighbouring scan lines across them, drawn (sharpened) as a thin
+/// picture of ``BarcodeReader/combinedRepeats`` rows per band. Sampled once for every sharpening.
 struct CombinedLineStrip {
-    var image: GreyImage
-    /// Where the strip's pixels lie in the picture (its rows spread over the bands' span).
-    var cut: BarcodeReader.CutOut
+    /// Each band's profile: the mean grey of its scan lines at each sample across the bars.
+    var profiles: [[Double]]
+    /// The samples of a profile.
+    var width: Int
+    /// Where the first sample of the first line lies in the picture, the step between samples,
+    /// and the step between the drawn rows (spread over the bands' span).
+    var origin: GreyImage.Vector
+    var across: GreyImage.Vector
+    var rowStep: GreyImage.Vector
 
-    init(_ region: BarRegion, of image: GreyImage, across unit: GreyImage.Vector, sharpening: Double) {
+    init(_ region: BarRegion, of image: GreyImage, across unit: GreyImage.Vector) {
         typealias Reader = BarcodeReader
         let density = Reader.combinedDensity
         let along = GreyImage.Vector(x: -unit.y, y: unit.x)
-        let across = GreyImage.Vector(x: unit.x / density, y: unit.y / density)
+        across = GreyImage.Vector(x: unit.x / density, y: unit.y / density)
         let (size, _) = Reader.cutOutSize(region)
         let reach = Double(size) + region.length * (Reader.combinedLengthFactor - 1)
-        let width = Int((reach * density).rounded())
+        width = Int((reach * density).rounded())
         let barHeight = max(region.cellPixels, region.height - 2 * region.cellPixels)
         let bands = Reader.combinedBands
         let linesPerBand = Reader.combinedLinesPerBand
         let lineCount = bands * linesPerBand
         let gap = barHeight * Reader.combinedSpan / Double(lineCount)
         let down = GreyImage.Vector(x: along.x * gap, y: along.y * gap)
-        let origin = GreyImage.Vector(
+        origin = GreyImage.Vector(
             x: region.centre.x - Double(width) / 2 * across.x - Double(lineCount) / 2 * down.x,
             y: region.centre.y - Double(width) / 2 * across.y - Double(lineCount) / 2 * down.y)
         let lines = image.sampled(origin: origin, across: across, down: down, width: width, height: lineCount)
-        let rows = bands * Reader.combinedRepeats
-        var pixels = [UInt8](repeating: 255, count: width * rows)
-        for band in 0..<bands {
+        let rowScale = Double(lineCount) / Double(bands * Reader.combinedRepeats)
+        rowStep = GreyImage.Vector(x: down.x * rowScale, y: down.y * rowScale)
+        let width = width
+        profiles = (0..<bands).map { band in
             var profile = [Double](repeating: 0, count: width)
             for line in (band * linesPerBand)..<((band + 1) * linesPerBand) {
                 for x in 0..<width { profile[x] += Double(lines.pixels[line * width + x]) }
             }
-            let shaped = Self.sharpened(profile.map { $0 / Double(linesPerBand) }, by: sharpening, radius: Int(density))
-            for copy in 0..<Reader.combinedRepeats {
-                let row = band * Reader.combinedRepeats + copy
+            return profile.map { $0 / Double(linesPerBand) }
+        }
+    }
+
+    /// The strip ZBar reads: each band's profile sharpened by `sharpening` (see
+    /// ``sharpened(_:by:radius:)``) on ``BarcodeReader/combinedRepeats`` rows.
+    func image(sharpening: Double) -> GreyImage {
+        let repeats = BarcodeReader.combinedRepeats
+        var pixels = [UInt8](repeating: 255, count: width * profiles.count * repeats)
+        for (band, profile) in profiles.enumerated() {
+            let shaped = Self.sharpened(profile, by: sharpening, radius: Int(BarcodeReader.combinedDensity))
+            for copy in 0..<repeats {
+                let row = band * repeats + copy
                 for x in 0..<width { pixels[row * width + x] = UInt8(min(255, max(0, shaped[x].rounded()))) }
             }
         }
-        self.image = GreyImage(width: width, height: rows, pixels: pixels)
-        let rowStep = Double(lineCount) / Double(rows)
-        self.cut = BarcodeReader.CutOut(
-            image: self.image, origin: origin, across: across,
-            down: GreyImage.Vector(x: down.x * rowStep, y: down.y * rowStep))
+        return GreyImage(width: width, height: profiles.count * repeats, pixels: pixels)
+    }
+
+    /// Where `point` of the drawn strip lies in `picture`, kept inside it.
+    func pointInImage(_ point: Barcode.Point, within picture: GreyImage) -> Barcode.Point {
+        let empty = GreyImage(width: 0, height: 0, pixels: [])
+        return BarcodeReader.CutOut(image: empty, origin: origin, across: across, down: rowStep)
+            .pointInImage(point, within: picture)
     }
 
     /// `profile` plus `amount` times its difference from its mean over `radius` samples either side

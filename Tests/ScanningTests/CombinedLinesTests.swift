@@ -22,8 +22,8 @@ import Testing
     func aTurnedCodeIsReadFromItsStrip(degrees: Double) throws {
         let image = AngledLookTests.turned(AngledLookTests.ean13(), by: degrees)
         let (region, across) = try Self.region(of: image)
-        let strip = CombinedLineStrip(region, of: image, across: across, sharpening: 2)
-        #expect(strip.image.height == BarcodeReader.combinedBands * BarcodeReader.combinedRepeats)
+        let strip = CombinedLineStrip(region, of: image, across: across)
+        #expect(strip.image(sharpening: 2).height == BarcodeReader.combinedBands * BarcodeReader.combinedRepeats)
         let codes = reader.combinedLineCodes(in: region, of: image, across: across, linear: Self.linear)
         let code = try #require(codes.first)
         #expect(codes.count == 1)
@@ -43,8 +43,8 @@ import Testing
         let amplitude = 90
         let noisy = AngledLookTests.noisy(clean, amplitude: amplitude)
         let (region, across) = try Self.region(of: clean)
-        let quiet = CombinedLineStrip(region, of: clean, across: across, sharpening: 0).image
-        let loud = CombinedLineStrip(region, of: noisy, across: across, sharpening: 0).image
+        let quiet = CombinedLineStrip(region, of: clean, across: across).image(sharpening: 0)
+        let loud = CombinedLineStrip(region, of: noisy, across: across).image(sharpening: 0)
         #expect(quiet.width == loud.width && quiet.height == loud.height)
         var squares = 0.0
         for (clean, noisy) in zip(quiet.pixels, loud.pixels) {
