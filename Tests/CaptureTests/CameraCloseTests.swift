@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Imaging
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Capture
@@ -33,13 +34,24 @@ import Testing
         let camera = V4L2Camera.waitingFor(
             device: "/dev/video-test", onState: device.record, heartbeat: { _ in }, open: device.open,
             firstBackoff: 0.001)
-        #expect(device.opening.wait(timeout: .now() + 10) == .success, "the camera was never opened again")
-        let closing = Task.detached { camera.close() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !camera.isClosed, ContinuousClock.now < deadline { await Task.yield() }  // close() has begun
-        #expect(camera.isClosed)
-        device.letOpenFinish.signal()
-        await closing.value
+        // The waits and close() (which joins the capture thread, held in its open) run on threads of
+        // their own: on the task pool they would wait for, or starve, the rest of a parallel suite.
+        let (reopened, closedFirst, closeReturned) = try await onOwnThread { () -> (Bool, Bool, Bool) in
+            let reopened = device.opening.wait(timeout: .now() + 10) == .success
+            let closed = DispatchSemaphore(value: 0)
+            Thread {
+                camera.close()
+                closed.signal()
+            }.start()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !camera.isClosed, ContinuousClock.now < deadline { usleep(1000) }  // close() has begun
+            let closedFirst = camera.isClosed
+            device.letOpenFinish.signal()
+            return (reopened, closedFirst, closed.wait(timeout: .now() + 10) == .success)
+        }
+        #expect(reopened, "the camera was never opened again")
+        #expect(closedFirst)
+        #expect(closeReturned)
         #expect(camera.hasEnded)
         #expect(device.opens == 2)
         #expect(device.liveSessions == 0, "the session opened as the camera closed is still held")

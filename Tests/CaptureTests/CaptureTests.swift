@@ -158,10 +158,12 @@ import Testing
 
     @Test func closingWakesAWaitingDecoder() async throws {
         let slot = LatestFrameSlot()
-        let taken = Task.detached { slot.take() }
-        while slot.waitingTakers == 0 { await Task.yield() }  // the decoder is waiting: now close
+        let taken = Task { try await onOwnThread { slot.take() } }  // a decoder blocks its own thread
+        let deadline = ContinuousClock.now + .seconds(10)
+        while slot.waitingTakers == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(slot.waitingTakers == 1)  // the decoder is waiting: now close
         slot.close()
-        #expect(await taken.value == nil)
+        #expect(try await taken.value == nil)
         slot.put(frame(1))
         #expect(slot.take() == nil)
     }

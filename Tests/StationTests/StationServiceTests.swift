@@ -75,9 +75,10 @@ import Testing
             try await service.run(sources: [.frameSource(camera), .codeSource(scanner)], org: nil)
         }
         // Both sources handed out everything and are blocked, as a camera between frames and an idle
-        // scanner are (the frames' thread asks for the next only once it has counted the last).
+        // scanner are (the frames' thread asks for the next only once it has counted the last). A
+        // full parallel suite on two cores can hold the station's tasks up for tens of seconds.
         #expect(
-            try await eventually(20) {
+            try await eventually(90) {
                 try station.queue.counts().pending + station.queue.counts().sent >= 2 && camera.isWaiting
                     && scanner.isWaiting
             })
