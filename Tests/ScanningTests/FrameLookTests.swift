@@ -43,9 +43,9 @@ import Testing
         let late = reader.readFrame(frame, until: Date().addingTimeInterval(-0.01))
         #expect(late.codes.isEmpty)
         #expect(!late.complete)
-        // A second ahead is time enough; the costs learnt on the way keep it so.
+        // Half a minute ahead is time enough, even for costs learnt on a loaded machine; they keep it so.
         for _ in 0..<3 {
-            let inTime = reader.readFrame(frame, until: Date().addingTimeInterval(1))
+            let inTime = reader.readFrame(frame, until: Date().addingTimeInterval(30))
             #expect(inTime.codes.map(\.text) == ["5901234123457"])
             #expect(inTime.complete)
         }
