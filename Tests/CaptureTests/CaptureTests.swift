@@ -1,6 +1,8 @@
 import CV4L2
+import Dispatch
 import Foundation
 import Imaging
+import Synchronization
 import TestSupport
 import Testing
 
@@ -158,12 +160,20 @@ import Testing
 
     @Test func closingWakesAWaitingDecoder() async throws {
         let slot = LatestFrameSlot()
-        let taken = Task { try await onOwnThread { slot.take() } }  // a decoder blocks its own thread
-        let deadline = ContinuousClock.now + .seconds(10)
+        // A decoder blocks a thread of its own (started at once, whatever the task pool is doing).
+        let tookNothing = Atomic(false)
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            tookNothing.store(slot.take() == nil, ordering: .releasing)
+            ended.signal()
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(90)
         while slot.waitingTakers == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(slot.waitingTakers == 1)  // the decoder is waiting: now close
         slot.close()
-        #expect(try await taken.value == nil)
+        #expect(try await onOwnThread { ended.wait(timeout: .now() + 10) } == .success)
+        let nothing = tookNothing.load(ordering: .acquiring)
+        #expect(nothing)
         slot.put(frame(1))
         #expect(slot.take() == nil)
     }
