@@ -39,7 +39,7 @@ import Testing
         #expect(reader.read(until: "event: hello", timeout: .seconds(5)) != nil)
         let stalled = try RawConnection(port: port)
         stalled.send(request)  // and never reads again
-        #expect(await eventually(10) { streams.withLock { $0.count } == 2 && server.openStreams == 2 })
+        #expect(await eventually { streams.withLock { $0.count } == 2 && server.openStreams == 2 })
 
         // 16 MB to each: the reader gets every event; the stalled one's bound is passed and it is cut.
         let event = Array(("data: " + String(repeating: "x", count: 16 << 10) + "\n\n").utf8)
@@ -53,7 +53,7 @@ import Testing
         let stalledStream = try #require(streams.withLock { $0.last })
         #expect(stalledStream.isFinished)
         #expect(stalledStream.bufferedBytes == 0)
-        #expect(await eventually(10) { server.openStreams == 1 && finished.withLock { $0 } == 1 })
+        #expect(await eventually { server.openStreams == 1 && finished.withLock { $0 } == 1 })
         // The server still answers everyone else at once.
         let other = try RawConnection(port: port)
         let (answer, _) = other.exchange("GET /other HTTP/1.1\r\nHost: x\r\n\r\n", timeout: .seconds(5))
@@ -61,6 +61,6 @@ import Testing
         let first = try #require(streams.withLock { $0.first })
         #expect(!first.isFinished)
         first.end()
-        #expect(await eventually(10) { server.openStreams == 0 && finished.withLock { $0 } == 2 })
+        #expect(await eventually { server.openStreams == 0 && finished.withLock { $0 } == 2 })
     }
 }

@@ -22,14 +22,14 @@ import Testing
         }
         monitor.onEdge { online in edges.withLock { $0.append(online) } }
         let running = try await ServiceRun.start(monitor)
-        #expect(await eventually(30) { edges.withLock { $0 } == [true] })
+        #expect(await eventually { edges.withLock { $0 } == [true] })
         let seen = probes.withLock { $0 }
-        #expect(await eventually(60) { probes.withLock { $0 } >= seen + 2 })
+        #expect(await eventually { probes.withLock { $0 } >= seen + 2 })
         #expect(edges.withLock { $0 } == [true])  // steady state: more probes, no more edges
         reachable.withLock { $0 = false }
-        #expect(await eventually(30) { edges.withLock { $0 } == [true, false] })
+        #expect(await eventually { edges.withLock { $0 } == [true, false] })
         reachable.withLock { $0 = true }
-        #expect(await eventually(30) { edges.withLock { $0 } == [true, false, true] })
+        #expect(await eventually { edges.withLock { $0 } == [true, false, true] })
         #expect(monitor.isOnline == true)
         try await running.stop()
     }
@@ -41,11 +41,11 @@ import Testing
             return true
         }
         let running = try await ServiceRun.start(monitor)
-        #expect(await eventually(30) { probes.withLock { $0 } >= 1 })
+        #expect(await eventually { probes.withLock { $0 } >= 1 })
         // Not "== 2": a network change (another test adds an address) also cuts the wait short.
         let before = probes.withLock { $0 }
         monitor.probeNow()
-        #expect(await eventually(30) { probes.withLock { $0 } > before })
+        #expect(await eventually { probes.withLock { $0 } > before })
         try await running.stop()
     }
 
@@ -58,7 +58,7 @@ import Testing
             return ServerProbe(reachable: true, databaseReady: nil)
         }
         let running = try await ServiceRun.start(monitor)
-        #expect(await eventually(30) { beats.withLock { $0.count } >= 2 })
+        #expect(await eventually { beats.withLock { $0.count } >= 2 })
         try await running.stop()
         #expect(beats.withLock { Array($0.prefix(2)) } == [true, false])
         #expect(inProbe.withLock { $0.allSatisfy { $0 } })  // busy while probing
@@ -76,7 +76,7 @@ import Testing
         let added = try await ProcessRunner.run("/usr/sbin/ip", ["addr", "add", address, "dev", "lo"], in: "/")
         #expect(added.status == 0, "\(added.standardError)")
         defer { _ = try? ProcessRunner.runBlocking("/usr/sbin/ip", ["addr", "del", address, "dev", "lo"], in: "/") }
-        #expect(await eventually(30) { changes.withLock { $0 } > 0 })
+        #expect(await eventually { changes.withLock { $0 } > 0 })
         watcher.stop()
         await watching.value
     }
@@ -102,21 +102,21 @@ import Testing
 
         _ = try fixture.pick(0)
         sync.poke()  // what the station does after an enqueue
-        #expect(try await eventually(90) { try fixture.queue.counts().sent == 1 })
+        #expect(try await eventually { try fixture.queue.counts().sent == 1 })
 
         // The dead spot: taps pile up, nothing is lost.
         try await fixture.server.stop()
-        #expect(await eventually(90) { !sync.isOnline })
+        #expect(await eventually { !sync.isOnline })
         _ = try fixture.pick(0)
         _ = try fixture.pick(1)
         sync.poke()
         let seen = probes.withLock { $0 }
-        #expect(await eventually(90) { probes.withLock { $0 } >= seen + 2 })  // offline all along
+        #expect(await eventually { probes.withLock { $0 } >= seen + 2 })  // offline all along
         #expect(try fixture.queue.counts().pending == 2)
 
         // Back in range: the online edge drains without anyone asking.
         try await fixture.server.start()
-        #expect(try await eventually(90) { try fixture.queue.counts().sent == 3 })
+        #expect(try await eventually { try fixture.queue.counts().sent == 3 })
         #expect(try await fixture.picked() == [2, 1, 0])
     }
 
@@ -143,7 +143,7 @@ import Testing
         let running = try await SyncRun(sync)
         defer { Task { await running.stop() } }
         try await fixture.server.start()
-        #expect(try await eventually(90) { try fixture.queue.counts().sent == 1 })
+        #expect(try await eventually { try fixture.queue.counts().sent == 1 })
         #expect(try await fixture.picked() == [1, 0, 0])
     }
 
@@ -156,12 +156,12 @@ import Testing
         let sync = SyncService(drainer: drainer, monitor: monitor, options: QueueOptions(drainInterval: 3600))
         let running = try await SyncRun(sync)
         defer { Task { await running.stop() } }
-        #expect(await eventually(90) { sync.isOnline })
+        #expect(await eventually { sync.isOnline })
         let config = try fixture.stationConfig(server: fixture.server.baseURL)
         let tap = try await ProcessRunner.scanpick(
             ["tap", "pick", fixture.scenario.tasks[1], "--outside-batch", "--org", "acme", "--config", config])
         #expect(tap.status == 0)
-        #expect(try await eventually(90) { try fixture.queue.counts().sent == 1 })
+        #expect(try await eventually { try fixture.queue.counts().sent == 1 })
     }
 
     /// A started sync service over `fixture`'s queue that shows its failures on `attention` and
@@ -187,21 +187,21 @@ import Testing
             logged.withLock { $0.append(line) }
         }
         defer { Task { await running.stop() } }
-        #expect(await eventually(90) { sync.isOnline })
+        #expect(await eventually { sync.isOnline })
 
         // The queue's table becomes unreadable under the running station (as a damaged page would).
         _ = try fixture.pick(0)
         let other = try Database(path: fixture.queue.database.path)
         try other.execute("ALTER TABLE actions RENAME TO actions_gone")
         sync.poke()
-        #expect(await eventually(90) { attention.current.map(\.code).contains("sync_failed") })
+        #expect(await eventually { attention.current.map(\.code).contains("sync_failed") })
         #expect(logged.withLock { $0 }.contains { $0.contains(#""event":"sync_failed""#) && $0.contains("actions") })
 
         // Mended: the next pass sends the action and the attention goes.
         try other.execute("ALTER TABLE actions_gone RENAME TO actions")
         sync.poke()
-        #expect(try await eventually(90) { try fixture.queue.counts().sent == 1 })
-        #expect(await eventually(90) { attention.current.isEmpty })
+        #expect(try await eventually { try fixture.queue.counts().sent == 1 })
+        #expect(await eventually { attention.current.isEmpty })
     }
 
     /// The watch for other processes' actions reads the queue every half second; a queue it cannot
@@ -215,7 +215,7 @@ import Testing
             logged.withLock { $0.append(line) }
         }
         defer { Task { await running.stop() } }
-        #expect(await eventually(90) { sync.isOnline })
+        #expect(await eventually { sync.isOnline })
 
         // Another process commits a change that leaves page 1 in the file, not in the WAL: the
         // watch's next read must read the file's header, which is then no longer SQLite's.
@@ -227,7 +227,7 @@ import Testing
         let header = try #require(try file.read(upToCount: 100))
         try file.seek(toOffset: 0)
         try file.write(contentsOf: Data(repeating: 0xFF, count: 100))
-        #expect(await eventually(90) { attention.current.map(\.code).contains("queue_unreadable") })
+        #expect(await eventually { attention.current.map(\.code).contains("queue_unreadable") })
         let reports = { logged.withLock { $0 }.filter { $0.contains(#""event":"queue_unreadable""#) }.count }
         #expect(reports() == 1)
 
@@ -235,7 +235,7 @@ import Testing
         try file.seek(toOffset: 0)
         try file.write(contentsOf: header)
         try other.execute("INSERT INTO scratch VALUES (2)")
-        #expect(await eventually(90) { !attention.current.map(\.code).contains("queue_unreadable") })
+        #expect(await eventually { !attention.current.map(\.code).contains("queue_unreadable") })
         #expect(reports() == 1)
     }
 }

@@ -96,7 +96,7 @@ import Timestamps
         #expect(try await fixture.pick(c2, qty: 1).status == 200)
         // Complete (unless a loaded machine took 1.2 s to ask), then closed by the server.
         #expect(["complete", "closed"].contains(try await fixture.status()))
-        #expect(try await eventually(20) { try await fixture.status() == "closed" })
+        #expect(try await eventually { try await fixture.status() == "closed" })
         #expect(Date().timeIntervalSince(completing) >= 1.2)
         #expect(try await fixture.short(a1, qty: 1).errorCode == "batch_closed")
     }

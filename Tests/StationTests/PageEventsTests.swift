@@ -24,7 +24,7 @@ import Testing
         var text = ""
         // The publisher is one thread: once the change is in the stream, all it sent before is too.
         #expect(
-            await eventually(10) {
+            await eventually {
                 text += Self.take(stream)
                 return text.contains(#"{"n":1}"#)
             })

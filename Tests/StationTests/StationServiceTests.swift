@@ -78,7 +78,7 @@ import Testing
         // scanner are (the frames' thread asks for the next only once it has counted the last). A
         // full parallel suite on two cores can hold the station's tasks up for tens of seconds.
         #expect(
-            try await eventually(90) {
+            try await eventually {
                 try station.queue.counts().pending + station.queue.counts().sent >= 2 && camera.isWaiting
                     && scanner.isWaiting
             })

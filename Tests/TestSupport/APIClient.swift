@@ -33,7 +33,9 @@ public struct APIClient: Sendable {
     private static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 64
-        configuration.timeoutIntervalForRequest = 30
+        // Wide: a request the test holds on purpose (a proxy's held answer) may wait while the rest of
+        // a loaded two-core suite runs.
+        configuration.timeoutIntervalForRequest = 120
         // Cookies only as a test sends them: one test's server must never see another's.
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
