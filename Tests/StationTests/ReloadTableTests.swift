@@ -35,13 +35,7 @@ import Testing
     /// A re-read config keeps every restart key's running value and names the ones that changed,
     /// and takes every live key's new value.
     @Test func aReloadKeepsRestartKeysAndTakesLiveOnes() throws {
-        let folder = try TemporaryDirectory("scanpick-reload")
-        let path = try folder.writePrivate(
-            "station.json",
-            bytes: Array(
-                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"a": {"token": "t"}}}"#
-                    .utf8))
-        let running = try StationConfiguration.load(path: path)
+        let running = try Self.smallestConfig()
         var new = running
         new.station = "s2"
         new.heartbeatSeconds = running.heartbeatSeconds + 1
@@ -62,13 +56,7 @@ import Testing
     /// A page whose address changes keeps all its running settings until the restart: the live
     /// page keys changed in the same edit are named beside `page.listen`, never dropped silently.
     @Test func aNewPageAddressNamesThePageKeysItHoldsBack() throws {
-        let folder = try TemporaryDirectory("scanpick-reload")
-        let path = try folder.writePrivate(
-            "station.json",
-            bytes: Array(
-                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"a": {"token": "t"}}}"#
-                    .utf8))
-        let running = try StationConfiguration.load(path: path)
+        let running = try Self.smallestConfig()
         var new = running
         new.page.listen = ListenAddress(host: "127.0.0.1", port: running.page.listen.port &+ 1)
         new.page.secret = "a-new-secret-0123456789"
@@ -82,6 +70,17 @@ import Testing
         let live = StationConfiguration.reloaded(secretOnly, over: running)
         #expect(live.needsRestart.isEmpty)
         #expect(live.configuration.page.secret == "a-new-secret-0123456789")
+    }
+
+    /// A station config with only what is required, as loaded from its file.
+    static func smallestConfig() throws -> StationConfiguration {
+        let folder = try TemporaryDirectory("scanpick-reload")
+        let path = try folder.writePrivate(
+            "station.json",
+            bytes: Array(
+                #"{"station": "s1", "worker": "w1", "server": "http://127.0.0.1:9", "organisations": {"a": {"token": "t"}}}"#
+                    .utf8))
+        return try StationConfiguration.load(path: path)
     }
 
     /// The cells of a Markdown table's body rows: the first table after the heading.
