@@ -83,8 +83,9 @@ func liveAngledComparison(
     let debounce = Debouncer.Options(holdOff: 0.1)
     var runs: [Bool: [LiveRun]] = [true: [], false: []]
     for angled in [true, false, true, false] {
-        let loop = ScanLoop(
-            station: station, reader: ReaderOptions(angledLook: angled), debounce: debounce)
+        var reader = ReaderOptions.camera()
+        reader.angledLook = angled
+        let loop = ScanLoop(station: station, reader: reader, debounce: debounce)
         runs[angled, default: []].append(LiveRun(frames, fps: 30, loop: loop))
     }
     func merged(_ parts: [LiveRun]) -> LiveRun {

@@ -19,7 +19,8 @@ public final class BarcodeReader {
 
     public init(options: ReaderOptions = ReaderOptions()) {
         self.options = options
-        scanner = Self.makeScanner(for: options.symbologies)
+        scanner = Self.makeScanner(
+            for: options.symbologies.subtracting(options.secondEngineFirst), spacing: options.scanLineSpacing)
     }
 
     deinit {
@@ -28,10 +29,13 @@ public final class BarcodeReader {
         rowScanners.values.forEach { zbar_image_scanner_destroy($0) }
     }
 
-    /// A ZBar scanner with exactly `symbologies` enabled (not ZBar's defaults plus ours).
-    private static func makeScanner(for symbologies: Set<Symbology>) -> OpaquePointer {
+    /// A ZBar scanner with exactly `symbologies` enabled (not ZBar's defaults plus ours), scanning
+    /// every `spacing`th row and column.
+    private static func makeScanner(for symbologies: Set<Symbology>, spacing: Int = 1) -> OpaquePointer {
         let scanner = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(spacing))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(spacing))
         for type in zbarSymbologies(for: symbologies).compactMap(\.zbarType) {
             zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
         }
@@ -66,8 +70,12 @@ public final class BarcodeReader {
     /// looked at again through each of ``ReaderOptions/retryPasses`` in turn, stopping at the first
     /// that finds something, and then by zxing-cpp (``ReaderOptions/secondEngine``).
     public func read(_ image: GreyImage) -> [Barcode] {
-        var found = hasZBarSymbologies ? correctingDataBarExpanded(finished(scan(image, with: scanner)), in: image) : []
-        let unread = options.symbologies.intersection(Symbology.zbarLacks)
+        var found: [Barcode] = []
+        if hasZBarSymbologies {
+            let zbar = finished(Self.seenOnEnoughLines(scan(image, with: scanner), options))
+            found = correctingDataBarExpanded(zbar, in: image)
+        }
+        let unread = options.symbologies.intersection(options.secondEngineFirst)
         if !unread.isEmpty, let other = ZXingReader.read(image, looking: unread).flatMap(report) {
             found.append(other)
         }
@@ -142,8 +150,20 @@ public final class BarcodeReader {
         return corrected
     }
 
+    /// `codes` without the EAN/UPC, DataBar and Codabar ones seen on fewer than ``leastLines``
+    /// scan lines, when lines are skipped. ZBar drops those itself when it scans every row or every
+    /// column (one line's read of noise or a smudged code passes their check digits too often) but
+    /// not when it skips both (libzbar's `zbar_scan_image`), so the camera's look does it here.
+    static func seenOnEnoughLines(_ codes: [Barcode], _ options: ReaderOptions) -> [Barcode] {
+        guard options.scanLineSpacing > 1 else { return codes }
+        return codes.filter { $0.quality >= leastLines || !Symbology.checkedOnSeveralLines.contains($0.symbology) }
+    }
+
+    /// The scan lines an EAN/UPC, DataBar or Codabar code must be read on (libzbar's own rule).
+    static let leastLines = 4
+
     /// Whether any wanted symbology is ZBar's to read.
-    private var hasZBarSymbologies: Bool { !options.symbologies.subtracting(Symbology.zbarLacks).isEmpty }
+    private var hasZBarSymbologies: Bool { !options.symbologies.subtracting(options.secondEngineFirst).isEmpty }
 
     /// Where `point`, found in `looked` (`pass` applied to `base`, which is `image` or its half),
     /// lies in `image`, kept inside it.

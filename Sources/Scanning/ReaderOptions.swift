@@ -25,12 +25,17 @@ public struct ReaderOptions: Sendable, Equatable {
     /// With ``tryHarder``, look last for linear codes turned away from the image axes, along the
     /// bars' own direction (see `BarRegion`; default: on). Off only to measure what it gains.
     public var angledLook: Bool
+    /// ZBar's fast look scans every `scanLineSpacing`th row and column (default 1: every one). A
+    /// code needs only a few of its rows crossed, so a camera, whose codes are held close and span
+    /// dozens of rows, uses ``cameraScanLineSpacing``; still images keep every line.
+    public var scanLineSpacing: Int
 
     public init(
         symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false,
         code39FullASCII: Bool = false, retryPasses: [BarcodeReader.RetryPass] = BarcodeReader.RetryPass.standard,
-        secondEngine: Bool = true, angledLook: Bool = true
+        secondEngine: Bool = true, angledLook: Bool = true, scanLineSpacing: Int = 1
     ) {
+        self.scanLineSpacing = min(max(scanLineSpacing, 1), Self.maxScanLineSpacing)
         self.angledLook = angledLook
         self.secondEngine = secondEngine
         self.retryPasses = retryPasses
@@ -39,4 +44,25 @@ public struct ReaderOptions: Sendable, Equatable {
         self.joinsAddOns = joinsAddOns
         self.code39FullASCII = code39FullASCII
     }
+
+    /// The symbologies zxing-cpp reads in the first look instead of ZBar: those ZBar lacks, and QR
+    /// codes when ZBar skips scan lines (its QR finder misses a turned code between them; zxing-cpp
+    /// finds it for a third of what the skipped lines save).
+    public var secondEngineFirst: Set<Symbology> {
+        scanLineSpacing > 1 ? Symbology.zbarLacks.union([.qrcode]) : Symbology.zbarLacks
+    }
+
+    /// The options a camera's frames are read with: ``scanLineSpacing`` ``cameraScanLineSpacing``,
+    /// the rest as for a still image.
+    public static func camera(symbologies: Set<Symbology> = Symbology.defaults) -> ReaderOptions {
+        ReaderOptions(symbologies: symbologies, scanLineSpacing: cameraScanLineSpacing)
+    }
+
+    /// A camera frame's scan line spacing: every other row and column halves ZBar's look at a
+    /// 1280×720 frame, and a code a picker holds to the camera still crosses dozens of the lines
+    /// (measured: docs/benchmarks.md, "Every other scan line in the camera loop").
+    public static let cameraScanLineSpacing = 2
+
+    /// The widest spacing taken: beyond it a small code falls between the lines.
+    public static let maxScanLineSpacing = 8
 }

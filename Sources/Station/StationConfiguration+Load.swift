@@ -153,6 +153,8 @@ extension StationConfiguration {
             camera.width = try options.integer("width", default: camera.width, in: 16...8192)
             camera.height = try options.integer("height", default: camera.height, in: 16...8192)
             camera.fps = try options.integer("fps", default: camera.fps, in: 1...240)
+            camera.scanLineSpacing = try options.integer(
+                "scanLineSpacing", default: camera.scanLineSpacing, in: 1...ReaderOptions.maxScanLineSpacing)
             try options.finish()
         }
         return camera

@@ -61,6 +61,7 @@ extension StationConfiguration {
         restart("camera.width", \.camera.width),
         restart("camera.height", \.camera.height),
         restart("camera.fps", \.camera.fps),
+        live("camera.scanLineSpacing") { $0.camera.scanLineSpacing },
         restart("scanners", \.scanners),
         restart("scanners[].device", \.scanners),
         restart("scanners[].terminator", \.scanners),

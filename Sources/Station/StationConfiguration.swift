@@ -116,6 +116,9 @@ public struct StationConfiguration: Sendable, Equatable {
         public var width: Int = 1280
         public var height: Int = 720
         public var fps: Int = 30
+        /// `camera.scanLineSpacing`: ZBar looks along every this many rows and columns of a frame
+        /// (``ReaderOptions/scanLineSpacing``; 1 for codes too small to cross two lines).
+        public var scanLineSpacing = ReaderOptions.cameraScanLineSpacing
     }
 
     /// A USB handheld scanner (a keyboard to Linux) read through evdev: `{"device": PATH}` with

@@ -77,7 +77,9 @@ extension StationRuntime {
             let on = configuration.organisations.values.filter(\.scanningEnabled)
             symbologies = on.isEmpty ? Symbology.defaults : on.reduce(into: []) { $0.formUnion($1.symbologies) }
         }
-        return ScanLoop.Settings(reader: ReaderOptions(symbologies: symbologies), debounce: configuration.debounce)
+        var reader = ReaderOptions.camera(symbologies: symbologies)
+        reader.scanLineSpacing = configuration.camera.scanLineSpacing
+        return ScanLoop.Settings(reader: reader, debounce: configuration.debounce)
     }
 
     /// The open batch's organisation, read from the cache at most once a second (a frame asks).

@@ -41,7 +41,7 @@ extension StationRuntime {
         let configuration = station.configuration
         let loop = ScanLoop(
             station: station, settings: scanSettings(),
-            live: { [weak self] in self?.scanSettings() ?? .init(reader: ReaderOptions(), debounce: .init()) },
+            live: { [weak self] in self?.scanSettings() ?? .init(reader: .camera(), debounce: .init()) },
             logger: logger, onEnqueue: { [weak self] in self?.poke() }, decodeTimes: metrics.decodeSeconds)
         switch source {
         case .frames(let folder, let fps, let repeating):

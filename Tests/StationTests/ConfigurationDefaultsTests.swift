@@ -52,6 +52,7 @@ import Testing
             "`camera.device`": "`\(camera.device)`",
             "`camera.width`, `camera.height`": "\(camera.width), \(camera.height)",
             "`camera.fps`": "\(camera.fps)",
+            "`camera.scanLineSpacing`": "\(camera.scanLineSpacing)",
             "`page.listen`": "`\(page.listen)`",
             "`page.allowRemote`": "\(page.allowRemote)",
             "`scanners[].terminator`": "`\"\(terminator)\"`",

@@ -100,7 +100,12 @@ import Testing
         #expect(config.camera.device == "/dev/v4l/by-id/usb-cam")
         #expect(config.camera.width == 640)
         #expect(config.camera.fps == 30)
+        #expect(config.camera.scanLineSpacing == ReaderOptions.cameraScanLineSpacing)
         #expect(try load(minimal).organisations["acme"]?.symbologies == Symbology.defaults)
+        let everyLine = try load(
+            #"{"station": "s", "worker": "w", "server": "http://x", "camera": {"scanLineSpacing": 1}, "organisations": {"a": {"token": "t"}}}"#
+        )
+        #expect(everyLine.camera.scanLineSpacing == 1)
     }
 
     @Test func handheldScannersTakeTheirDeviceTerminatorKeyGapAndGroupSeparator() throws {
@@ -131,6 +136,10 @@ import Testing
         (
             #"{"station": "s", "worker": "w", "server": "http://x", "camera": {"fps": 0}, "organisations": {"a": {"token": "t"}}}"#,
             "camera.fps"
+        ),
+        (
+            #"{"station": "s", "worker": "w", "server": "http://x", "camera": {"scanLineSpacing": 9}, "organisations": {"a": {"token": "t"}}}"#,
+            "camera.scanLineSpacing"
         ),
         (
             #"{"station": "s", "worker": "w", "server": "http://x", "debounce": {"holdOff": 1}, "organisations": {"a": {"token": "t"}}}"#,

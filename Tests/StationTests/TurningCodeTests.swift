@@ -23,7 +23,9 @@ import Testing
         let run = try await fixture.scanpick(["station", "--frames", folder, "--fps", "5"])
         #expect(run.status == 0, "\(run.standardError)")
         let scans = StationFixture.scanLines(run)
-        #expect(scans.allSatisfy { $0["code"] as? String == "036000291452" })
+        #expect(
+            scans.allSatisfy { $0["code"] as? String == "036000291452" },
+            "codes scanned: \(scans.map { "\($0["frame"] ?? "?"): \($0["code"] ?? "?")" })")
         for (angle, range) in zip(Self.holds, ranges) {
             let here = scans.filter { range.contains($0["frame"] as? Int ?? -1) }
             #expect(here.count == 1, "held at \(angle)°: \(here.count) scans in frames \(range)")

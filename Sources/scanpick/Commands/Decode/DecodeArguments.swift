@@ -36,6 +36,11 @@ extension DecodeCommand {
         var noAngledLook = Flag(
             "no-angled-look",
             help: "With --try-harder, skip the last look, for linear codes at an angle (to measure what it gains).")
+        var scanLineSpacing = Option<Int>(
+            "scan-line-spacing", valueName: "N",
+            help:
+                "ZBar looks along every Nth row and column (default 1; a station's camera uses camera.scanLineSpacing, \(ReaderOptions.cameraScanLineSpacing)): does a photo from the camera read as the station reads it?",
+            default: 1, in: 1...ReaderOptions.maxScanLineSpacing)
         var joinAddOns = Flag(
             "join-add-ons",
             help: "Report an EAN-2/EAN-5 add-on appended to its EAN/UPC (978073520044951299), not on its own.")
@@ -62,6 +67,7 @@ extension ParsedArguments where Arguments == DecodeCommand.Arguments {
             tryHarder: self[\.tryHarder], joinsAddOns: self[\.joinAddOns], code39FullASCII: self[\.code39FullASCII])
         if let symbologies = self[\.symbologies] { options.symbologies = symbologies }
         options.angledLook = !self[\.noAngledLook]
+        options.scanLineSpacing = self[\.scanLineSpacing]
         if let passes = self[\.retryPasses] {
             options.tryHarder = true
             options.retryPasses = passes
