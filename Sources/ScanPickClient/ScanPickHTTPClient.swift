@@ -220,9 +220,7 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
-            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-            let reason = (object?["message"] as? String) ?? String(decoding: body.prefix(500), as: UTF8.self)
-            throw .refused(status: status, reason: reason)
+            throw .refused(status: status, reason: Self.refusalReason(body))
         }
         do {
             return try JSONDecoder().decode(type, from: body)
@@ -294,13 +292,27 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
                 let answer = try? JSONDecoder().decode(HeartbeatAnswer.self, from: body)
                 return .recorded(helpCleared: answer?.helpCleared)
             }
-            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-            let reason = (object?["message"] as? String) ?? String(decoding: body.prefix(200), as: UTF8.self)
-            return .refused(status: status, reason: reason)
+            return .refused(status: status, reason: Self.refusalReason(body))
         } catch {
             return .unreachable(Self.describe(error))
         }
     }
+
+    /// Why a refusal says the server refused: the API's `message`, else the start of what came
+    /// (a proxy's page), on one line, else that nothing said why.
+    static func refusalReason(_ body: Data) -> String {
+        let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        let text = (object?["message"] as? String) ?? String(decoding: body.prefix(Self.reasonLimit), as: UTF8.self)
+        let line = String(
+            text.prefix(Self.reasonLimit).unicodeScalars.map {
+                $0.properties.generalCategory == .control ? " " : Character($0)
+            }
+        ).trimmingCharacters(in: .whitespaces)
+        return line.isEmpty ? "no reason given (not the ScanPick API's answer: a proxy or another server?)" : line
+    }
+
+    /// The most of a refusal's text kept.
+    static let reasonLimit = 300
 
     private static func errorCode(_ body: Data) -> String? {
         (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? String

@@ -58,6 +58,42 @@ import Wire
         }
     }
 
+    /// A refusal that is not the API's (an empty 404 from a proxy, an HTML page with control
+    /// characters) says so on one line, never "the server answered 404: " and nothing.
+    @Test func aRefusalNotInTheAPIsShapeSaysWhatCameOnOneLine() async throws {
+        let server = try HTTPServer(listen: ListenAddress(host: "127.0.0.1", port: 0)) { request in
+            switch request.path {
+            case "/api/batches/page":
+                HTTPResponse(
+                    status: 403, headers: [("Content-Type", "text/html")],
+                    body: Array("<h1>Denied</h1>\r\n\u{1B}[2J".utf8))
+            case "/api/batches/api":
+                .json(404, Array(#"{"error": "not_found", "message": "no batch b9"}"#.utf8))
+            default:
+                HTTPResponse(status: 404)
+            }
+        }
+        defer { server.stop() }
+        let client = ScanPickHTTPClient(
+            server: try #require(URL(string: "http://127.0.0.1:\(server.address.port)")), tokens: ["acme": "t"],
+            timeout: 10)
+        for (id, expected) in [
+            (
+                "empty",
+                "the server answered 404: no reason given (not the ScanPick API's answer: a proxy or another server?)"
+            ),
+            ("page", "the server answered 403: <h1>Denied</h1>   [2J"),
+            ("api", "the server answered 404: no batch b9"),
+        ] {
+            do {
+                _ = try await client.fetchBatch(id, org: "acme")
+                Issue.record("the \(id) batch was taken")
+            } catch {
+                #expect("\(error)" == expected, "\(id)")
+            }
+        }
+    }
+
     @Test func theLimitIs16MiBUnlessTheStationConfigSaysOtherwise() {
         #expect(QueueOptions().maxAnswerBytes == 16 << 20)
     }
