@@ -168,7 +168,8 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"]),
+        .testTarget(
+            name: "ScanningTests", dependencies: ["Scanning", "Imaging", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),

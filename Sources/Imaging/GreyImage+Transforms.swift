@@ -29,6 +29,19 @@ extension GreyImage {
         return GreyImage(width: outWidth, height: height + 2 * margin, pixels: out)
     }
 
+    /// The part of the picture from (`x`, `y`), `width` × `height` pixels, cut to the picture's own
+    /// bounds (empty when they do not meet).
+    public func cropped(x: Int, y: Int, width cutWidth: Int, height cutHeight: Int) -> GreyImage {
+        let left = min(max(x, 0), width)
+        let top = min(max(y, 0), height)
+        let right = min(max(x.addingReportingOverflow(cutWidth).partialValue, left), width)
+        let bottom = min(max(y.addingReportingOverflow(cutHeight).partialValue, top), height)
+        var out: [UInt8] = []
+        out.reserveCapacity((right - left) * (bottom - top))
+        for row in top..<bottom { out += pixels[(row * width + left)..<(row * width + right)] }
+        return GreyImage(width: right - left, height: bottom - top, pixels: out)
+    }
+
     /// The grey levels that clip the darkest and the lightest 1% of pixels.
     public func levelRange() -> (low: Int, high: Int) {
         var histogram = [Int](repeating: 0, count: 256)

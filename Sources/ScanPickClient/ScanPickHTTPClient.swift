@@ -298,21 +298,29 @@ public final class ScanPickHTTPClient: ScanPickAPIClient {
         }
     }
 
-    /// Why a refusal says the server refused: the API's `message`, else the start of what came
-    /// (a proxy's page), on one line, else that nothing said why.
+    /// Why a refusal says the server refused: the API's `message` (or, when it has none, its error
+    /// code), else the start of what came (a proxy's page), at most ``reasonLimit`` characters on one
+    /// line (control, format and line-separator characters made spaces), else that nothing said why.
     static func refusalReason(_ body: Data) -> String {
         let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        let text = (object?["message"] as? String) ?? String(decoding: body.prefix(Self.reasonLimit), as: UTF8.self)
-        let line = String(
-            text.prefix(Self.reasonLimit).unicodeScalars.map {
-                $0.properties.generalCategory == .control ? " " : Character($0)
+        let message = object?["message"] as? String
+        let code = object?["error"] as? String
+        let text =
+            if let message, !message.isEmpty { message } else if let code {
+                "refused with code \(code.prefix(Self.reasonLimit))"
+            } else { String(decoding: body.prefix(Self.reasonLimit * 4), as: UTF8.self) }
+        let shown = text.unicodeScalars.prefix(Self.reasonLimit).map { scalar -> Character in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: " "
+            default: Character(scalar)
             }
-        ).trimmingCharacters(in: .whitespaces)
+        }
+        let line = String(shown).trimmingCharacters(in: .whitespaces)
         return line.isEmpty ? "no reason given (not the ScanPick API's answer: a proxy or another server?)" : line
     }
 
     /// The most of a refusal's text kept.
-    static let reasonLimit = 300
+    public static let reasonLimit = 300
 
     private static func errorCode(_ body: Data) -> String? {
         (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? String

@@ -19,8 +19,7 @@ public final class BarcodeReader {
 
     public init(options: ReaderOptions = ReaderOptions()) {
         self.options = options
-        scanner = Self.makeScanner(
-            for: options.symbologies.subtracting(options.secondEngineFirst), spacing: options.scanLineSpacing)
+        scanner = Self.makeScanner(for: options.symbologies, spacing: options.scanLineSpacing)
     }
 
     deinit {
@@ -34,8 +33,9 @@ public final class BarcodeReader {
     private static func makeScanner(for symbologies: Set<Symbology>, spacing: Int = 1) -> OpaquePointer {
         let scanner = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(spacing))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(spacing))
+        let density = Int32(min(max(spacing, 1), ReaderOptions.maxScanLineSpacing))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
         for type in zbarSymbologies(for: symbologies).compactMap(\.zbarType) {
             zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
         }
@@ -44,7 +44,7 @@ public final class BarcodeReader {
         return scanner
     }
 
-    private func scanner(limitedTo symbologies: Set<Symbology>?) -> OpaquePointer? {
+    func scanner(limitedTo symbologies: Set<Symbology>?) -> OpaquePointer? {
         guard let symbologies else { return scanner }
         let wanted = symbologies.intersection(options.symbologies)
         guard !wanted.isEmpty else { return nil }
@@ -75,7 +75,8 @@ public final class BarcodeReader {
             let zbar = finished(Self.seenOnEnoughLines(scan(image, with: scanner), options))
             found = correctingDataBarExpanded(zbar, in: image)
         }
-        let unread = options.symbologies.intersection(options.secondEngineFirst)
+        if let between = qrCodeBetweenLines(image, besides: found) { found.append(between) }
+        let unread = options.symbologies.intersection(Symbology.zbarLacks)
         if !unread.isEmpty, let other = ZXingReader.read(image, looking: unread).flatMap(report) {
             found.append(other)
         }
@@ -115,7 +116,7 @@ public final class BarcodeReader {
             (wanted.subtracting(short), Self.secondEngineLineCount), (short, Self.shortCodeLineCount),
         ] {
             if let code = ZXingReader.read(image, looking: symbologies, minLineCount: lines, rotating: false)
-                .flatMap(report)
+                .flatMap(report), !ZXingReader.mayBeCutShort(code)
             {
                 return [code]
             }
@@ -150,20 +151,8 @@ public final class BarcodeReader {
         return corrected
     }
 
-    /// `codes` without the EAN/UPC, DataBar and Codabar ones seen on fewer than ``leastLines``
-    /// scan lines, when lines are skipped. ZBar drops those itself when it scans every row or every
-    /// column (one line's read of noise or a smudged code passes their check digits too often) but
-    /// not when it skips both (libzbar's `zbar_scan_image`), so the camera's look does it here.
-    static func seenOnEnoughLines(_ codes: [Barcode], _ options: ReaderOptions) -> [Barcode] {
-        guard options.scanLineSpacing > 1 else { return codes }
-        return codes.filter { $0.quality >= leastLines || !Symbology.checkedOnSeveralLines.contains($0.symbology) }
-    }
-
-    /// The scan lines an EAN/UPC, DataBar or Codabar code must be read on (libzbar's own rule).
-    static let leastLines = 4
-
     /// Whether any wanted symbology is ZBar's to read.
-    private var hasZBarSymbologies: Bool { !options.symbologies.subtracting(options.secondEngineFirst).isEmpty }
+    private var hasZBarSymbologies: Bool { !options.symbologies.subtracting(Symbology.zbarLacks).isEmpty }
 
     /// Where `point`, found in `looked` (`pass` applied to `base`, which is `image` or its half),
     /// lies in `image`, kept inside it.
@@ -231,7 +220,7 @@ public final class BarcodeReader {
 
     /// Renames an EAN-13 with a leading zero to UPC-A when UPC-A is wanted, decodes Code 39 Full
     /// ASCII when asked, and drops what is not wanted.
-    private func report(_ barcode: Barcode) -> Barcode? {
+    func report(_ barcode: Barcode) -> Barcode? {
         var barcode = barcode
         if barcode.symbology == .ean13 && options.symbologies.contains(.upca) && barcode.payload.first == 48 {
             barcode.symbology = .upca

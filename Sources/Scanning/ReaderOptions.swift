@@ -28,7 +28,9 @@ public struct ReaderOptions: Sendable, Equatable {
     /// ZBar's fast look scans every `scanLineSpacing`th row and column (default 1: every one). A
     /// code needs only a few of its rows crossed, so a camera, whose codes are held close and span
     /// dozens of rows, uses ``cameraScanLineSpacing``; still images keep every line.
-    public var scanLineSpacing: Int
+    public var scanLineSpacing: Int {
+        didSet { scanLineSpacing = min(max(scanLineSpacing, 1), Self.maxScanLineSpacing) }
+    }
 
     public init(
         symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = false, joinsAddOns: Bool = false,
@@ -45,24 +47,18 @@ public struct ReaderOptions: Sendable, Equatable {
         self.code39FullASCII = code39FullASCII
     }
 
-    /// The symbologies zxing-cpp reads in the first look instead of ZBar: those ZBar lacks, and QR
-    /// codes when ZBar skips scan lines (its QR finder misses a turned code between them; zxing-cpp
-    /// finds it for a third of what the skipped lines save).
-    public var secondEngineFirst: Set<Symbology> {
-        scanLineSpacing > 1 ? Symbology.zbarLacks.union([.qrcode]) : Symbology.zbarLacks
-    }
-
     /// The options a camera's frames are read with: ``scanLineSpacing`` ``cameraScanLineSpacing``,
     /// the rest as for a still image.
     public static func camera(symbologies: Set<Symbology> = Symbology.defaults) -> ReaderOptions {
         ReaderOptions(symbologies: symbologies, scanLineSpacing: cameraScanLineSpacing)
     }
 
-    /// A camera frame's scan line spacing: every other row and column halves ZBar's look at a
+    /// A camera frame's scan line spacing: every other row and column halves ZBar's own look at a
     /// 1280×720 frame, and a code a picker holds to the camera still crosses dozens of the lines
     /// (measured: docs/benchmarks.md, "Every other scan line in the camera loop").
     public static let cameraScanLineSpacing = 2
 
-    /// The widest spacing taken: beyond it a small code falls between the lines.
-    public static let maxScanLineSpacing = 8
+    /// The widest spacing taken: a code must be read on 4 lines (`BarcodeReader.leastLines`), so at 4
+    /// it needs 16 rows of bars, and beyond that small codes fall between the lines.
+    public static let maxScanLineSpacing = 4
 }

@@ -49,9 +49,9 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
     /// The symbologies ZBar has no decoder for; zxing-cpp reads them (see `ZXingReader`).
     public static let zbarLacks: Set<Symbology> = [.dataMatrix, .aztec, .pdf417]
 
-    /// The codes ZBar reports only when read on several scan lines (see `BarcodeReader.leastLines`).
+    /// The codes libzbar reports only when read on several scan lines (see `BarcodeReader.leastLines`).
     static let checkedOnSeveralLines: Set<Symbology> = [
-        .ean2, .ean5, .ean8, .upce, .isbn10, .upca, .ean13, .isbn13, .databar, .databarExpanded, .codabar,
+        .ean2, .ean5, .ean8, .upce, .isbn10, .upca, .ean13, .isbn13, .databar, .databarExpanded,
     ]
 
     /// The symbology with ZBar display name `name` (`EAN-13`), or nil.

@@ -20,6 +20,14 @@ public enum ZXingReader {
         .pdf417: UInt32(SCANPICK_ZXING_PDF417),
     ]
 
+    /// Whether `code`, read by zxing-cpp, may have lost the end of its text: zxing-cpp 1.4 cuts a GS1
+    /// QR code's element string after a literal % ("%%" in its alphanumeric FNC1 segment:
+    /// `buffer.erase(i + 1)` in QRDecoder.cpp), leaving it ending in %. Such a reading is not taken
+    /// (a shortened element string would pass for a whole one); where it was found still helps.
+    public static func mayBeCutShort(_ code: Barcode) -> Bool {
+        code.symbology == .qrcode && code.isGS1 && code.payload.last == UInt8(ascii: "%")
+    }
+
     /// The symbologies zxing-cpp can be asked for here.
     public static let readable = Set(formats.keys)
 

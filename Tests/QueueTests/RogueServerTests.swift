@@ -67,6 +67,10 @@ import Wire
                 HTTPResponse(
                     status: 403, headers: [("Content-Type", "text/html")],
                     body: Array("<h1>Denied</h1>\r\n\u{1B}[2J".utf8))
+            case "/api/batches/coded":
+                .json(409, Array(#"{"error": "batch_closed", "message": ""}"#.utf8))
+            case "/api/batches/long":
+                .json(400, Self.longMessage)
             case "/api/batches/api":
                 .json(404, Array(#"{"error": "not_found", "message": "no batch b9"}"#.utf8))
             default:
@@ -84,6 +88,7 @@ import Wire
             ),
             ("page", "the server answered 403: <h1>Denied</h1>   [2J"),
             ("api", "the server answered 404: no batch b9"),
+            ("coded", "the server answered 409: refused with code batch_closed"),
         ] {
             do {
                 _ = try await client.fetchBatch(id, org: "acme")
@@ -92,7 +97,22 @@ import Wire
                 #expect("\(error)" == expected, "\(id)")
             }
         }
+        do {
+            _ = try await client.fetchBatch("long", org: "acme")
+            Issue.record("the long batch was taken")
+        } catch {
+            // 5,000 combining marks on one letter are one Character: the bound is in code points.
+            let reason = "\(error)"
+            #expect(reason.unicodeScalars.count <= "the server answered 400: ".count + ScanPickHTTPClient.reasonLimit)
+            #expect(!reason.unicodeScalars.contains("\u{2028}"))
+        }
     }
+
+    /// An API refusal whose message breaks its line (U+2028), then has 5,000 combining marks on one letter.
+    static let longMessage = Array(
+        (try? JSONSerialization.data(
+            withJSONObject: ["error": "x", "message": "a\u{2028}b" + String(repeating: "\u{301}", count: 5000)]))
+            ?? Data())
 
     @Test func theLimitIs16MiBUnlessTheStationConfigSaysOtherwise() {
         #expect(QueueOptions().maxAnswerBytes == 16 << 20)
