@@ -81,6 +81,44 @@ import Testing
         }
     }
 
+    /// A strip of `height` rows, white but for `rows` rows of an upright EAN-13 at the top.
+    static func strip(codeRows rows: Int, height: Int) -> GreyImage {
+        let code = AngledLookTests.ean13().padded(by: 20)
+        var strip = GreyImage(width: code.width, height: height, filledWith: 255)
+        for y in 0..<rows {
+            for x in 0..<code.width { strip[x, y] = code[x, code.height / 2] }
+        }
+        return strip
+    }
+
+    @Test func zxingReadsAStripOnTwoBandsNotOnOne() {
+        let height = BarcodeReader.combinedBands * BarcodeReader.combinedRepeats
+        let twoBands = Self.strip(codeRows: 2 * BarcodeReader.combinedRepeats, height: height)
+        let oneBand = Self.strip(codeRows: BarcodeReader.combinedRepeats, height: height)
+        // ZBar's row floor keeps both out; zxing-cpp takes the code seen on two bands only.
+        #expect(
+            reader.scan(twoBands, with: reader.rowScanner(for: Self.linear)).allSatisfy {
+                $0.quality < BarcodeReader.combinedLeastRows
+            })
+        #expect(reader.secondEngineCode(in: [twoBands], wanted: Self.linear)?.text == "5901234123457")
+        #expect(reader.secondEngineCode(in: [oneBand], wanted: Self.linear) == nil)
+        #expect(reader.secondEngineCode(in: [oneBand, twoBands], wanted: Self.linear)?.text == "5901234123457")
+        #expect(reader.secondEngineCode(in: [twoBands], wanted: [.code128]) == nil)
+    }
+
+    @Test func theSecondEngineReadsNoisyStripsOnlyWhenAskedFor() throws {
+        // A turned code with noise that ZBar reads nothing from in the strips (this seed's): zxing-cpp
+        // reads it, and a reader without the second engine reports nothing.
+        let noisy = AngledLookTests.noisy(
+            AngledLookTests.turned(AngledLookTests.ean13(moduleWidth: 3), by: 20), amplitude: 60, seed: 300)
+        let (region, across) = try Self.region(of: noisy)
+        let withEngine = reader.combinedLineCodes(in: region, of: noisy, across: across, linear: Self.linear)
+        let zbarOnly = BarcodeReader(options: ReaderOptions(tryHarder: true, secondEngine: false))
+            .combinedLineCodes(in: region, of: noisy, across: across, linear: Self.linear)
+        #expect(withEngine.map(\.text) == ["5901234123457"])
+        #expect(zbarOnly.isEmpty)
+    }
+
     @Test func theCameraLoopDoesNotCombineLines() throws {
         // readFrame's look is bounded by the frame period: the cut-out only.
         let image = AngledLookTests.noisy(
