@@ -119,6 +119,29 @@ import Testing
         #expect(zbarOnly.isEmpty)
     }
 
+    @Test func zxingReadsABlurredCodeUnderTheWiderMasks() throws {
+        // Modules of 3 pixels blurred three times: zxing-cpp reads nothing under the one-pixel masks
+        // and reads the code under the two-pixel ones.
+        var image = AngledLookTests.turned(AngledLookTests.ean13(moduleWidth: 3), by: 20)
+        for _ in 0..<3 { image = image.blurred() }
+        let (region, across) = try Self.region(of: image)
+        let strip = CombinedLineStrip(region, of: image, across: across)
+        func drawn(_ masks: [(amount: Double, radius: Double)]) -> [GreyImage] {
+            masks.map { strip.image(sharpening: $0.amount, radius: $0.radius) }
+        }
+        #expect(reader.secondEngineCode(in: drawn(BarcodeReader.combinedSharpening), wanted: Self.linear) == nil)
+        let wider = reader.secondEngineCode(in: drawn(BarcodeReader.combinedEngineSharpening), wanted: Self.linear)
+        #expect(wider?.text == "5901234123457")
+    }
+
+    @Test func theMaskIsTheProfileAgainstItsMeanEitherSide() {
+        let step: [Double] = [0, 0, 0, 90, 90, 90]
+        #expect(CombinedLineStrip.sharpened(step, by: 1, radius: 1) == [0, 0, -30, 120, 90, 90])
+        // Two samples either side; at the ends, the mean of the samples there are.
+        #expect(CombinedLineStrip.sharpened(step, by: 2, radius: 2) == [0, -45, -72, 162, 135, 90])
+        #expect(CombinedLineStrip.sharpened(step, by: 0, radius: 2) == step)
+    }
+
     @Test func theCameraLoopDoesNotCombineLines() throws {
         // readFrame's look is bounded by the frame period: the cut-out only.
         let image = AngledLookTests.noisy(
