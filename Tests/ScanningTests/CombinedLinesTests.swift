@@ -142,6 +142,48 @@ import Testing
         #expect(CombinedLineStrip.sharpened(step, by: 0, radius: 2) == step)
     }
 
+    @Test func theExtremesAreTakenWithinTheReachEitherSide() {
+        let values: [Double] = [5, 1, 9, 3, 3, 7, 2, 8, 8, 0]
+        for reach in 0...4 {
+            let (low, high) = CombinedLineStrip.extremes(values, reach: reach)
+            for x in values.indices {
+                let near = values[max(0, x - reach)...min(values.count - 1, x + reach)]
+                #expect(low[x] == near.min() && high[x] == near.max(), "x \(x), reach \(reach)")
+            }
+        }
+    }
+
+    @Test func theStretchedStripShowsBarsUnderGlare() throws {
+        // Bars of 4 pixels whose right half lies under glare: 20/230 on the left, 200/240 on the
+        // right. Stretched, both halves span black to white; a flat stretch is drawn white.
+        var glare = GreyImage(width: 400, height: 80, filledWith: 255)
+        for y in 0..<80 {
+            for x in 0..<400 {
+                let bar = (x / 4) % 2 == 0
+                glare[x, y] = x < 200 ? (bar ? 20 : 230) : (bar ? 200 : 240)
+            }
+        }
+        let (region, across) = try Self.region(of: glare)
+        let strip = CombinedLineStrip(region, of: glare, across: across)
+        let stretched = strip.stretchedImage(sharpening: 0, radius: 1, reach: 12)
+        let plain = strip.image(sharpening: 0)
+        let row = stretched.height / 2
+        func span(_ image: GreyImage, _ xs: Range<Int>) -> Int {
+            let greys = xs.map { Int(image[$0, row]) }
+            return (greys.max() ?? 0) - (greys.min() ?? 0)
+        }
+        // The strip's middle lies at the region's centre; its samples are half a pixel apart.
+        let middle = stretched.width / 2
+        let glared = (middle + 20)..<(middle + 60)
+        #expect(span(plain, glared) < 60)
+        #expect(span(stretched, glared) > 200)
+        #expect(CombinedLineStrip.extremes([3, 3, 3], reach: 1).low == [3, 3, 3])
+        let flat = CombinedLineStrip(
+            region, of: GreyImage(width: 400, height: 80, filledWith: 128), across: across
+        ).stretchedImage(sharpening: 0, radius: 1, reach: 12)
+        #expect(flat.pixels.allSatisfy { $0 == 255 })
+    }
+
     @Test func theCameraLoopDoesNotCombineLines() throws {
         // readFrame's look is bounded by the frame period: the cut-out only.
         let image = AngledLookTests.noisy(
