@@ -55,19 +55,16 @@ extension BarcodeReader {
     /// the same strips, then ``combinedEngineSharpening``'s, then one stretched to local contrast):
     /// its edge finding and pattern matching differ from ZBar's, and on blurred EAN/UPC photos it
     /// reads some that ZBar cannot. A code must be read on ``combinedEngineRows`` rows (on two bands
-    /// at least), an EAN-8 or UPC-E on ``shortCodeLineCount``. Corpus: +5 codes, no misread.
+    /// at least). Corpus: +5 codes, no misread.
     func secondEngineCode(in strips: [GreyImage], wanted: Set<Symbology>) -> Barcode? {
         let engine = wanted.intersection(ZXingReader.readable)
-        let short = engine.intersection([.ean8, .upce])
+        guard !engine.isEmpty else { return nil }
         for drawn in strips {
-            for (symbologies, rows) in [
-                (engine.subtracting(short), Self.combinedEngineRows), (short, Self.shortCodeLineCount),
-            ] where !symbologies.isEmpty {
-                if let code = ZXingReader.read(drawn, looking: symbologies, minLineCount: rows, rotating: false)
-                    .flatMap(report)
-                {
-                    return code
-                }
+            if let code = ZXingReader.read(
+                drawn, looking: engine, minLineCount: Self.combinedEngineRows, rotating: false
+            )
+            .flatMap(report) {
+                return code
             }
         }
         return nil
@@ -105,9 +102,10 @@ extension BarcodeReader {
     /// On the corpus turned 15°, 8 let through a UPC-A photo read as the EAN-13 ZBar misreads it
     /// as upright; 10 keeps every misread out that was not there before.
     public static let combinedLeastRows = 10
-    /// The rows of a strip zxing-cpp must read a code on: more than one band's ``combinedRepeats``.
-    /// On the corpus, one band (2 rows) gave 3 more codes than two bands, on evidence too thin to keep.
-    public static let combinedEngineRows = combinedRepeats + 1
+    /// The rows of a strip zxing-cpp must read a code on: two bands' ``combinedRepeats``, which is
+    /// ``shortCodeLineCount`` too, so one call asks for every symbology. On the corpus, one band (2
+    /// rows) gave 3 more codes than two bands, on evidence too thin to keep; 3 rows read what 4 read.
+    public static let combinedEngineRows = 2 * combinedRepeats
 }
 
 /// A region's bars as quiet profiles: ``BarcodeReader/combinedBands`` bands spread over the middle
