@@ -11,9 +11,10 @@ extension BarcodeReader {
     /// part of a blurred code. ZBar's checksums and quiet-zone rules stay as strict as anywhere, a code
     /// must be read on ``combinedLeastRows`` rows, and two different readings of one symbology cancel.
     /// Code 128 is left out, as from the sub-pixel cut-out (ZBar drops its FNC4). Strips ZBar reads
-    /// nothing in are handed to zxing-cpp (see ``secondEngineCode(in:wanted:)``).
+    /// nothing in are handed to zxing-cpp when `engine` says so (see ``secondEngineCode(in:wanted:)``).
     func combinedLineCodes(
-        in region: BarRegion, of image: GreyImage, across: GreyImage.Vector, linear: Set<Symbology>
+        in region: BarRegion, of image: GreyImage, across: GreyImage.Vector, linear: Set<Symbology>,
+        engine: Bool = true
     ) -> [Barcode] {
         let wanted = linear.subtracting([.code128])
         guard !wanted.isEmpty else { return [] }
@@ -38,7 +39,7 @@ extension BarcodeReader {
                 }
             }
         }
-        guard options.secondEngine else { return [] }
+        guard options.secondEngine, engine else { return [] }
         let (amount, radius) = Self.combinedSharpening[0]
         let reach = region.length * Self.combinedStretchReach
         let other =

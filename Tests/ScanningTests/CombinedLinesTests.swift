@@ -115,8 +115,11 @@ import Testing
         let withEngine = reader.combinedLineCodes(in: region, of: noisy, across: across, linear: Self.linear)
         let zbarOnly = BarcodeReader(options: ReaderOptions(tryHarder: true, secondEngine: false))
             .combinedLineCodes(in: region, of: noisy, across: across, linear: Self.linear)
+        let notThisRegion = reader.combinedLineCodes(
+            in: region, of: noisy, across: across, linear: Self.linear, engine: false)
         #expect(withEngine.map(\.text) == ["5901234123457"])
         #expect(zbarOnly.isEmpty)
+        #expect(notThisRegion.isEmpty)
     }
 
     @Test func zxingReadsABlurredCodeUnderTheWiderMasks() throws {
