@@ -31,7 +31,9 @@ extension BarcodeReader {
             + " out of the full-size picture with their bars upright, each pixel the mean of"
             + " \(angledAveraging) samples along the bars, and read by ZBar along the cut-out's rows;"
             + " a patch that reads nothing is read again from \(combinedBands) bands of"
-            + " \(combinedLinesPerBand) scan lines each, averaged and sharpened, by ZBar and then by zxing-cpp."
+            + " \(combinedLinesPerBand) scan lines each, averaged and sharpened, by ZBar and then by zxing-cpp;"
+            + " a picture over \(Double(angledHalvedLookLimit) / 1_000_000) megapixels that the angled look"
+            + " reads nothing in is looked at so again at half size."
         return text
     }
 

@@ -187,6 +187,29 @@ import Testing
         #expect(flat.pixels.allSatisfy { $0 == 255 })
     }
 
+    @Test func aBigPictureIsLookedAtAgainAtHalfSize() throws {
+        // Noise of ± 200 on every pixel of a big picture: the full-size look reads nothing, the
+        // half-size one (the noise averaged over 2 × 2 pixels) reads the code, and its outline is
+        // given in the full picture's pixels, around the code in its middle.
+        let image = AngledLookTests.noisy(
+            AngledLookTests.turned(AngledLookTests.ean13(moduleWidth: 4, height: 200), by: 30, margin: 150),
+            amplitude: 200, seed: 1)
+        #expect(image.width * image.height >= BarcodeReader.angledHalvedLookLimit)
+        let linear = try #require(reader.angledSymbologies)
+        #expect(reader.angledCodes(in: image, linear: linear).isEmpty)
+        let codes = reader.angledLook(image)
+        #expect(codes.map(\.text) == ["5901234123457"])
+        let xs = codes.flatMap(\.points).map(\.x)
+        let ys = codes.flatMap(\.points).map(\.y)
+        #expect((xs.min() ?? 0) < image.width / 2 && (xs.max() ?? 0) > image.width / 2)
+        #expect((ys.min() ?? 0) < image.height / 2 && (ys.max() ?? 0) > image.height / 2)
+        #expect((xs.max() ?? 0) > image.width * 2 / 3, "outline in the full picture, not the half")
+        // A picture under the limit gets no second look: the same code at half size, as noisy.
+        let small = image.halved()
+        #expect(small.width * small.height < BarcodeReader.angledHalvedLookLimit)
+        #expect(reader.angledLook(small).map(\.text) == reader.angledCodes(in: small, linear: linear).map(\.text))
+    }
+
     @Test func theCameraLoopDoesNotCombineLines() throws {
         // readFrame's look is bounded by the frame period: the cut-out only.
         let image = AngledLookTests.noisy(
