@@ -86,7 +86,8 @@ public final class HTTPServer: Sendable {
                 idle_timeout_seconds: UInt32(limits.idleTimeoutSeconds),
                 connection_memory_limit: limits.maxHeadBytes, tls_key: key ?? nil, tls_certificate: certificate ?? nil)
             return scanpick_mhd_start(
-                &settings, accessHandler, context, requestCompleted, connectionNotified, context, messages)
+                &settings, admitConnection, accessHandler, context, requestCompleted, connectionNotified, context,
+                messages)
         }
         let failure = errno
         // libmicrohttpd's own words while starting: passed on once it runs; when it did not start they
@@ -207,16 +208,20 @@ private final class Daemon: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Stops listening, waits for the suspended requests to be answered (libmicrohttpd must not stop
-    /// with a connection suspended), stops the daemon and frees the context, once.
+    /// Stops taking connections (``admitConnection`` closes each new one once the core stops), waits
+    /// for the suspended requests to be answered (libmicrohttpd must not stop with a connection
+    /// suspended), stops the daemon and frees the context, once.
+    ///
+    /// Not `MHD_quiesce_daemon`: in epoll mode with a pool of polling threads, libmicrohttpd 0.9.75
+    /// removes the listening socket from each thread's epoll set both there and in the threads' own
+    /// loops, unlocked, and aborts the process when it loses that race (`Failed to remove listen FD
+    /// from epoll set`: seen in the suite on a loaded machine).
     func stop(_ core: ServerCore) {
         lock.lock()
         defer { lock.unlock() }
         guard let running = pointer else { return }
-        let listening = MHD_quiesce_daemon(running)
         core.stop()
         MHD_stop_daemon(running)
-        if listening >= 0 { close(listening) }
         pointer = nil
         Unmanaged<ServerCore>.fromOpaque(context).release()
         logger.deallocate()

@@ -98,6 +98,13 @@ let requestCompleted: MHD_RequestCompletedCallback = { context, _, requestState,
     if let entry = state.connection { core.deadlines.answered(entry) }
 }
 
+/// Takes a new connection unless the server is stopping (then libmicrohttpd closes it at once, and a
+/// proxy in front sends its request to another server).
+let admitConnection: MHD_AcceptPolicyCallback = { context, _, _ in
+    guard let context else { return .NO }
+    return Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().isStopping ? .NO : .YES
+}
+
 /// Registers each new connection with the deadline sweep, and removes it before its socket closes.
 let connectionNotified: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
     guard let context, let connection, let socketContext else { return }

@@ -77,8 +77,8 @@ struct scanpick_mhd_settings {
 /// Starts a daemon in epoll mode with a pool of polling threads: an idle or slow connection costs
 /// memory, not a thread, and a handler may suspend its connection while a worker thread answers.
 static inline struct MHD_Daemon *scanpick_mhd_start(
-    const struct scanpick_mhd_settings *settings, MHD_AccessHandlerCallback handler, void *handler_context,
-    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify, void *context,
+    const struct scanpick_mhd_settings *settings, MHD_AcceptPolicyCallback admit, MHD_AccessHandlerCallback handler,
+    void *handler_context, MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify, void *context,
     struct scanpick_mhd_logger *logger) {
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (settings->address->sa_family == AF_INET6) flags |= MHD_USE_IPv6;
@@ -99,7 +99,7 @@ static inline struct MHD_Daemon *scanpick_mhd_start(
     };
     if (settings->polling_threads <= 1) pool[0].option = MHD_OPTION_END;
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, handler_context,
+        flags, 0, admit, context, handler, handler_context,
         MHD_OPTION_EXTERNAL_LOGGER, scanpick_mhd_log, logger,  // first, or earlier options log to stderr
         MHD_OPTION_SOCK_ADDR, settings->address,
         MHD_OPTION_ARRAY, pool,
