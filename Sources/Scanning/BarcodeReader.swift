@@ -33,7 +33,7 @@ public final class BarcodeReader {
     private static func makeScanner(for symbologies: Set<Symbology>, spacing: Int = 1) -> OpaquePointer {
         let scanner = zbar_image_scanner_create()!
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        let density = Int32(min(max(spacing, 1), ReaderOptions.maxScanLineSpacing))
+        let density = Int32(ReaderOptions.clampedSpacing(spacing))
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
         for type in zbarSymbologies(for: symbologies).compactMap(\.zbarType) {

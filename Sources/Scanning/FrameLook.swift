@@ -55,17 +55,21 @@ extension BarcodeReader {
 }
 
 extension Barcode {
+    /// The box around this code's outline, in pixels (nil without an outline).
+    var outlineBox: (left: Int, right: Int, top: Int, bottom: Int)? {
+        guard let first = points.first else { return nil }
+        var (left, right, top, bottom) = (first.x, first.x, first.y, first.y)
+        for point in points {
+            (left, right) = (min(left, point.x), max(right, point.x))
+            (top, bottom) = (min(top, point.y), max(bottom, point.y))
+        }
+        return (left, right, top, bottom)
+    }
+
     /// Whether `point` lies within the box around this code's outline (with a margin of 8 pixels):
     /// a region of bars there is this code's.
     func outlineCovers(_ point: GreyImage.Vector) -> Bool {
-        guard let first = points.first else { return false }
-        var (left, right, top, bottom) = (first.x, first.x, first.y, first.y)
-        for point in points {
-            left = min(left, point.x)
-            right = max(right, point.x)
-            top = min(top, point.y)
-            bottom = max(bottom, point.y)
-        }
+        guard let (left, right, top, bottom) = outlineBox else { return false }
         let margin = 8.0
         return point.x >= Double(left) - margin && point.x <= Double(right) + margin
             && point.y >= Double(top) - margin && point.y <= Double(bottom) + margin

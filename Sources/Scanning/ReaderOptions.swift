@@ -29,7 +29,7 @@ public struct ReaderOptions: Sendable, Equatable {
     /// code needs only a few of its rows crossed, so a camera, whose codes are held close and span
     /// dozens of rows, uses ``cameraScanLineSpacing``; still images keep every line.
     public var scanLineSpacing: Int {
-        didSet { scanLineSpacing = min(max(scanLineSpacing, 1), Self.maxScanLineSpacing) }
+        didSet { scanLineSpacing = Self.clampedSpacing(scanLineSpacing) }
     }
 
     public init(
@@ -37,7 +37,7 @@ public struct ReaderOptions: Sendable, Equatable {
         code39FullASCII: Bool = false, retryPasses: [BarcodeReader.RetryPass] = BarcodeReader.RetryPass.standard,
         secondEngine: Bool = true, angledLook: Bool = true, scanLineSpacing: Int = 1
     ) {
-        self.scanLineSpacing = min(max(scanLineSpacing, 1), Self.maxScanLineSpacing)
+        self.scanLineSpacing = Self.clampedSpacing(scanLineSpacing)
         self.angledLook = angledLook
         self.secondEngine = secondEngine
         self.retryPasses = retryPasses
@@ -61,4 +61,7 @@ public struct ReaderOptions: Sendable, Equatable {
     /// The widest spacing taken: a code must be read on 4 lines (`BarcodeReader.leastLines`), so at 4
     /// it needs 16 rows of bars, and beyond that small codes fall between the lines.
     public static let maxScanLineSpacing = 4
+
+    /// `spacing` within 1...``maxScanLineSpacing``.
+    static func clampedSpacing(_ spacing: Int) -> Int { min(max(spacing, 1), maxScanLineSpacing) }
 }

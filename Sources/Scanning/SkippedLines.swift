@@ -25,13 +25,8 @@ extension BarcodeReader {
         guard options.scanLineSpacing > 1, options.symbologies.contains(.qrcode),
             !found.contains(where: { $0.symbology == .qrcode }),
             let located = ZXingReader.read(image, looking: [.qrcode]).flatMap(report),
-            let first = located.points.first
+            let (left, right, top, bottom) = located.outlineBox
         else { return nil }
-        var (left, right, top, bottom) = (first.x, first.x, first.y, first.y)
-        for point in located.points {
-            (left, right) = (min(left, point.x), max(right, point.x))
-            (top, bottom) = (min(top, point.y), max(bottom, point.y))
-        }
         // Room for the quiet zone and for corners zxing-cpp placed a module or two inside.
         let margin = max(right - left, bottom - top) / 4 + Self.qrCutMargin
         let cut = image.cropped(
