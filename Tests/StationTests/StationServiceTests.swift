@@ -106,7 +106,7 @@ import Testing
             configPath: fixture.config, station: station, output: { _ in }, logger: .discarding)
         let run = Task { try await service.run(source: .camera(device: nil), org: nil) }
 
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)  // at once when both show; a loaded suite is slow
         var shown: [Attention] = []
         while shown.filter({ $0.code == "scanner_unavailable" }).count < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
