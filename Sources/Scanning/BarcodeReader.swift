@@ -81,7 +81,9 @@ public final class BarcodeReader {
             found.append(other)
         }
         guard options.tryHarder else { return found }
-        guard found.isEmpty else { return options.secondEngine ? restoringCode128Extended(found, in: image) : found }
+        guard found.isEmpty else {
+            return options.secondEngine ? crossChecked(restoringCode128Extended(found, in: image), in: image) : found
+        }
         if options.symbologies.contains(.databarExpanded), let ours = DataBarExpandedReader.read(image) {
             return [ours]
         }
@@ -101,7 +103,11 @@ public final class BarcodeReader {
             let other = secondEngineLook(image)
             if !other.isEmpty { return other }
         }
-        return options.angledLook ? angledLook(image) : []
+        if options.angledLook {
+            let angled = angledLook(image)
+            if !angled.isEmpty { return angled }
+        }
+        return options.secondEngine ? secondEngineQRLook(image) : []
     }
 
     /// zxing-cpp's look at an image nothing else read: every wanted symbology it reads (the ones
