@@ -33,7 +33,9 @@ extension BarcodeReader {
             + " a patch that reads nothing is read again from \(combinedBands) bands of"
             + " \(combinedLinesPerBand) scan lines each, averaged and sharpened, by ZBar and then by zxing-cpp;"
             + " a picture over \(Double(angledHalvedLookLimit) / 1_000_000) megapixels that the angled look"
-            + " reads nothing in is looked at so again at half size."
+            + " reads nothing in is looked at so again at half size. A picture of at most"
+            + " \(Double(qrLookLimit) / 1_000_000) megapixels that still reads nothing is looked at by"
+            + " zxing-cpp for a QR code once more: halved, inverted and sharpened."
         return text
     }
 
