@@ -11,7 +11,7 @@ extension BarcodeReader {
     /// zxing-cpp on 24 and more). On every EAN/UPC picture, whatever ZBar's lines, it disagreed
     /// nowhere else.
     func crossChecked(_ codes: [Barcode], in image: GreyImage) -> [Barcode] {
-        let family: Set<Symbology> = [.ean13, .upca, .ean8, .upce]
+        let family = Symbology.eanUPC
         let indices = codes.indices.filter { family.contains(codes[$0].symbology) }
         guard indices.count == 1, codes[indices[0]].quality < Self.crossCheckedBelowLines,
             let other = ZXingReader.read(

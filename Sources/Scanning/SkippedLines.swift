@@ -8,8 +8,8 @@ extension BarcodeReader {
     /// when lines are skipped. libzbar drops those itself when it scans every row or every column
     /// (one line's read of noise or of a smudged code passes a check digit too often), but not when
     /// it skips both (`zbar_scan_image`; Codabar it drops at any spacing).
-    static func seenOnEnoughLines(_ codes: [Barcode], _ options: ReaderOptions) -> [Barcode] {
-        guard options.scanLineSpacing > 1 else { return codes }
+    static func seenOnEnoughLines(_ codes: [Barcode], spacing: Int) -> [Barcode] {
+        guard spacing > 1 else { return codes }
         return codes.filter { $0.quality >= leastLines || !Symbology.checkedOnSeveralLines.contains($0.symbology) }
     }
 
@@ -21,8 +21,8 @@ extension BarcodeReader {
     /// picture's look gives (ZBar's bytes, ``QRText``'s character set, GS1's separators); zxing-cpp's
     /// own reading only when ZBar still reads nothing there (and it is not one zxing-cpp may have
     /// cut short). Nil when lines are not skipped, QR codes are not wanted, or there is none.
-    func qrCodeBetweenLines(_ image: GreyImage, besides found: [Barcode]) -> Barcode? {
-        guard options.scanLineSpacing > 1, options.symbologies.contains(.qrcode),
+    func qrCodeBetweenLines(_ image: GreyImage, besides found: [Barcode], spacing: Int) -> Barcode? {
+        guard spacing > 1, options.symbologies.contains(.qrcode),
             !found.contains(where: { $0.symbology == .qrcode }),
             let located = ZXingReader.read(image, looking: [.qrcode]).flatMap(report),
             let (left, right, top, bottom) = located.outlineBox

@@ -54,6 +54,10 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, CustomStringConv
         .ean2, .ean5, .ean8, .upce, .isbn10, .upca, .ean13, .isbn13, .databar, .databarExpanded,
     ]
 
+    /// EAN/UPC: one check digit guards each reading, and a wrong pair of digits can pass it, so a
+    /// reading on few scan lines is weak evidence (see `BarcodeReader.crossChecked`).
+    static let eanUPC: Set<Symbology> = [.ean13, .upca, .ean8, .upce]
+
     /// The symbology with ZBar display name `name` (`EAN-13`), or nil.
     public init?(displayName name: String) {
         guard let match = Self.allCases.first(where: { $0.displayName == name }) else { return nil }

@@ -12,7 +12,11 @@ extension BarcodeReader {
         let halved = passes.filter(\.triedOnHalvedPictures).map(\.name)
         let megapixels = Double(fullSizeRetryLimit) / 1_000_000
         var text =
-            "An image where the first look finds nothing is looked at again: first by our own GS1 DataBar "
+            "A picture over \(megapixels) megapixels gets the camera's first look, every"
+            + " \(skimSpacing == 2 ? "other" : "\(skimSpacing)th") row and column,"
+            + " and every one only when that reads an EAN/UPC code on fewer than \(crossCheckedBelowLines) lines"
+            + " or when the later looks read one."
+            + " An image where the first look finds nothing is looked at again: first by our own GS1 DataBar "
             + "Expanded decoder, then by ZBar through each retry pass in turn, stopping at the first that finds "
             + "a code: \(sentence(passes.map(\.summary)))."
         if !small.isEmpty {

@@ -118,8 +118,58 @@ extension ScanLineSpacingTests {
             code(.ean13, quality: 1), code(.databar, quality: 3), code(.codabar, quality: 2), code(.upca, quality: 4),
             code(.code128, quality: 1), code(.qrcode, quality: 1),
         ]
-        let kept = BarcodeReader.seenOnEnoughLines(codes, .camera()).map(\.symbology)
+        let kept = BarcodeReader.seenOnEnoughLines(codes, spacing: ReaderOptions.cameraScanLineSpacing).map(\.symbology)
         #expect(kept == [.codabar, .upca, .code128, .qrcode])  // libzbar drops Codabar itself
-        #expect(BarcodeReader.seenOnEnoughLines(codes, ReaderOptions()) == codes)
+        #expect(BarcodeReader.seenOnEnoughLines(codes, spacing: 1) == codes)
+    }
+}
+
+/// A try-harder read of a big still picture looks first as the camera does, every other line, and
+/// at every line when an EAN/UPC reading is weak.
+@Suite struct TryHarderSkimTests {
+    let tryHarder = BarcodeReader(options: ReaderOptions(tryHarder: true))
+    let fast = BarcodeReader()
+
+    /// `code` in the middle of a white picture of `width` × `height`.
+    func placed(_ code: GreyImage, width: Int = 800, height: Int = 600) -> GreyImage {
+        var canvas = GreyImage(width: width, height: height, filledWith: 255)
+        let (left, top) = ((width - code.width) / 2, (height - code.height) / 2)
+        for y in 0..<code.height {
+            for x in 0..<code.width { canvas[left + x, top + y] = code[x, y] }
+        }
+        return canvas
+    }
+
+    func sample(_ file: String) throws -> GreyImage { try ImageLoader().load(path: Repository.sample(file)) }
+
+    @Test func aBigPictureIsSkimmedAndReadsWhatEveryLineReads() throws {
+        for file in ["clean/ean13.png", "clean/code128.png", "clean/qrcode.png"] {
+            let picture = placed(try sample(file))
+            #expect(picture.width * picture.height > BarcodeReader.fullSizeRetryLimit)
+            let skimmed = tryHarder.read(picture)
+            let everyLine = fast.read(picture)
+            #expect(skimmed.map(\.text) == everyLine.map(\.text), "\(file)")
+            #expect(!skimmed.isEmpty, "\(file)")
+        }
+        // Seen on about half the lines: the skim's reading was taken.
+        let ean = placed(try sample("clean/ean13.png"))
+        #expect(try #require(tryHarder.read(ean).first).quality < fast.read(ean)[0].quality)
+    }
+
+    /// An EAN-13 cut to a strip of 8 rows: the skim crosses it on 4 lines, a weak reading, so the
+    /// picture is read at every line; a small picture is never skimmed.
+    @Test func aWeakEANReadingInTheSkimIsReadAgainAtEveryLine() throws {
+        let code = try sample("clean/ean13.png")
+        let strip = placed(code.cropped(x: 0, y: code.height / 2, width: code.width, height: 8))
+        let camera = BarcodeReader(options: .camera()).read(strip)
+        #expect(camera.map(\.symbology) == [.ean13])
+        #expect(camera.allSatisfy(BarcodeReader.isWeakEANUPCReading))
+        let read = tryHarder.read(strip)
+        #expect(read.map(\.text) == camera.map(\.text))
+        #expect(read.map(\.quality) == fast.read(strip).map(\.quality))
+        #expect(!read.contains(where: BarcodeReader.isWeakEANUPCReading))
+        let small = placed(code, width: code.width + 40, height: code.height + 40)
+        #expect(small.width * small.height <= BarcodeReader.fullSizeRetryLimit)
+        #expect(tryHarder.read(small) == fast.read(small))
     }
 }
