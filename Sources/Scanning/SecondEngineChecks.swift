@@ -19,12 +19,21 @@ extension BarcodeReader {
                 rotating: false
             ).flatMap(report), family.contains(other.symbology)
         else { return codes }
+        // With ``ReaderOptions/joinsAddOns`` ZBar's add-on digits follow the code's own: they stay.
         let zbar = codes[indices[0]]
-        guard other.symbology != zbar.symbology || other.payload != zbar.payload else { return codes }
+        let ownDigits = Self.digitCount[zbar.symbology] ?? zbar.payload.count
+        let addOn = zbar.payload.dropFirst(ownDigits)
+        guard other.symbology != zbar.symbology || other.payload != Array(zbar.payload.prefix(ownDigits)) else {
+            return codes
+        }
         var checked = codes
         checked[indices[0]] = other
+        checked[indices[0]].payload += addOn
         return checked
     }
+
+    /// The digits of an EAN/UPC code's own, without an add-on.
+    private static let digitCount: [Symbology: Int] = [.ean13: 13, .upca: 12, .ean8: 8, .upce: 8]
 
     /// ZBar's scan lines below which a first look's lone EAN/UPC reading is checked by zxing-cpp
     /// (41 pictures of the corpus; their checks cost too little to measure in a whole-corpus run).

@@ -45,6 +45,18 @@ import Testing
         #expect(reader.crossChecked([unconfirmed], in: blank) == [unconfirmed])
     }
 
+    /// With add-ons joined, ZBar's reading carries the add-on's digits after its own: zxing-cpp
+    /// (which reads no add-on here) is compared with the code's own digits, and the add-on stays.
+    @Test func aJoinedAddOnStaysWhetherZXingCppAgreesOrNot() {
+        let picture = drawn("590123412345")
+        let joining = BarcodeReader(options: ReaderOptions(tryHarder: true, joinsAddOns: true))
+        let agreed = zbarReading("5901234123457" + "51299", lines: 5)
+        #expect(joining.crossChecked([agreed], in: picture) == [agreed])
+        let replaced = joining.crossChecked([zbarReading("4006381333931" + "12", lines: 5)], in: picture)
+        #expect(replaced.map(\.text) == ["590123412345712"])
+        #expect(replaced.map(\.symbology) == [.ean13])
+    }
+
     @Test func anAddOnStaysBesideTheReplacedCodeAndTwoCodesAreNotChecked() {
         let picture = drawn("590123412345")
         let addOn = zbarReading("12", lines: 3, .ean2)
