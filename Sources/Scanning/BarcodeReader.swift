@@ -77,17 +77,19 @@ public final class BarcodeReader {
     /// A try-harder read of a big still picture (over ``fullSizeRetryLimit`` pixels, from which
     /// the retry passes halve it) skims it first, every other line as the camera looks: a code
     /// big enough to matter in it crosses plenty of lines, and when the skim reads nothing, the
-    /// retry passes look at every line of the halved picture next. A weak EAN/UPC reading, by the
-    /// skim or by a later look (on fewer than ``crossCheckedBelowLines`` lines, or zxing-cpp's), is
-    /// where misreads are: the picture's every line is looked at then, and what that reads is
-    /// taken. On the corpus: about 11% less CPU, every picture read the same but for two false
-    /// readings in an EAN-13's bars gone (docs/benchmarks.md, "Big pictures skimmed first").
+    /// retry passes look at every line of the halved picture next. The picture's every line is
+    /// looked at too, and what that reads is taken, where the skim may have missed or misread a
+    /// code: when it saw a code on too few lines to take it, and when it or a later look reads an
+    /// EAN/UPC code weakly (on fewer than ``crossCheckedBelowLines`` lines, or zxing-cpp's
+    /// reading). On the corpus: about 10% less CPU, every picture read the same but for a false
+    /// ITF in an EAN-13's bars gone (docs/benchmarks.md, "Big pictures skimmed first").
     public func read(_ image: GreyImage) -> [Barcode] {
         let skims =
             options.tryHarder && options.scanLineSpacing == 1 && image.width * image.height > Self.fullSizeRetryLimit
-        var found = look(image, spacing: skims ? Self.skimSpacing : options.scanLineSpacing)
-        if skims, found.contains(where: Self.isWeakEANUPCReading) {
-            found = look(image, spacing: options.scanLineSpacing)
+        let first = look(image, spacing: skims ? Self.skimSpacing : options.scanLineSpacing)
+        var found = first.codes
+        if skims, first.uncertain || found.contains(where: Self.isWeakEANUPCReading) {
+            found = look(image, spacing: options.scanLineSpacing).codes
         }
         let unread = options.symbologies.intersection(Symbology.zbarLacks)
         if !unread.isEmpty, let other = ZXingReader.read(image, looking: unread).flatMap(report) {
@@ -96,8 +98,9 @@ public final class BarcodeReader {
         guard options.tryHarder else { return found }
         guard found.isEmpty else { return checked(found, in: image) }
         let harder = lookingHarder(at: image)
-        if skims, harder.contains(where: Self.isWeakEANUPCReading) {
-            let everyLine = look(image, spacing: options.scanLineSpacing)
+        guard skims else { return harder }
+        if harder.contains(where: Self.isWeakEANUPCReading) {
+            let everyLine = look(image, spacing: options.scanLineSpacing).codes
             if !everyLine.isEmpty { return checked(everyLine, in: image) }
         }
         return harder
@@ -146,15 +149,19 @@ public final class BarcodeReader {
     }
 
     /// One look by ZBar at every `spacing`th line (and by zxing-cpp for a QR code between skipped
-    /// lines), its readings checked as that spacing needs.
-    private func look(_ image: GreyImage, spacing: Int) -> [Barcode] {
+    /// lines), its readings checked as that spacing needs; `uncertain` when ZBar read a code on
+    /// too few of the lines to take it.
+    private func look(_ image: GreyImage, spacing: Int) -> (codes: [Barcode], uncertain: Bool) {
         var found: [Barcode] = []
+        var uncertain = false
         if hasZBarSymbologies {
             let zbar = scan(image, with: spacing == options.scanLineSpacing ? scanner : skimmer())
-            found = correctingDataBarExpanded(finished(Self.seenOnEnoughLines(zbar, spacing: spacing)), in: image)
+            let seen = Self.seenOnEnoughLines(zbar, spacing: spacing)
+            uncertain = seen.count < zbar.count
+            found = correctingDataBarExpanded(finished(seen), in: image)
         }
         if let between = qrCodeBetweenLines(image, besides: found, spacing: spacing) { found.append(between) }
-        return found
+        return (found, uncertain)
     }
 
     /// The scanner at ``skimSpacing`` (made on first use).

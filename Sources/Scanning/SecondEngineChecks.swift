@@ -10,14 +10,20 @@ extension BarcodeReader {
     /// in 5 and read another code in one, a misread turned correct (`upca-4/13`: ZBar on 6 lines,
     /// zxing-cpp on 24 and more). On every EAN/UPC picture, whatever ZBar's lines, it disagreed
     /// nowhere else.
+    ///
+    /// zxing-cpp reads one code of the picture: its reading must lie where ZBar's does (see
+    /// ``liesOn(_:_:)``), and ZBar must have read no other code of the EAN decoder's (an ISBN is
+    /// one), or zxing-cpp's reading could be that other code's.
     func crossChecked(_ codes: [Barcode], in image: GreyImage) -> [Barcode] {
         let family = Symbology.eanUPC
-        let indices = codes.indices.filter { family.contains(codes[$0].symbology) }
-        guard indices.count == 1, codes[indices[0]].quality < Self.crossCheckedBelowLines,
+        let eanDecoder = family.union([.isbn10, .isbn13])
+        let indices = codes.indices.filter { eanDecoder.contains(codes[$0].symbology) }
+        guard indices.count == 1, family.contains(codes[indices[0]].symbology),
+            codes[indices[0]].quality < Self.crossCheckedBelowLines,
             let other = ZXingReader.read(
                 image, looking: options.symbologies.intersection(family), minLineCount: Self.crossCheckEngineLines,
                 rotating: false
-            ).flatMap(report), family.contains(other.symbology)
+            ).flatMap(report), family.contains(other.symbology), Self.liesOn(other, codes[indices[0]])
         else { return codes }
         // With ``ReaderOptions/joinsAddOns`` ZBar's add-on digits follow the code's own: they stay.
         let zbar = codes[indices[0]]
@@ -30,6 +36,15 @@ extension BarcodeReader {
         checked[indices[0]] = other
         checked[indices[0]].payload += addOn
         return checked
+    }
+
+    /// Whether the centre of `other`'s outline lies in the box around `code`'s, grown by half the
+    /// box's longer side each way (a weak reading's outline spans the few lines that read it).
+    static func liesOn(_ other: Barcode, _ code: Barcode) -> Bool {
+        guard let (left, right, top, bottom) = code.outlineBox, let box = other.outlineBox else { return false }
+        let reach = max(right - left, bottom - top) / 2
+        let (x, y) = ((box.left + box.right) / 2, (box.top + box.bottom) / 2)
+        return x >= left - reach && x <= right + reach && y >= top - reach && y <= bottom + reach
     }
 
     /// The digits of an EAN/UPC code's own, without an add-on.

@@ -14,8 +14,8 @@ extension BarcodeReader {
         var text =
             "A picture over \(megapixels) megapixels gets the camera's first look, every"
             + " \(skimSpacing == 2 ? "other" : "\(skimSpacing)th") row and column,"
-            + " and every one only when that reads an EAN/UPC code on fewer than \(crossCheckedBelowLines) lines"
-            + " or when the later looks read one."
+            + " and every one too when that look sees a code on too few of its lines to take it, or when it or"
+            + " a later look reads an EAN/UPC code on fewer than \(crossCheckedBelowLines) lines."
             + " An image where the first look finds nothing is looked at again: first by our own GS1 DataBar "
             + "Expanded decoder, then by ZBar through each retry pass in turn, stopping at the first that finds "
             + "a code: \(sentence(passes.map(\.summary)))."

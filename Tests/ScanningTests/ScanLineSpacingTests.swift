@@ -156,6 +156,32 @@ extension ScanLineSpacingTests {
         #expect(try #require(tryHarder.read(ean).first).quality < fast.read(ean)[0].quality)
     }
 
+    /// A DataBar 6 rows tall (a 640 × 480 picture made with zint) crosses 3 of the skim's lines, too
+    /// few to take it: every line is looked at then, and `--try-harder` reads what the fast look
+    /// reads.
+    @Test func aCodeTheSkimSeesOnTooFewLinesIsReadAtEveryLine() throws {
+        let picture = try ImageLoader().load(
+            path: Repository.root + "/Tests/ScanningTests/Fixtures/databar-six-rows.png")
+        #expect(picture.width * picture.height > BarcodeReader.fullSizeRetryLimit)
+        #expect(BarcodeReader(options: .camera()).read(picture).isEmpty)
+        #expect(fast.read(picture).map(\.text) == ["0109501101530003"])
+        let read = tryHarder.read(picture)
+        #expect(read.map(\.symbology) == [.databar])
+        #expect(read.map(\.text) == ["0109501101530003"])
+    }
+
+    /// An EAN-13 of 4 rows beside a big Code 128: the skim takes the EAN-13 only at every line.
+    @Test func aSmallCodeBesideABigOneIsRead() throws {
+        let ean = try sample("clean/ean13.png")
+        let strip = ean.cropped(x: 0, y: ean.height / 2, width: ean.width, height: 4)
+        var picture = placed(try sample("clean/code128.png"))
+        for y in 0..<strip.height {
+            for x in 0..<strip.width { picture[100 + x, 500 + y] = strip[x, y] }
+        }
+        #expect(Set(tryHarder.read(picture).map(\.text)) == Set(fast.read(picture).map(\.text)))
+        #expect(fast.read(picture).count == 2)
+    }
+
     /// An EAN-13 cut to a strip of 8 rows: the skim crosses it on 4 lines, a weak reading, so the
     /// picture is read at every line; a small picture is never skimmed.
     @Test func aWeakEANReadingInTheSkimIsReadAgainAtEveryLine() throws {

@@ -16,9 +16,15 @@ import Testing
         return GreyImage(width: drawn.width, height: drawn.height, pixels: drawn.pixels)
     }
 
-    /// What ZBar's first look might have read: `text` as EAN-13 on `lines` scan lines.
-    func zbarReading(_ text: String, lines: Int, _ symbology: Symbology = .ean13) -> Barcode {
-        Barcode(symbology: symbology, payload: Array(text.utf8), quality: lines, orientation: .up)
+    /// What ZBar's first look might have read: `text` as EAN-13 on `lines` scan lines, its outline
+    /// a thin band across a drawn code's middle, or from `left` to `left` + 260.
+    func zbarReading(_ text: String, lines: Int, _ symbology: Symbology = .ean13, left: Int = 20) -> Barcode {
+        Barcode(
+            symbology: symbology, payload: Array(text.utf8), quality: lines,
+            points: [
+                .init(x: left, y: 38), .init(x: left + 260, y: 38), .init(x: left + 260, y: 42), .init(x: left, y: 42),
+            ],
+            orientation: .up)
     }
 
     func qrCode() throws -> GreyImage {
@@ -55,6 +61,18 @@ import Testing
         let replaced = joining.crossChecked([zbarReading("4006381333931" + "12", lines: 5)], in: picture)
         #expect(replaced.map(\.text) == ["590123412345712"])
         #expect(replaced.map(\.symbology) == [.ean13])
+    }
+
+    /// zxing-cpp reads one code of the picture: not taken for a weak reading elsewhere, nor beside
+    /// an ISBN ZBar read (zxing-cpp reports an ISBN as EAN-13, and it may be that one it read).
+    @Test func zxingCppsReadingOfAnotherPlaceOrBesideAnISBNIsNotTaken() {
+        let picture = drawn("978073520044")
+        let elsewhere = zbarReading("5901234123457", lines: 5, left: 2000)
+        #expect(reader.crossChecked([elsewhere], in: picture) == [elsewhere])
+        let withISBN = BarcodeReader(options: ReaderOptions(symbologies: [.ean13, .isbn13], tryHarder: true))
+        let codes = [zbarReading("5901234123457", lines: 5), zbarReading("9780735200449", lines: 30, .isbn13)]
+        #expect(withISBN.crossChecked(codes, in: picture) == codes)
+        #expect(reader.crossChecked([codes[0]], in: picture).map(\.text) == ["9780735200449"])
     }
 
     @Test func anAddOnStaysBesideTheReplacedCodeAndTwoCodesAreNotChecked() {
