@@ -88,9 +88,8 @@ public final class BarcodeReader {
             options.tryHarder && options.scanLineSpacing == 1 && image.width * image.height > Self.fullSizeRetryLimit
         let first = look(image, spacing: skims ? Self.skimSpacing : options.scanLineSpacing)
         var found = first.codes
-        if skims, first.uncertain || found.contains(where: Self.isWeakEANUPCReading) {
-            found = look(image, spacing: options.scanLineSpacing).codes
-        }
+        let everyLineLooked = skims && (first.uncertain || found.contains(where: Self.isWeakEANUPCReading))
+        if everyLineLooked { found = look(image, spacing: options.scanLineSpacing).codes }
         let unread = options.symbologies.intersection(Symbology.zbarLacks)
         if !unread.isEmpty, let other = ZXingReader.read(image, looking: unread).flatMap(report) {
             found.append(other)
@@ -98,7 +97,7 @@ public final class BarcodeReader {
         guard options.tryHarder else { return found }
         guard found.isEmpty else { return checked(found, in: image) }
         let harder = lookingHarder(at: image)
-        guard skims else { return harder }
+        guard skims, !everyLineLooked else { return harder }
         if harder.contains(where: Self.isWeakEANUPCReading) {
             let everyLine = look(image, spacing: options.scanLineSpacing).codes
             if !everyLine.isEmpty { return checked(everyLine, in: image) }
