@@ -13,7 +13,8 @@ extension BarcodeReader {
     ///
     /// zxing-cpp reads one code of the picture: its reading must lie where ZBar's does (see
     /// ``liesOn(_:_:)``), and ZBar must have read no other code of the EAN decoder's (an ISBN is
-    /// one), or zxing-cpp's reading could be that other code's.
+    /// one), or zxing-cpp's reading could be that other code's. A second code right beside the
+    /// weak one, which ZBar missed and zxing-cpp read, is not told apart.
     func crossChecked(_ codes: [Barcode], in image: GreyImage) -> [Barcode] {
         let family = Symbology.eanUPC
         let eanDecoder = family.union([.isbn10, .isbn13])
@@ -38,13 +39,15 @@ extension BarcodeReader {
         return checked
     }
 
-    /// Whether the centre of `other`'s outline lies in the box around `code`'s, grown by half the
-    /// box's longer side each way (a weak reading's outline spans the few lines that read it).
+    /// Whether `other`'s outline box overlaps `code`'s grown each way by half the longer side of
+    /// either: a weak ZBar reading's outline may be a few of the code's lines at one end of it, or
+    /// two points, where zxing-cpp's spans the code's width. A code one code's size away or more is
+    /// another code.
     static func liesOn(_ other: Barcode, _ code: Barcode) -> Bool {
         guard let (left, right, top, bottom) = code.outlineBox, let box = other.outlineBox else { return false }
-        let reach = max(right - left, bottom - top) / 2
-        let (x, y) = ((box.left + box.right) / 2, (box.top + box.bottom) / 2)
-        return x >= left - reach && x <= right + reach && y >= top - reach && y <= bottom + reach
+        let reach = max(right - left, bottom - top, box.right - box.left, box.bottom - box.top) / 2
+        return box.left <= right + reach && box.right >= left - reach && box.top <= bottom + reach
+            && box.bottom >= top - reach
     }
 
     /// The digits of an EAN/UPC code's own, without an add-on.

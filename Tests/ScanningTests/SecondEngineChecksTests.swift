@@ -75,6 +75,22 @@ import Testing
         #expect(reader.crossChecked([codes[0]], in: picture).map(\.text) == ["9780735200449"])
     }
 
+    /// ZBar's outline of a weak reading can be two points at one end of the code (as in the
+    /// corpus's `upca-2/38`), or a short band off its middle: zxing-cpp's reading of the code,
+    /// across its width, lies on it all the same.
+    @Test func aWeakReadingsOutlineAtOneEndOfTheCodeIsTheCodesPlace() {
+        let picture = drawn("590123412345")
+        let twoPoints = Barcode(
+            symbology: .ean13, payload: Array("4006381333931".utf8), quality: 2,
+            points: [.init(x: 262, y: 70), .init(x: 270, y: 72)], orientation: .up)
+        #expect(reader.crossChecked([twoPoints], in: picture).map(\.text) == ["5901234123457"])
+        let offMiddle = Barcode(
+            symbology: .ean13, payload: Array("4006381333931".utf8), quality: 3,
+            points: [.init(x: 200, y: 2), .init(x: 280, y: 2), .init(x: 280, y: 4), .init(x: 200, y: 4)],
+            orientation: .up)
+        #expect(reader.crossChecked([offMiddle], in: picture).map(\.text) == ["5901234123457"])
+    }
+
     @Test func anAddOnStaysBesideTheReplacedCodeAndTwoCodesAreNotChecked() {
         let picture = drawn("590123412345")
         let addOn = zbarReading("12", lines: 3, .ean2)
