@@ -120,8 +120,11 @@ public final class BarcodeReader {
         // matter in it keeps enough pixels per bar (measured: see README, "Try-harder passes").
         let reduced = image.width * image.height > Self.fullSizeRetryLimit
         let base = reduced ? image.halved() : image
+        // The retry passes look at every line, as libzbar checks: a first look that skipped lines
+        // (``ReaderOptions/scanLineSpacing``) is what they try harder than.
+        let everySymbology = options.scanLineSpacing > 1 ? options.symbologies : nil
         for pass in options.retryPasses where pass.applies(to: base, reduced: reduced) {
-            guard let limited = scanner(limitedTo: pass.onlySymbologies) else { continue }
+            guard let limited = scanner(limitedTo: pass.onlySymbologies ?? everySymbology) else { continue }
             let looked = pass.transform(base)
             let again = finished(scan(looked, with: limited))
             if !again.isEmpty {
