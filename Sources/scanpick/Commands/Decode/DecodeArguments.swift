@@ -39,7 +39,7 @@ extension DecodeCommand {
         var scanLineSpacing = Option<Int>(
             "scan-line-spacing", valueName: "N",
             help:
-                "ZBar looks along every Nth row and column, QR codes it misses are found by zxing-cpp, and EAN/UPC must be read on 4 lines: as a station's camera with camera.scanLineSpacing N (there \(ReaderOptions.cameraScanLineSpacing) unless set).",
+                "ZBar looks along every Nth row and column, QR codes it misses are found by zxing-cpp, and EAN/UPC must be read on 4 lines: as a station's camera with camera.scanLineSpacing N (there \(ReaderOptions.cameraScanLineSpacing) unless set). --try-harder's retry passes look at every line.",
             default: 1, in: 1...ReaderOptions.maxScanLineSpacing)
         var joinAddOns = Flag(
             "join-add-ons",
