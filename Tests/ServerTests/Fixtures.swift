@@ -119,8 +119,9 @@ struct Blocker {
 }
 
 /// Waits until some session of the PostgreSQL database `database` waits on a lock (a request of the
-/// server blocked behind a test's open transaction): exact where a sleep would only be likely.
-func waitForALockWait(in database: String, timeout: Duration = .seconds(20)) async throws {
+/// server blocked behind a test's open transaction): exact where a sleep would only be likely. It
+/// waits as long as ``eventually`` does: under CI's load a request took over 20 s to get there.
+func waitForALockWait(in database: String, timeout: Duration = .seconds(120)) async throws {
     let observer = try PostgresConnection(database)
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
